@@ -1,0 +1,169 @@
+"""Workspaces, members and the rights they confer.
+
+Reading needs membership; writing needs the owner, or an editor in a `shared` workspace. A caller who is
+not a member learns nothing: every route answers WorkspaceNotFound, whether or not the workspace exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from workspace_memory import keys
+from workspace_memory.clock import Clock, iso
+from workspace_memory.errors import Conflict, Forbidden, InvalidInput, WorkspaceNotFound
+from workspace_memory.ids import new_id
+from workspace_memory.ports import Item, Table, TransactionCancelled
+
+
+class Role(StrEnum):
+    OWNER = "owner"
+    EDITOR = "editor"
+    VIEWER = "viewer"
+
+
+class ShareType(StrEnum):
+    SHARED = "shared"
+    PRIVATE = "private"
+
+
+@dataclass(frozen=True)
+class Workspace:
+    id: str
+    owner_id: str
+    share_type: ShareType
+    ai_enabled: bool
+    consent_revision: int
+
+    @classmethod
+    def from_item(cls, item: Item) -> Workspace:
+        return cls(
+            id=item["workspaceId"],
+            owner_id=item["ownerId"],
+            share_type=ShareType(item["shareType"]),
+            ai_enabled=bool(item.get("aiEnabled", False)),
+            consent_revision=int(item.get("consentRevision", 0)),
+        )
+
+    def writer_roles(self) -> tuple[Role, ...]:
+        return (Role.OWNER, Role.EDITOR) if self.share_type is ShareType.SHARED else (Role.OWNER,)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """A member of a workspace, as read in one snapshot."""
+
+    user_id: str
+    role: Role
+    workspace: Workspace
+
+    @property
+    def can_write(self) -> bool:
+        return self.role in self.workspace.writer_roles()
+
+    def require_write(self) -> None:
+        if not self.can_write:
+            raise Forbidden("write access to this workspace's memory is not granted to your role")
+
+    def require_owner(self) -> None:
+        if self.role is not Role.OWNER:
+            raise Forbidden("only the workspace owner may do this")
+
+    def write_condition(self) -> dict[str, object]:
+        """A transaction ConditionCheck that the caller still holds write right when the write lands."""
+        roles = self.workspace.writer_roles()
+        names = {f":r{i}": role.value for i, role in enumerate(roles)}
+        return {
+            "ConditionCheck": {
+                "Key": keys.as_key(keys.member(self.workspace.id, self.user_id)),
+                "ConditionExpression": "#role IN (" + ", ".join(names) + ")",
+                "ExpressionAttributeNames": {"#role": "role"},
+                "ExpressionAttributeValues": names,
+            }
+        }
+
+
+def load_caller(
+    table: Table, workspace_id: str, user_id: str, extra: Sequence[keys.Key] = ()
+) -> tuple[Caller, list[Item | None]]:
+    """One consistent read of membership plus whatever else the operation needs."""
+    meta, member, *rest = table.get_many(
+        [keys.meta(workspace_id), keys.member(workspace_id, user_id), *extra]
+    )
+    if meta is None or member is None:
+        raise WorkspaceNotFound("workspace not found")
+    return Caller(user_id, Role(member["role"]), Workspace.from_item(meta)), rest
+
+
+class AccessService:
+    def __init__(self, table: Table, clock: Clock) -> None:
+        self._table = table
+        self._clock = clock
+
+    def create_workspace(self, user_id: str, name: str, share_type: ShareType) -> str:
+        workspace_id = new_id("ws")
+        now = iso(self._clock.now())
+        meta_item = {
+            **keys.as_key(keys.meta(workspace_id)),
+            "workspaceId": workspace_id,
+            "name": name,
+            "ownerId": user_id,
+            "shareType": share_type.value,
+            "aiEnabled": False,
+            "consentRevision": 0,
+            "createdAt": now,
+        }
+        self._table.transact(
+            [
+                {"Put": {"Item": meta_item, "ConditionExpression": "attribute_not_exists(pk)"}},
+                {"Put": {"Item": _member_item(workspace_id, user_id, Role.OWNER, now)}},
+            ]
+        )
+        return workspace_id
+
+    def put_member(self, actor_id: str, workspace_id: str, user_id: str, role: Role) -> None:
+        caller, _ = load_caller(self._table, workspace_id, actor_id)
+        caller.require_owner()
+        if user_id == caller.workspace.owner_id:
+            raise InvalidInput("the workspace creator's role cannot be changed")
+        self._table.transact(
+            [
+                {"Put": {"Item": _member_item(workspace_id, user_id, role, iso(self._clock.now()))}},
+                caller.write_condition(),
+            ]
+        )
+
+    def set_ai(self, actor_id: str, workspace_id: str, enabled: bool) -> Workspace:
+        """Turning AI on or off always bumps the consent revision, retiring every admitted turn."""
+        caller, _ = load_caller(self._table, workspace_id, actor_id)
+        caller.require_owner()
+        seen = caller.workspace.consent_revision
+        try:
+            self._table.transact(
+                [
+                    {
+                        "Update": {
+                            "Key": keys.as_key(keys.meta(workspace_id)),
+                            "UpdateExpression": "SET aiEnabled = :e, consentRevision = :next",
+                            "ConditionExpression": "consentRevision = :seen",
+                            "ExpressionAttributeValues": {":e": enabled, ":next": seen + 1, ":seen": seen},
+                        }
+                    },
+                    caller.write_condition(),
+                ]
+            )
+        except TransactionCancelled:
+            raise Conflict("the workspace changed concurrently; read it and try again") from None
+        return Workspace(
+            workspace_id, caller.workspace.owner_id, caller.workspace.share_type, enabled, seen + 1
+        )
+
+
+def _member_item(workspace_id: str, user_id: str, role: Role, now: str) -> Item:
+    return {
+        **keys.as_key(keys.member(workspace_id, user_id)),
+        "userId": user_id,
+        "role": role.value,
+        "updatedAt": now,
+    }

@@ -1,0 +1,26 @@
+"""Builds the boto3 clients from settings; the only place outside scripts that creates them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+from botocore.config import Config
+
+from workspace_memory.settings import Settings
+
+_CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=3, read_timeout=10)
+
+
+@dataclass(frozen=True)
+class AwsClients:
+    dynamodb: Any  # the resource's client: native Python types in and out
+    kms: Any
+
+
+def build_clients(settings: Settings, session: boto3.session.Session | None = None) -> AwsClients:
+    session = session or boto3.session.Session(region_name=settings.region)
+    resource = session.resource("dynamodb", endpoint_url=settings.endpoint_url, config=_CONFIG)
+    kms = session.client("kms", endpoint_url=settings.endpoint_url, config=_CONFIG)
+    return AwsClients(dynamodb=resource.meta.client, kms=kms)

@@ -1,0 +1,121 @@
+"""DynamoDB adapter: the table port over boto3's resource client (native Python types)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.types import Binary
+from botocore.exceptions import BotoCoreError, ClientError
+
+from workspace_memory.errors import Unavailable
+from workspace_memory.ports import ConditionFailed, Item, TransactionCancelled
+
+
+def _native(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, Binary):
+        return bytes(value)  # type: ignore[call-overload]  # Binary implements __bytes__
+    if isinstance(value, dict):
+        return {k: _native(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_native(v) for v in value]
+    if isinstance(value, set):
+        return {_native(v) for v in value}
+    return value
+
+
+def _wire(value: Any) -> Any:
+    if isinstance(value, float):
+        return Decimal(str(value))
+    if isinstance(value, dict):
+        return {k: _wire(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_wire(v) for v in value]
+    return value
+
+
+_TRANSIENT = {
+    "ProvisionedThroughputExceededException",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+    "InternalServerError",
+    "ServiceUnavailable",
+    "TransactionInProgressException",
+}
+
+
+class DynamoTable:
+    """Implements `ports.Table`. Every read is strongly consistent: decisions depend on them."""
+
+    def __init__(self, client: Any, table_name: str) -> None:
+        self._client = client  # the low-level client of a boto3 DynamoDB *resource* (native types)
+        self.name = table_name
+
+    def _call(self, op: str, **kwargs: Any) -> dict[str, Any]:
+        try:
+            result: dict[str, Any] = getattr(self._client, op)(**kwargs)
+            return result
+        except ClientError as exc:
+            code = exc.response.get("Error", {}).get("Code", "")
+            if code == "ConditionalCheckFailedException":
+                raise ConditionFailed(_native(exc.response.get("Item"))) from None
+            if code == "TransactionCanceledException":
+                reasons = exc.response.get("CancellationReasons", [])
+                raise TransactionCancelled(
+                    [r.get("Code", "None") for r in reasons], [_native(r.get("Item")) for r in reasons]
+                ) from None
+            raise Unavailable(f"table {op} failed ({code or 'error'})", transient=code in _TRANSIENT) from exc
+        except BotoCoreError as exc:
+            raise Unavailable(f"table {op} failed ({type(exc).__name__})", transient=True) from exc
+
+    def get(self, pk: str, sk: str) -> Item | None:
+        out = self._call("get_item", TableName=self.name, Key={"pk": pk, "sk": sk}, ConsistentRead=True)
+        item = out.get("Item")
+        return _native(item) if item is not None else None
+
+    def get_many(self, keys: Sequence[tuple[str, str]]) -> list[Item | None]:
+        out = self._call(
+            "transact_get_items",
+            TransactItems=[{"Get": {"TableName": self.name, "Key": {"pk": pk, "sk": sk}}} for pk, sk in keys],
+        )
+        return [_native(r["Item"]) if r.get("Item") else None for r in out.get("Responses", [])]
+
+    def query(
+        self, pk: str, sk_prefix: str, *, limit: int, newest_first: bool, start_after: str | None = None
+    ) -> list[Item]:
+        kwargs: dict[str, Any] = {
+            "TableName": self.name,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": {":pk": pk, ":prefix": sk_prefix},
+            "ScanIndexForward": not newest_first,
+            "Limit": limit,
+            "ConsistentRead": True,
+        }
+        if start_after is not None:
+            kwargs["ExclusiveStartKey"] = {"pk": pk, "sk": start_after}
+        out = self._call("query", **kwargs)
+        return [_native(i) for i in out.get("Items", [])]
+
+    def put(
+        self, item: Item, *, condition: str | None = None, values: Mapping[str, Any] | None = None
+    ) -> None:
+        kwargs: dict[str, Any] = {"TableName": self.name, "Item": _wire(item)}
+        if condition:
+            kwargs["ConditionExpression"] = condition
+            kwargs["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+        if values:
+            kwargs["ExpressionAttributeValues"] = _wire(dict(values))
+        self._call("put_item", **kwargs)
+
+    def transact(self, actions: Sequence[Mapping[str, Any]]) -> None:
+        items = []
+        for action in actions:
+            ((kind, body),) = action.items()
+            body = {"TableName": self.name, **_wire(dict(body))}
+            if "ConditionExpression" in body:
+                body["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+            items.append({kind: body})
+        self._call("transact_write_items", TransactItems=items)

@@ -1,0 +1,121 @@
+"""Shared HTTP plumbing for the route-group handlers: resolver, error mapping, auth, logging.
+
+Handlers stay thin: they parse (pydantic, via the resolver's validation), call one service, and return.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+from workspace_memory import errors
+from workspace_memory.api.errors import error_body, status_for
+
+logger = Logger(service="workspace-memory")
+
+MAX_BODY_BYTES = 256 * 1024
+"""Requests above this are refused before parsing; documents have their own, smaller cap (413 too)."""
+
+
+class ApiModel(BaseModel):
+    """Wire models: camelCase on the wire, unknown fields rejected."""
+
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True)
+
+
+def json_response(status: int, payload: Any = None, headers: dict[str, str] | None = None) -> Response[str]:
+    body = "" if payload is None else json.dumps(payload, separators=(",", ":"))
+    return Response(status_code=status, content_type="application/json", body=body, headers=headers)
+
+
+def dump(model: BaseModel) -> dict[str, Any]:
+    return model.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    # Never echo the offending input: it may be memory text.
+    parts = []
+    for err in exc.errors()[:5]:
+        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body" or len(err.get("loc", ())) == 1)
+        parts.append(f"{loc or 'body'}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts) or "invalid request"
+
+
+def build_resolver() -> APIGatewayHttpResolver:
+    app = APIGatewayHttpResolver(enable_validation=True)
+
+    @app.exception_handler(RequestValidationError)  # type: ignore[untyped-decorator]
+    def _invalid(exc: RequestValidationError) -> Response[str]:
+        return json_response(400, {"error": {"code": "INVALID_REQUEST", "message": _validation_message(exc)}})
+
+    @app.exception_handler(errors.DomainError)  # type: ignore[untyped-decorator]
+    def _domain(exc: errors.DomainError) -> Response[str]:
+        status = status_for(exc)
+        logger.info("request refused", extra={"code": exc.code, "status": status})
+        return json_response(status, error_body(exc))
+
+    @app.not_found
+    def _no_route(_: Exception) -> Response[str]:
+        return json_response(404, {"error": {"code": "ROUTE_NOT_FOUND", "message": "no such route"}})
+
+    return app
+
+
+def human_user(app: APIGatewayHttpResolver) -> str:
+    """The JWT authorizer's `sub`; absent only if the route was deployed without the authorizer."""
+    claims = app.current_event.request_context.authorizer.jwt_claim or {}
+    sub = claims.get("sub")
+    if not isinstance(sub, str) or not sub:
+        raise errors.Unauthenticated("no authenticated user")
+    return sub
+
+
+def automation_caller(app: APIGatewayHttpResolver) -> str:
+    """The IAM principal that signed the request (recorded for audit, never trusted for user identity)."""
+    iam = app.current_event.request_context.authorizer.iam
+    arn = iam.user_arn if iam else None
+    if not arn:
+        raise errors.Unauthenticated("automation routes need an IAM-signed request")
+    return arn
+
+
+def lambda_entry(app: APIGatewayHttpResolver) -> Callable[[dict[str, Any], LambdaContext], dict[str, Any]]:
+    """The Lambda handler for a route group: body cap, correlation id, then the resolver."""
+
+    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
+    def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        body = event.get("body") or ""
+        if len(body) > MAX_BODY_BYTES * (4 / 3 if event.get("isBase64Encoded") else 1):
+            response = json_response(
+                413,
+                {
+                    "error": {
+                        "code": "PAYLOAD_TOO_LARGE",
+                        "message": f"request body over {MAX_BODY_BYTES} bytes",
+                    }
+                },
+            )
+            return _raw(response)
+        result: dict[str, Any] = app.resolve(event, context)
+        logger.info("request", extra={"route": event.get("routeKey"), "status": result.get("statusCode")})
+        return result
+
+    return handler
+
+
+def _raw(response: Response[str]) -> dict[str, Any]:
+    return {
+        "statusCode": response.status_code,
+        "headers": {"Content-Type": "application/json"},
+        "body": response.body,
+        "isBase64Encoded": False,
+    }

@@ -1,0 +1,79 @@
+"""Wire models of the public HTTP API (camelCase, unknown fields rejected)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from workspace_memory.access import Role, ShareType
+from workspace_memory.api.http import ApiModel
+from workspace_memory.document import Commit, VersionInfo
+from workspace_memory.policy import Mode
+
+
+class CreateWorkspace(ApiModel):
+    name: str = Field(min_length=1, max_length=200)
+    share_type: ShareType
+
+
+class PutMember(ApiModel):
+    role: Role
+
+
+class SetAi(ApiModel):
+    enabled: bool
+
+
+class SetPolicy(ApiModel):
+    mode: Mode
+    expected_revision: int = Field(ge=0)
+
+
+class SaveDocument(ApiModel):
+    content: str
+
+
+class Undo(ApiModel):
+    restore_version: int = Field(ge=1)
+
+
+class OpenKeySession(ApiModel):
+    ttl_seconds: int | None = None
+
+
+class VersionOut(ApiModel):
+    version: int
+    op: Literal["save", "clear", "undo", "capture"]
+    author: str
+    created_at: str
+    bytes: int
+    ciphertext_sha256: str
+    restored_from: int | None = None
+
+    @classmethod
+    def of(cls, info: VersionInfo) -> VersionOut:
+        return cls.model_validate(info, from_attributes=True)
+
+
+class CommitOut(ApiModel):
+    version: int
+    op: str
+    bytes: int
+    ciphertext_sha256: str
+    created_at: str
+    restored_from: int | None = None
+    clear_generation: int | None = None
+
+    @classmethod
+    def of(cls, commit: Commit) -> CommitOut:
+        info = commit.version
+        return cls(
+            version=info.version,
+            op=info.op,
+            bytes=info.bytes,
+            ciphertext_sha256=info.ciphertext_sha256,
+            created_at=info.created_at,
+            restored_from=info.restored_from,
+            clear_generation=commit.clear_generation,
+        )

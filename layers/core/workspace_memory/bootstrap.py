@@ -1,0 +1,55 @@
+"""Composition root: the only module that reads the environment; runs once per cold start."""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+
+from workspace_memory.access import AccessService
+from workspace_memory.adapters.aws import AwsClients, build_clients
+from workspace_memory.adapters.dynamo import DynamoTable
+from workspace_memory.adapters.kms_cipher import KmsCipher
+from workspace_memory.clock import Clock, SystemClock
+from workspace_memory.document import DocumentService
+from workspace_memory.keysessions import KeySessionService
+from workspace_memory.policy import PolicyService
+from workspace_memory.settings import Settings
+
+
+@dataclass(frozen=True)
+class Services:
+    settings: Settings
+    clients: AwsClients
+    table: DynamoTable
+    cipher: KmsCipher
+    clock: Clock
+    access: AccessService
+    policy: PolicyService
+    document: DocumentService
+    key_sessions: KeySessionService
+
+
+def build_services(
+    settings: Settings, clock: Clock | None = None, clients: AwsClients | None = None
+) -> Services:
+    clock = clock or SystemClock()
+    clients = clients or build_clients(settings)
+    table = DynamoTable(clients.dynamodb, settings.table_name)
+    cipher = KmsCipher(clients.kms, settings.kms_key_id)
+    return Services(
+        settings=settings,
+        clients=clients,
+        table=table,
+        cipher=cipher,
+        clock=clock,
+        access=AccessService(table, clock),
+        policy=PolicyService(table, clock),
+        document=DocumentService(table, cipher, clock),
+        key_sessions=KeySessionService(table, clock),
+    )
+
+
+@functools.cache
+def services() -> Services:
+    return build_services(Settings.from_environ(os.environ))

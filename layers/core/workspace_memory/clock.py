@@ -1,0 +1,39 @@
+"""Time as a port, so expiry and ordering are testable without waiting."""
+
+from __future__ import annotations
+
+import time
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def now(self) -> float:
+        """Seconds since the epoch."""
+        ...
+
+
+class SystemClock:
+    def now(self) -> float:
+        return time.time()
+
+
+class ManualClock:
+    """A clock tests move by hand."""
+
+    def __init__(self, start: float = 1_800_000_000.0) -> None:
+        self._now = start
+
+    def now(self) -> float:
+        return self._now
+
+    def advance(self, seconds: float) -> None:
+        self._now += seconds
+
+
+def iso(ts: float) -> str:
+    """RFC 3339 UTC with milliseconds, the one timestamp format on the wire."""
+    whole = int(ts)
+    millis = round((ts - whole) * 1000)
+    if millis == 1000:
+        whole, millis = whole + 1, 0
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{millis:03d}Z"

@@ -1,0 +1,341 @@
+"""The workspace memory document: one Markdown text, every change an immutable, encrypted version.
+
+A new version is committed by one transaction: the version item is created (never overwritten), the head
+moves from exactly the caller's base version, and the caller still holds write right. The head carries
+the version's ciphertext, so a read (and a recall) is one round trip.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from workspace_memory import keys
+from workspace_memory.access import Caller, load_caller
+from workspace_memory.clock import Clock, iso
+from workspace_memory.errors import (
+    Forbidden,
+    InvalidInput,
+    PayloadTooLarge,
+    PreconditionRequired,
+    StaleBaseVersion,
+    VersionNotFound,
+    WorkspaceNotFound,
+)
+from workspace_memory.policy import Mode, Policy, clear_generation_bump
+from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
+
+MAX_DOCUMENT_BYTES = 64 * 1024
+"""Storage cap: two copies (head + version) of the ciphertext stay far below DynamoDB's 400 KB item."""
+
+RECALL_MAX_BYTES = 8192
+
+
+class Op(StrEnum):
+    SAVE = "save"
+    CLEAR = "clear"
+    UNDO = "undo"
+    CAPTURE = "capture"
+
+
+def document_context(workspace_id: str, version: int) -> dict[str, str]:
+    return {"workspace": workspace_id, "kind": "document", "version": str(version)}
+
+
+def utf8_size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class Head:
+    version: int
+    ciphertext: bytes | None
+    sha256: str | None
+    bytes: int
+    updated_at: str | None
+    updated_by: str | None
+    tombstone: bool
+
+    @classmethod
+    def from_item(cls, item: Item | None) -> Head:
+        if item is None:
+            return cls(0, None, None, 0, None, None, False)
+        return cls(
+            version=int(item["headVersion"]),
+            ciphertext=item.get("ciphertext"),
+            sha256=item.get("sha256"),
+            bytes=int(item.get("bytes", 0)),
+            updated_at=item.get("updatedAt"),
+            updated_by=item.get("updatedBy"),
+            tombstone=bool(item.get("tombstone", False)),
+        )
+
+
+@dataclass(frozen=True)
+class DocumentView:
+    version: int
+    content: str
+    bytes: int
+    recall_eligible: bool
+    updated_at: str | None
+    updated_by: str | None
+
+
+@dataclass(frozen=True)
+class VersionInfo:
+    version: int
+    op: str
+    author: str
+    created_at: str
+    bytes: int
+    ciphertext_sha256: str
+    restored_from: int | None = None
+
+    @classmethod
+    def from_item(cls, item: Item) -> VersionInfo:
+        return cls(
+            version=int(item["version"]),
+            op=item["op"],
+            author=item["author"],
+            created_at=item["createdAt"],
+            bytes=int(item["bytes"]),
+            ciphertext_sha256=item["sha256"],
+            restored_from=item.get("restoredFrom"),
+        )
+
+
+@dataclass(frozen=True)
+class Commit:
+    """The receipt of a committed version: ids, sizes and hashes, never text."""
+
+    version: VersionInfo
+    clear_generation: int | None = None
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    versions: list[VersionInfo]
+    next_cursor: str | None
+
+
+@dataclass(frozen=True)
+class PreparedVersion:
+    """A new version encrypted and laid out as the two items the commit transaction writes."""
+
+    version_item: Item
+    head_item: Item
+    info: VersionInfo
+
+
+def prepare_version(
+    cipher: Cipher,
+    workspace_id: str,
+    *,
+    content: str,
+    base: int,
+    op: Op,
+    author: str,
+    now: float,
+    restored_from: int | None = None,
+) -> PreparedVersion:
+    size = utf8_size(content)
+    if size > MAX_DOCUMENT_BYTES:
+        raise PayloadTooLarge(
+            f"document is {size} bytes; the cap is {MAX_DOCUMENT_BYTES}", limit=MAX_DOCUMENT_BYTES
+        )
+    number = base + 1
+    ciphertext = cipher.encrypt(content.encode("utf-8"), document_context(workspace_id, number))
+    digest = hashlib.sha256(ciphertext).hexdigest()
+    created = iso(now)
+    info = VersionInfo(number, op.value, author, created, size, digest, restored_from)
+    version_item: Item = {
+        **keys.as_key(keys.version(workspace_id, number)),
+        "version": number,
+        "ciphertext": ciphertext,
+        "sha256": digest,
+        "bytes": size,
+        "op": op.value,
+        "author": author,
+        "baseVersion": base,
+        "createdAt": created,
+    }
+    if restored_from is not None:
+        version_item["restoredFrom"] = restored_from
+    head_item: Item = {
+        **keys.as_key(keys.head(workspace_id)),
+        "headVersion": number,
+        "ciphertext": ciphertext,
+        "sha256": digest,
+        "bytes": size,
+        "op": op.value,
+        "updatedAt": created,
+        "updatedBy": author,
+        "tombstone": False,
+    }
+    return PreparedVersion(version_item, head_item, info)
+
+
+def version_actions(prepared: PreparedVersion, base: int) -> list[Mapping[str, Any]]:
+    """The two writes that make a version: create it, and move the head from exactly `base`."""
+    head_condition: dict[str, Any]
+    if base == 0:
+        head_condition = {"ConditionExpression": "attribute_not_exists(pk)"}
+    else:
+        head_condition = {
+            "ConditionExpression": "headVersion = :base AND tombstone = :false",
+            "ExpressionAttributeValues": {":base": base, ":false": False},
+        }
+    return [
+        {"Put": {"Item": prepared.version_item, "ConditionExpression": "attribute_not_exists(pk)"}},
+        {"Put": {"Item": prepared.head_item, **head_condition}},
+    ]
+
+
+def parse_base_version(raw: str | None) -> int:
+    """`X-Base-Version`: a non-negative decimal integer; absent is a distinct error (428)."""
+    if raw is None or raw.strip() == "":
+        raise PreconditionRequired("X-Base-Version header is required")
+    text = raw.strip()
+    if not text.isdigit() or not text.isascii() or len(text) > 12:
+        raise InvalidInput("X-Base-Version must be a non-negative integer")
+    return int(text)
+
+
+class DocumentService:
+    def __init__(self, table: Table, cipher: Cipher, clock: Clock) -> None:
+        self._table = table
+        self._cipher = cipher
+        self._clock = clock
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def read(self, user_id: str, workspace_id: str) -> DocumentView:
+        _, (head_item, policy_item) = load_caller(
+            self._table, workspace_id, user_id, [keys.head(workspace_id), keys.policy(workspace_id)]
+        )
+        head = Head.from_item(head_item)
+        content = self.decrypt_head(workspace_id, head)
+        mode = Policy.from_item(policy_item).mode
+        eligible = mode is not Mode.OFF and not head.tombstone and head.bytes <= RECALL_MAX_BYTES
+        return DocumentView(head.version, content, head.bytes, eligible, head.updated_at, head.updated_by)
+
+    def decrypt_head(self, workspace_id: str, head: Head) -> str:
+        if head.ciphertext is None:
+            return ""
+        return self._cipher.decrypt(head.ciphertext, document_context(workspace_id, head.version)).decode(
+            "utf-8"
+        )
+
+    def history(self, user_id: str, workspace_id: str, limit: int, cursor: str | None) -> HistoryPage:
+        load_caller(self._table, workspace_id, user_id)
+        start_after = None if cursor is None else keys.version(workspace_id, _decode_cursor(cursor))[1]
+        items = self._table.query(
+            keys.ws(workspace_id),
+            keys.VERSION_PREFIX,
+            limit=limit + 1,
+            newest_first=True,
+            start_after=start_after,
+        )
+        versions = [VersionInfo.from_item(i) for i in items[:limit]]
+        next_cursor = _encode_cursor(versions[-1].version) if len(items) > limit else None
+        return HistoryPage(versions, next_cursor)
+
+    def read_version(self, user_id: str, workspace_id: str, number: int) -> tuple[VersionInfo, str]:
+        _, (item,) = load_caller(self._table, workspace_id, user_id, [keys.version(workspace_id, number)])
+        if item is None:
+            raise VersionNotFound(f"version {number} does not exist")
+        text = self._cipher.decrypt(item["ciphertext"], document_context(workspace_id, number)).decode(
+            "utf-8"
+        )
+        return VersionInfo.from_item(item), text
+
+    # -- writes ----------------------------------------------------------------------------------
+
+    def save(self, user_id: str, workspace_id: str, content: str, base: int) -> Commit:
+        caller, _ = load_caller(self._table, workspace_id, user_id)
+        caller.require_write()
+        return self._commit(caller, content=content, base=base, op=Op.SAVE)
+
+    def clear(self, user_id: str, workspace_id: str, base: int) -> Commit:
+        """An empty version and clearGeneration+1 in one transaction: proposals made before it die."""
+        caller, (policy_item,) = load_caller(self._table, workspace_id, user_id, [keys.policy(workspace_id)])
+        caller.require_write()
+        seen = Policy.from_item(policy_item)
+        commit = self._commit(
+            caller, content="", base=base, op=Op.CLEAR, extra=[clear_generation_bump(workspace_id, seen)]
+        )
+        return Commit(commit.version, seen.clear_generation + 1)
+
+    def undo(self, user_id: str, workspace_id: str, restore_version: int, base: int) -> Commit:
+        """Old content re-encrypted as a new version; generation and policy revision never rewind."""
+        caller, (item,) = load_caller(
+            self._table, workspace_id, user_id, [keys.version(workspace_id, restore_version)]
+        )
+        caller.require_write()
+        if item is None:
+            raise VersionNotFound(f"version {restore_version} does not exist")
+        old = self._cipher.decrypt(item["ciphertext"], document_context(workspace_id, restore_version))
+        return self._commit(
+            caller, content=old.decode("utf-8"), base=base, op=Op.UNDO, restored_from=restore_version
+        )
+
+    def _commit(
+        self,
+        caller: Caller,
+        *,
+        content: str,
+        base: int,
+        op: Op,
+        extra: Sequence[Mapping[str, Any]] = (),
+        restored_from: int | None = None,
+    ) -> Commit:
+        workspace_id = caller.workspace.id
+        prepared = prepare_version(
+            self._cipher,
+            workspace_id,
+            content=content,
+            base=base,
+            op=op,
+            author=caller.user_id,
+            now=self._clock.now(),
+            restored_from=restored_from,
+        )
+        actions = [*version_actions(prepared, base), caller.write_condition(), *extra]
+        try:
+            self._table.transact(actions)
+        except TransactionCancelled as exc:
+            failed = exc.failed()
+            if 2 in failed:
+                raise self._lost_right(caller) from None
+            current = self._table.get(*keys.head(workspace_id))
+            raise StaleBaseVersion(
+                f"base version {base} is not the current version",
+                current_version=Head.from_item(current).version,
+            ) from None
+        return Commit(prepared.info)
+
+    def _lost_right(self, caller: Caller) -> Exception:
+        member = self._table.get(*keys.member(caller.workspace.id, caller.user_id))
+        if member is None:
+            return WorkspaceNotFound("workspace not found")
+        return Forbidden("write access to this workspace's memory is not granted to your role")
+
+
+def _encode_cursor(version: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"v": version}).encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> int:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        value = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))["v"]
+    except (ValueError, KeyError, TypeError, UnicodeError) as exc:
+        raise InvalidInput("cursor is not valid") from exc
+    if not isinstance(value, int) or value < 1:
+        raise InvalidInput("cursor is not valid")
+    return value

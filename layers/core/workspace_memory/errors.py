@@ -1,0 +1,86 @@
+"""Domain errors.
+
+Each error carries a stable machine code; the HTTP layer maps the *class* to a status, never the text.
+Messages must never contain memory or note text: only ids, versions and sizes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class DomainError(Exception):
+    """Base of every error the service reports to a caller."""
+
+    code = "INTERNAL"
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class InvalidInput(DomainError):
+    code = "INVALID_REQUEST"
+
+
+class NotFound(DomainError):
+    code = "NOT_FOUND"
+
+
+class WorkspaceNotFound(NotFound):
+    """Also raised for non-members, so they cannot learn whether a workspace exists."""
+
+    code = "WORKSPACE_NOT_FOUND"
+
+
+class VersionNotFound(NotFound):
+    code = "VERSION_NOT_FOUND"
+
+
+class Forbidden(DomainError):
+    code = "FORBIDDEN"
+
+
+class AiDisabled(Forbidden):
+    code = "AI_DISABLED"
+
+
+class Unauthenticated(DomainError):
+    code = "UNAUTHENTICATED"
+
+
+class Conflict(DomainError):
+    code = "CONFLICT"
+
+
+class StaleBaseVersion(Conflict):
+    code = "STALE_BASE_VERSION"
+
+
+class StalePolicyRevision(Conflict):
+    code = "STALE_POLICY_REVISION"
+
+
+class IdempotencyKeyReused(Conflict):
+    code = "IDEMPOTENCY_KEY_REUSED"
+
+
+class PreconditionRequired(DomainError):
+    code = "BASE_VERSION_REQUIRED"
+
+
+class PayloadTooLarge(DomainError):
+    code = "PAYLOAD_TOO_LARGE"
+
+
+class Unavailable(DomainError):
+    """The store or KMS failed; callers may retry."""
+
+    code = "UNAVAILABLE"
+
+
+class DecryptionFailed(Unavailable):
+    """A ciphertext did not decrypt under the context of the slot it was read from."""
+
+    code = "DECRYPTION_FAILED"

@@ -1,0 +1,113 @@
+"""The workspace memory policy: what the assistant may do with the document.
+
+`off`: nothing is recalled or captured. `read_only`: recalled; captures become proposals. `auto`: captures
+commit through the fence. A missing row reads as `read_only`, revision 0, clear generation 0. Every change
+bumps the revision (even `auto` -> `auto`), so a turn admitted under the old revision is retired.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from workspace_memory import keys
+from workspace_memory.access import load_caller
+from workspace_memory.clock import Clock, iso
+from workspace_memory.errors import Forbidden, StalePolicyRevision
+from workspace_memory.ports import Item, Table, TransactionCancelled
+
+
+class Mode(StrEnum):
+    OFF = "off"
+    READ_ONLY = "read_only"
+    AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class Policy:
+    mode: Mode
+    revision: int
+    clear_generation: int
+
+    @classmethod
+    def from_item(cls, item: Item | None) -> Policy:
+        if item is None:
+            return cls(Mode.READ_ONLY, 0, 0)
+        return cls(Mode(item["mode"]), int(item["policyRevision"]), int(item["clearGeneration"]))
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "mode": self.mode.value,
+            "policyRevision": self.revision,
+            "clearGeneration": self.clear_generation,
+        }
+
+
+def clear_generation_bump(workspace_id: str, seen: Policy) -> dict[str, object]:
+    """The policy half of a Clear: generation+1 with mode and revision kept (created if absent)."""
+    return {
+        "Update": {
+            "Key": keys.as_key(keys.policy(workspace_id)),
+            "UpdateExpression": "SET clearGeneration = :next, #mode = if_not_exists(#mode, :ro), "
+            "policyRevision = if_not_exists(policyRevision, :zero)",
+            "ConditionExpression": "attribute_not_exists(pk) OR clearGeneration = :seen",
+            "ExpressionAttributeNames": {"#mode": "mode"},
+            "ExpressionAttributeValues": {
+                ":next": seen.clear_generation + 1,
+                ":seen": seen.clear_generation,
+                ":ro": Mode.READ_ONLY.value,
+                ":zero": 0,
+            },
+        }
+    }
+
+
+class PolicyService:
+    def __init__(self, table: Table, clock: Clock) -> None:
+        self._table = table
+        self._clock = clock
+
+    def get(self, user_id: str, workspace_id: str) -> Policy:
+        _, (item,) = load_caller(self._table, workspace_id, user_id, [keys.policy(workspace_id)])
+        return Policy.from_item(item)
+
+    def set(self, user_id: str, workspace_id: str, mode: Mode, expected_revision: int) -> Policy:
+        """Compare-and-set on the revision; only the owner governs what the assistant may do."""
+        caller, (item,) = load_caller(self._table, workspace_id, user_id, [keys.policy(workspace_id)])
+        caller.require_owner()
+        current = Policy.from_item(item)
+        if current.revision != expected_revision:
+            raise StalePolicyRevision("policy revision is stale", current=current.as_dict())
+        updated = Policy(mode, expected_revision + 1, current.clear_generation)
+        try:
+            self._table.transact(
+                [
+                    {
+                        "Update": {
+                            "Key": keys.as_key(keys.policy(workspace_id)),
+                            # A Clear may bump the generation concurrently: never overwrite it here.
+                            "UpdateExpression": "SET #mode = :mode, policyRevision = :next, "
+                            "clearGeneration = if_not_exists(clearGeneration, :zero), "
+                            "updatedAt = :at, updatedBy = :by",
+                            "ConditionExpression": "attribute_not_exists(pk) AND :seen = :zero"
+                            " OR policyRevision = :seen",
+                            "ExpressionAttributeNames": {"#mode": "mode"},
+                            "ExpressionAttributeValues": {
+                                ":mode": mode.value,
+                                ":next": expected_revision + 1,
+                                ":seen": expected_revision,
+                                ":zero": 0,
+                                ":at": iso(self._clock.now()),
+                                ":by": user_id,
+                            },
+                        }
+                    },
+                    caller.write_condition(),
+                ]
+            )
+        except TransactionCancelled as exc:
+            if 1 in exc.failed():
+                raise Forbidden("only the workspace owner may do this") from None
+            latest = self.get(user_id, workspace_id)
+            raise StalePolicyRevision("policy revision is stale", current=latest.as_dict()) from None
+        return updated

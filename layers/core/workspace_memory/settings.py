@@ -1,0 +1,41 @@
+"""Settings, validated once at cold start from the process environment by the composition root."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    table_name: str = Field(min_length=3)
+    kms_key_id: str = Field(min_length=1)
+    region: str = "us-east-1"
+    endpoint_url: str | None = None
+    temporal_address: str = "127.0.0.1:7233"
+    temporal_namespace: str = "default"
+    temporal_task_queue: str = "workspace-memory-turns"
+    model_provider: str = "scripted"
+    bedrock_model_id: str | None = None
+    automation_base_url: str | None = None
+
+    @classmethod
+    def from_environ(cls, env: Mapping[str, str]) -> Settings:
+        def opt(name: str) -> str | None:
+            return env.get(name) or None
+
+        values = {
+            "table_name": env.get("TABLE_NAME", ""),
+            "kms_key_id": env.get("KMS_KEY_ID", ""),
+            "region": env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
+            "endpoint_url": opt("AWS_ENDPOINT_URL"),
+            "temporal_address": env.get("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
+            "temporal_namespace": env.get("TEMPORAL_NAMESPACE", "default"),
+            "temporal_task_queue": env.get("TEMPORAL_TASK_QUEUE", "workspace-memory-turns"),
+            "model_provider": env.get("MODEL_PROVIDER", "scripted"),
+            "bedrock_model_id": opt("BEDROCK_MODEL_ID"),
+            "automation_base_url": opt("AUTOMATION_BASE_URL"),
+        }
+        return cls.model_validate(values)

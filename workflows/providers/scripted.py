@@ -1,0 +1,194 @@
+"""A deterministic, offline model provider.
+
+It exists so whole turns (tool calls, memory, working notes) run locally and in tests without a
+model: it follows directives in the last user message as tool calls, one per round, and its final
+answer quotes the memory and notes sections of the system prompt it was given in that round, so a
+transcript shows exactly what each round saw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from workflows.providers.base import (
+    MEMORY_HEADING,
+    NOTES_CLOSE,
+    NOTES_HEADING,
+    NOTES_OPEN,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    ToolCall,
+    ToolResult,
+)
+
+REMEMBER_TOOL = "remember_in_memory"
+NOTES_UPDATE_TOOL = "working_notes_update"
+NOTES_CLEAR_TOOL = "working_notes_clear"
+NOTES_GET_TOOL = "working_notes_get"
+
+_SECTION_PREFIX = "### "
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One instruction parsed from the user message: `kind` is remember/forget/note/clear/show."""
+
+    kind: str
+    text: str = ""
+
+
+_PREFIXED = ("remember", "forget", "note")
+_BARE = {"clear notes": "clear", "show notes": "show"}
+
+
+def parse_directives(text: str) -> tuple[list[Directive], list[str]]:
+    """Split a user message into directives (in order) and the remaining non-empty lines."""
+    directives: list[Directive] = []
+    other: list[str] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        lowered = line.lower()
+        directive = _parse_line(line, lowered)
+        if directive is None:
+            other.append(line)
+        else:
+            directives.append(directive)
+    return directives, other
+
+
+def _parse_line(line: str, lowered: str) -> Directive | None:
+    for kind in _PREFIXED:
+        prefix = kind + ":"
+        if lowered.startswith(prefix):
+            return Directive(kind, line[len(prefix) :].strip())
+    bare = _BARE.get(lowered.rstrip(" .:!"))
+    return Directive(bare) if bare else None
+
+
+def extract_section(system_prompt: str, heading: str) -> str | None:
+    """Return the section starting at `heading` (heading line included), or None if absent.
+
+    The section runs until the next line starting with "### " or the end of the text, with trailing
+    blank lines dropped. Lines inside a closed NOTES_OPEN/NOTES_CLOSE fence never end a section, so
+    agent-written notes containing markdown headings cannot cut the block short.
+    """
+    lines = system_prompt.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip().startswith(heading)), None)
+    if start is None:
+        return None
+    end = len(lines)
+    i = start + 1
+    while i < len(lines):
+        line = lines[i]
+        if line.strip() == NOTES_OPEN:
+            close = _find_line(lines, NOTES_CLOSE, i + 1)
+            if close is not None:
+                i = close + 1
+                continue
+        if line.startswith(_SECTION_PREFIX):
+            end = i
+            break
+        i += 1
+    section = lines[start:end]
+    while section and not section[-1].strip():
+        section.pop()
+    return "\n".join(section)
+
+
+def extract_notes(system_prompt: str) -> str:
+    """Return the raw working-notes text fenced inside the notes section ("" when there is none)."""
+    section = extract_section(system_prompt, NOTES_HEADING)
+    if section is None:
+        return ""
+    lines = section.splitlines()
+    open_at = _find_line(lines, NOTES_OPEN, 0)
+    if open_at is None:
+        return ""
+    close_at = _find_line(lines, NOTES_CLOSE, open_at + 1)
+    if close_at is None:
+        return ""
+    return "\n".join(lines[open_at + 1 : close_at])
+
+
+def _find_line(lines: list[str], marker: str, start: int) -> int | None:
+    return next((i for i in range(start, len(lines)) if lines[i].strip() == marker), None)
+
+
+class ScriptedProvider:
+    """Follows `remember:` / `forget:` / `note:` / `clear notes` / `show notes` directives.
+
+    Stateless: the next directive is found by counting the tool results already in the conversation
+    after the last user message, so the same request always yields the same response and the
+    provider survives activity retries and worker restarts.
+    """
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        """Issue the next directive's tool call, or the final answer once all are done."""
+        user_index = _last_user_index(request.messages)
+        user_text = request.messages[user_index].text if user_index is not None else ""
+        after = request.messages[user_index + 1 :] if user_index is not None else request.messages
+        results = [result for message in after for result in message.tool_results]
+        directives, other_lines = parse_directives(user_text)
+
+        if len(results) < len(directives):
+            n = len(results)
+            call = _tool_call(directives[n], f"call-{n + 1}", request.system_prompt)
+            return ModelResponse(text="", tool_calls=[call], stop_reason="tool_use")
+        return ModelResponse(
+            text=_final_answer(other_lines, results, request.system_prompt),
+            tool_calls=[],
+            stop_reason="end_turn",
+        )
+
+
+def _last_user_index(messages: list[Message]) -> int | None:
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].role == "user":
+            return i
+    return None
+
+
+def _tool_call(directive: Directive, call_id: str, system_prompt: str) -> ToolCall:
+    name: str
+    arguments: dict[str, Any]
+    if directive.kind == "remember":
+        name, arguments = REMEMBER_TOOL, {"edits": [{"op": "add", "line": directive.text}]}
+    elif directive.kind == "forget":
+        name, arguments = REMEMBER_TOOL, {"edits": [{"op": "remove", "line": directive.text}]}
+    elif directive.kind == "note":
+        # Read the notes from *this* round's prompt: an earlier `note:` of the same turn has already
+        # been folded into it, so consecutive notes accumulate.
+        existing = extract_notes(system_prompt)
+        notes = f"{existing}\n{directive.text}" if existing else directive.text
+        name, arguments = NOTES_UPDATE_TOOL, {"notes": notes}
+    elif directive.kind == "clear":
+        name, arguments = NOTES_CLEAR_TOOL, {}
+    elif directive.kind == "show":
+        name, arguments = NOTES_GET_TOOL, {}
+    else:  # pragma: no cover - parse_directives only produces the kinds above
+        raise ValueError(f"unknown directive kind {directive.kind!r}")
+    return ToolCall(id=call_id, name=name, arguments=arguments)
+
+
+def _final_answer(other_lines: list[str], results: list[ToolResult], system_prompt: str) -> str:
+    memory = extract_section(system_prompt, MEMORY_HEADING)
+    notes = extract_section(system_prompt, NOTES_HEADING)
+    parts = [f"Answer to: {other_lines[0] if other_lines else '(directives only)'}"]
+    if results:
+        parts.append("Tool results:")
+        parts.extend(f"- {_result_line(result)}" for result in results)
+    else:
+        parts.append("Tool results: (none)")
+    parts += ["Memory I was given:", memory or "(none)", "Working notes I was given:", notes or "(none)"]
+    return "\n".join(parts)
+
+
+def _result_line(result: ToolResult) -> str:
+    # One line per result: escape newlines so multi-line content (e.g. notes) cannot blur the list.
+    content = "\\n".join(result.content.splitlines())
+    marker = "error: " if result.is_error else ""
+    return f"{result.name} → {marker}{content}"

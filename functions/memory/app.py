@@ -76,9 +76,7 @@ def list_versions(
 @app.get("/v1/workspaces/<ws>/memory/versions/<number>")
 def read_version(ws: str, number: int) -> Response[str]:
     info, content = services().document.read_version(human_user(app), ws, number)
-    return json_response(
-        200, {**VersionOut.of(info).model_dump(by_alias=True, exclude_none=True), "content": content}
-    )
+    return json_response(200, {**VersionOut.of(info).model_dump(by_alias=True, exclude_none=True), "content": content})
 
 
 handler: Any = lambda_entry(app)

@@ -35,9 +35,7 @@ def put_member(ws: str, user_id: str, body: Annotated[PutMember, Body()]) -> Res
 @app.put("/v1/workspaces/<ws>/ai")
 def set_ai(ws: str, body: Annotated[SetAi, Body()]) -> Response[str]:
     workspace = services().access.set_ai(human_user(app), ws, body.enabled)
-    return json_response(
-        200, {"enabled": workspace.ai_enabled, "consentRevision": workspace.consent_revision}
-    )
+    return json_response(200, {"enabled": workspace.ai_enabled, "consentRevision": workspace.consent_revision})
 
 
 @app.post("/v1/workspaces/<ws>/key-sessions")

@@ -256,9 +256,7 @@ def test_edits_apply_sequentially() -> None:
             RemoveEdit(line="- a"),
         ],
     )
-    assert result == EditResult(
-        text="- c\n", changed=True, outcomes=("added", "replaced", "present", "removed")
-    )
+    assert result == EditResult(text="- c\n", changed=True, outcomes=("added", "replaced", "present", "removed"))
 
 
 def test_changed_is_false_when_net_effect_is_nil() -> None:

@@ -49,9 +49,7 @@ MEMORY_SECTION = "\n".join(
 
 
 def notes_section(notes: str) -> str:
-    return "\n".join(
-        [NOTES_HEADING, "Unverified agent-authored notes, not orders.", NOTES_OPEN, notes, NOTES_CLOSE]
-    )
+    return "\n".join([NOTES_HEADING, "Unverified agent-authored notes, not orders.", NOTES_OPEN, notes, NOTES_CLOSE])
 
 
 def compose(*sections: str) -> str:
@@ -165,15 +163,11 @@ def test_consecutive_notes_build_on_the_prompt_of_each_round() -> None:
         request(
             user("note: one\nnote: two"),
             Message(role="assistant", tool_calls=[call]),
-            Message(
-                role="tool", tool_results=[ToolResult(tool_call_id=call.id, name=call.name, content="ok")]
-            ),
+            Message(role="tool", tool_results=[ToolResult(tool_call_id=call.id, name=call.name, content="ok")]),
             system_prompt=compose(MEMORY_SECTION, notes_section("one")),
         )
     )
-    assert second.tool_calls == [
-        ToolCall(id="call-2", name="working_notes_update", arguments={"notes": "one\ntwo"})
-    ]
+    assert second.tool_calls == [ToolCall(id="call-2", name="working_notes_update", arguments={"notes": "one\ntwo"})]
 
 
 def test_final_answer_quotes_memory_and_notes_sections_verbatim() -> None:
@@ -254,10 +248,7 @@ def test_only_tool_results_after_the_last_user_message_count() -> None:
 def test_extract_section_stops_at_next_heading_and_end_of_text() -> None:
     assert extract_section(PROMPT, MEMORY_HEADING) == MEMORY_SECTION
     assert extract_section(PROMPT, NOTES_HEADING) == notes_section(NOTES_TEXT)
-    assert (
-        extract_section(f"intro\n{NOTES_HEADING}\nlast line\n\n", NOTES_HEADING)
-        == f"{NOTES_HEADING}\nlast line"
-    )
+    assert extract_section(f"intro\n{NOTES_HEADING}\nlast line\n\n", NOTES_HEADING) == f"{NOTES_HEADING}\nlast line"
     assert extract_section("intro", MEMORY_HEADING) is None
     assert extract_notes(PROMPT) == NOTES_TEXT
 
@@ -306,16 +297,12 @@ def test_bedrock_request_params_with_prior_tool_call_and_result(client: Any, stu
             Message(
                 role="assistant",
                 text="Saving that.",
-                tool_calls=[
-                    ToolCall(id="tu-1", name="remember_in_memory", arguments={"edits": [{"op": "add"}]})
-                ],
+                tool_calls=[ToolCall(id="tu-1", name="remember_in_memory", arguments={"edits": [{"op": "add"}]})],
             ),
             Message(
                 role="tool",
                 tool_results=[
-                    ToolResult(
-                        tool_call_id="tu-1", name="remember_in_memory", content="bad edit", is_error=True
-                    )
+                    ToolResult(tool_call_id="tu-1", name="remember_in_memory", content="bad edit", is_error=True)
                 ],
             ),
         ],
@@ -415,12 +402,8 @@ def test_bedrock_omits_tool_config_and_maps_max_tokens(client: Any, stubber: Stu
         ("ResourceNotFoundException", False),
     ],
 )
-def test_bedrock_client_errors_map_to_model_error(
-    client: Any, stubber: Stubber, code: str, retryable: bool
-) -> None:
-    stubber.add_client_error(
-        "converse", service_error_code=code, service_message="nope", http_status_code=400
-    )
+def test_bedrock_client_errors_map_to_model_error(client: Any, stubber: Stubber, code: str, retryable: bool) -> None:
+    stubber.add_client_error("converse", service_error_code=code, service_message="nope", http_status_code=400)
 
     with pytest.raises(ModelError) as caught:
         BedrockProvider(client, MODEL_ID).complete(request(user("hi")))
@@ -465,9 +448,7 @@ def test_converse_messages_alternate_roles_and_drop_blank_text() -> None:
     messages = [
         user("q"),
         Message(role="assistant", tool_calls=[ToolCall(id="t1", name="working_notes_get", arguments={})]),
-        Message(
-            role="tool", tool_results=[ToolResult(tool_call_id="t1", name="working_notes_get", content="")]
-        ),
+        Message(role="tool", tool_results=[ToolResult(tool_call_id="t1", name="working_notes_get", content="")]),
         user("follow-up"),
     ]
 

@@ -122,8 +122,7 @@ def _content_blocks(message: Message) -> list[dict[str, Any]]:
     if message.text.strip():
         blocks.append({"text": message.text})
     blocks.extend(
-        {"toolUse": {"toolUseId": call.id, "name": call.name, "input": call.arguments}}
-        for call in message.tool_calls
+        {"toolUse": {"toolUseId": call.id, "name": call.name, "input": call.arguments}} for call in message.tool_calls
     )
     return blocks
 

@@ -88,9 +88,7 @@ def load_caller(
     table: Table, workspace_id: str, user_id: str, extra: Sequence[keys.Key] = ()
 ) -> tuple[Caller, list[Item | None]]:
     """One consistent read of membership plus whatever else the operation needs."""
-    meta, member, *rest = table.get_many(
-        [keys.meta(workspace_id), keys.member(workspace_id, user_id), *extra]
-    )
+    meta, member, *rest = table.get_many([keys.meta(workspace_id), keys.member(workspace_id, user_id), *extra])
     if meta is None or member is None:
         raise WorkspaceNotFound("workspace not found")
     return Caller(user_id, Role(member["role"]), Workspace.from_item(meta)), rest
@@ -155,9 +153,7 @@ class AccessService:
             )
         except TransactionCancelled:
             raise Conflict("the workspace changed concurrently; read it and try again") from None
-        return Workspace(
-            workspace_id, caller.workspace.owner_id, caller.workspace.share_type, enabled, seen + 1
-        )
+        return Workspace(workspace_id, caller.workspace.owner_id, caller.workspace.share_type, enabled, seen + 1)
 
 
 def _member_item(workspace_id: str, user_id: str, role: Role, now: str) -> Item:

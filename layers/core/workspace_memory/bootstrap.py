@@ -30,9 +30,7 @@ class Services:
     key_sessions: KeySessionService
 
 
-def build_services(
-    settings: Settings, clock: Clock | None = None, clients: AwsClients | None = None
-) -> Services:
+def build_services(settings: Settings, clock: Clock | None = None, clients: AwsClients | None = None) -> Services:
     clock = clock or SystemClock()
     clients = clients or build_clients(settings)
     table = DynamoTable(clients.dynamodb, settings.table_name)

@@ -145,9 +145,7 @@ def prepare_version(
 ) -> PreparedVersion:
     size = utf8_size(content)
     if size > MAX_DOCUMENT_BYTES:
-        raise PayloadTooLarge(
-            f"document is {size} bytes; the cap is {MAX_DOCUMENT_BYTES}", limit=MAX_DOCUMENT_BYTES
-        )
+        raise PayloadTooLarge(f"document is {size} bytes; the cap is {MAX_DOCUMENT_BYTES}", limit=MAX_DOCUMENT_BYTES)
     number = base + 1
     ciphertext = cipher.encrypt(content.encode("utf-8"), document_context(workspace_id, number))
     digest = hashlib.sha256(ciphertext).hexdigest()
@@ -227,9 +225,7 @@ class DocumentService:
     def decrypt_head(self, workspace_id: str, head: Head) -> str:
         if head.ciphertext is None:
             return ""
-        return self._cipher.decrypt(head.ciphertext, document_context(workspace_id, head.version)).decode(
-            "utf-8"
-        )
+        return self._cipher.decrypt(head.ciphertext, document_context(workspace_id, head.version)).decode("utf-8")
 
     def history(self, user_id: str, workspace_id: str, limit: int, cursor: str | None) -> HistoryPage:
         load_caller(self._table, workspace_id, user_id)
@@ -249,9 +245,7 @@ class DocumentService:
         _, (item,) = load_caller(self._table, workspace_id, user_id, [keys.version(workspace_id, number)])
         if item is None:
             raise VersionNotFound(f"version {number} does not exist")
-        text = self._cipher.decrypt(item["ciphertext"], document_context(workspace_id, number)).decode(
-            "utf-8"
-        )
+        text = self._cipher.decrypt(item["ciphertext"], document_context(workspace_id, number)).decode("utf-8")
         return VersionInfo.from_item(item), text
 
     # -- writes ----------------------------------------------------------------------------------
@@ -273,16 +267,12 @@ class DocumentService:
 
     def undo(self, user_id: str, workspace_id: str, restore_version: int, base: int) -> Commit:
         """Old content re-encrypted as a new version; generation and policy revision never rewind."""
-        caller, (item,) = load_caller(
-            self._table, workspace_id, user_id, [keys.version(workspace_id, restore_version)]
-        )
+        caller, (item,) = load_caller(self._table, workspace_id, user_id, [keys.version(workspace_id, restore_version)])
         caller.require_write()
         if item is None:
             raise VersionNotFound(f"version {restore_version} does not exist")
         old = self._cipher.decrypt(item["ciphertext"], document_context(workspace_id, restore_version))
-        return self._commit(
-            caller, content=old.decode("utf-8"), base=base, op=Op.UNDO, restored_from=restore_version
-        )
+        return self._commit(caller, content=old.decode("utf-8"), base=base, op=Op.UNDO, restored_from=restore_version)
 
     def _commit(
         self,

@@ -63,9 +63,7 @@ class KeySessionService:
 
     def revoke(self, user_id: str, workspace_id: str, session_id: str) -> None:
         """Idempotent: revoking twice is not an error. Only the opener or the owner may revoke."""
-        caller, (item,) = load_caller(
-            self._table, workspace_id, user_id, [keys.key_session(workspace_id, session_id)]
-        )
+        caller, (item,) = load_caller(self._table, workspace_id, user_id, [keys.key_session(workspace_id, session_id)])
         if item is None:
             raise KeySessionNotFound("key session not found")
         if item["openedBy"] != user_id and caller.role is not Role.OWNER:

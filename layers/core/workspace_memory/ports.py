@@ -54,9 +54,7 @@ class Table(Protocol):
         self, pk: str, sk_prefix: str, *, limit: int, newest_first: bool, start_after: str | None = None
     ) -> list[Item]: ...
 
-    def put(
-        self, item: Item, *, condition: str | None = None, values: Mapping[str, Any] | None = None
-    ) -> None: ...
+    def put(self, item: Item, *, condition: str | None = None, values: Mapping[str, Any] | None = None) -> None: ...
 
     def transact(self, actions: Sequence[Mapping[str, Any]]) -> None:
         """All-or-nothing write; raises TransactionCancelled naming each failed action."""

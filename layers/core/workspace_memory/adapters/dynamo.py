@@ -99,9 +99,7 @@ class DynamoTable:
         out = self._call("query", **kwargs)
         return [_native(i) for i in out.get("Items", [])]
 
-    def put(
-        self, item: Item, *, condition: str | None = None, values: Mapping[str, Any] | None = None
-    ) -> None:
+    def put(self, item: Item, *, condition: str | None = None, values: Mapping[str, Any] | None = None) -> None:
         kwargs: dict[str, Any] = {"TableName": self.name, "Item": _wire(item)}
         if condition:
             kwargs["ConditionExpression"] = condition

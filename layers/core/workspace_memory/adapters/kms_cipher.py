@@ -71,16 +71,12 @@ class KmsCipher:
         stored = header.encryption_context
         mismatched = sorted(k for k, v in context.items() if stored.get(k) != v)
         if mismatched:
-            raise DecryptionFailed(
-                "encryption context mismatch on " + ",".join(mismatched), fields=mismatched
-            )
+            raise DecryptionFailed("encryption context mismatch on " + ",".join(mismatched), fields=mismatched)
         self._remember(ciphertext, context, plaintext)
         return bytes(plaintext)
 
     @staticmethod
-    def _cache_key(
-        ciphertext: bytes, context: Mapping[str, str]
-    ) -> tuple[bytes, tuple[tuple[str, str], ...]]:
+    def _cache_key(ciphertext: bytes, context: Mapping[str, str]) -> tuple[bytes, tuple[tuple[str, str], ...]]:
         return hashlib.sha256(ciphertext).digest(), tuple(sorted(context.items()))
 
     def _remember(self, ciphertext: bytes, context: Mapping[str, str], plaintext: bytes) -> None:

@@ -42,11 +42,15 @@ def dump(model: BaseModel) -> dict[str, Any]:
 
 
 def _validation_message(exc: RequestValidationError) -> str:
-    # Never echo the offending input: it may be memory text.
+    # Never echo the offending input (it may be memory text), nor unknown keys the caller made up.
     parts = []
     for err in exc.errors()[:5]:
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body" or len(err.get("loc", ())) == 1)
-        parts.append(f"{loc or 'body'}: {err.get('msg', 'invalid')}")
+        if err.get("type") == "extra_forbidden":
+            parts.append("unknown field")
+            continue
+        loc = [str(p) for p in err.get("loc", ())]
+        where = ".".join(loc[1:] if len(loc) > 1 else loc) or "body"
+        parts.append(f"{where}: {err.get('msg', 'invalid')}")
     return "; ".join(parts) or "invalid request"
 
 
@@ -105,8 +109,10 @@ def lambda_entry(app: APIGatewayHttpResolver) -> Callable[[dict[str, Any], Lambd
                 },
             )
             return _raw(response)
+        path = event.get("pathParameters") or {}
+        logger.append_keys(route=event.get("routeKey"), workspace_id=path.get("ws"), conversation_id=path.get("conv"))
         result: dict[str, Any] = app.resolve(event, context)
-        logger.info("request", extra={"route": event.get("routeKey"), "status": result.get("statusCode")})
+        logger.info("request", extra={"status": result.get("statusCode")})
         return result
 
     return handler

@@ -1,0 +1,47 @@
+# Two commands on a fresh machine: `make dev` (the local stack) and `make test` (the suite).
+# Each creates .venv and installs the locked dependencies first.
+VENV   := .venv
+PY     := $(VENV)/bin/python
+UV     := $(VENV)/bin/uv
+STAMP  := $(VENV)/.synced-$(shell cat uv.lock pyproject.toml | cksum | cut -d' ' -f1)
+export UV_PYTHON_DOWNLOADS := never
+export SAM_CLI_TELEMETRY := 0
+
+.PHONY: install dev test lint typecheck template-lint unit integration bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml uv.lock
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip --version >/dev/null 2>&1 || $(PY) -m ensurepip --upgrade >/dev/null
+	$(PY) -m pip install --quiet --disable-pip-version-check uv==0.13.9
+	$(UV) sync --frozen --inexact --python $(PY)
+	rm -f $(VENV)/.synced-* && touch $@
+
+dev: install
+	$(PY) -m scripts.localstack
+
+lint: install
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+typecheck: install
+	$(PY) -m mypy layers functions workflows scripts tests
+
+template-lint: install
+	$(VENV)/bin/cfn-lint template.yaml
+
+unit: install
+	$(PY) -m pytest tests/unit -q
+
+integration: install
+	$(PY) -m pytest tests/integration -q
+
+test: lint typecheck template-lint
+	$(PY) -m pytest -q
+
+bench: install
+	$(PY) -m scripts.bench
+
+clean:
+	rm -rf $(VENV) .local .aws-sam

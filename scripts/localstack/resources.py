@@ -1,0 +1,71 @@
+"""Creates the stack's table (from template.yaml) and KMS key on a moto server."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+
+from scripts.localstack.template import load_template, table_definition, ttl_attribute
+
+FAKE_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_REGION": "us-east-1",
+}
+"""Set for every local process, so nothing can ever sign a request for real AWS."""
+
+
+@dataclass(frozen=True)
+class LocalResources:
+    endpoint_url: str
+    table_name: str
+    kms_key_arn: str
+
+    def environment(self) -> dict[str, str]:
+        """What a Lambda function of the template would see, pointed at the local endpoint."""
+        return {
+            **FAKE_CREDENTIALS,
+            "AWS_ENDPOINT_URL": self.endpoint_url,
+            "TABLE_NAME": self.table_name,
+            "KMS_KEY_ID": self.kms_key_arn,
+            "POWERTOOLS_SERVICE_NAME": "workspace-memory",
+        }
+
+
+def _client(service: str, endpoint_url: str) -> Any:
+    return boto3.client(  # type: ignore[call-overload]
+        service,
+        endpoint_url=endpoint_url,
+        region_name=FAKE_CREDENTIALS["AWS_REGION"],
+        aws_access_key_id=FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+        aws_session_token=FAKE_CREDENTIALS["AWS_SESSION_TOKEN"],
+    )
+
+
+def create_table(endpoint_url: str, table_name: str) -> None:
+    template = load_template()
+    ddb = _client("dynamodb", endpoint_url)
+    ddb.create_table(TableName=table_name, **table_definition(template))
+    ddb.get_waiter("table_exists").wait(TableName=table_name, WaiterConfig={"Delay": 0.05, "MaxAttempts": 200})
+    ddb.update_time_to_live(
+        TableName=table_name,
+        TimeToLiveSpecification={"Enabled": True, "AttributeName": ttl_attribute(template)},
+    )
+
+
+def create_key(endpoint_url: str) -> str:
+    kms = _client("kms", endpoint_url)
+    key = kms.create_key(Description="workspace-memory local key", KeyUsage="ENCRYPT_DECRYPT")
+    arn: str = key["KeyMetadata"]["Arn"]
+    kms.enable_key_rotation(KeyId=arn)
+    return arn
+
+
+def provision(endpoint_url: str, table_name: str = "workspace-memory") -> LocalResources:
+    create_table(endpoint_url, table_name)
+    return LocalResources(endpoint_url, table_name, create_key(endpoint_url))

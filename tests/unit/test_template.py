@@ -1,0 +1,368 @@
+"""template.yaml is the contract of the deployment: lint-clean, exactly the public routes with the right
+authorizers, one event per route, the table and key as documented, and a worker that cannot touch the
+table. No sockets: cfn-lint runs in-process on the file's text."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cfnlint.api import lint
+from cfnlint.decode.cfn_yaml import loads
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATE = ROOT / "template.yaml"
+EVENTS = ROOT / "events"
+
+JWT, IAM, NONE = "jwt", "iam", "none"
+
+EXPECTED_ROUTES: dict[str, str] = {
+    # WorkspacesFunction
+    "GET /v1/health": "WorkspacesFunction",
+    "POST /v1/workspaces": "WorkspacesFunction",
+    "PUT /v1/workspaces/{ws}/members/{userId}": "WorkspacesFunction",
+    "PUT /v1/workspaces/{ws}/ai": "WorkspacesFunction",
+    "POST /v1/workspaces/{ws}/key-sessions": "WorkspacesFunction",
+    "DELETE /v1/workspaces/{ws}/key-sessions/{keySessionId}": "WorkspacesFunction",
+    # MemoryFunction
+    "GET /v1/workspaces/{ws}/memory/policy": "MemoryFunction",
+    "PUT /v1/workspaces/{ws}/memory/policy": "MemoryFunction",
+    "GET /v1/workspaces/{ws}/memory": "MemoryFunction",
+    "PUT /v1/workspaces/{ws}/memory": "MemoryFunction",
+    "POST /v1/workspaces/{ws}/memory/clear": "MemoryFunction",
+    "POST /v1/workspaces/{ws}/memory/undo": "MemoryFunction",
+    "GET /v1/workspaces/{ws}/memory/versions": "MemoryFunction",
+    "GET /v1/workspaces/{ws}/memory/versions/{version}": "MemoryFunction",
+    "POST /v1/workspaces/{ws}/memory/proposals/apply": "MemoryFunction",
+    # ConversationsFunction
+    "POST /v1/conversations/{conv}/turns": "ConversationsFunction",
+    "GET /v1/conversations/{conv}/turns/{turnId}": "ConversationsFunction",
+    "GET /v1/conversations/{conv}/memory-receipts": "ConversationsFunction",
+    # AutomationFunction
+    "POST /v1/automation/conversations/{conv}/admissions": "AutomationFunction",
+    "GET /v1/automation/workspaces/{ws}/memory": "AutomationFunction",
+    "PUT /v1/automation/workspaces/{ws}/memory": "AutomationFunction",
+    "GET /v1/automation/sessions/{sid}/notes": "AutomationFunction",
+    "PUT /v1/automation/sessions/{sid}/notes": "AutomationFunction",
+    "DELETE /v1/automation/sessions/{sid}/notes": "AutomationFunction",
+}
+
+API_FUNCTIONS = ("WorkspacesFunction", "MemoryFunction", "ConversationsFunction", "AutomationFunction")
+
+
+# -- helpers (kept here on purpose: the runtime route reader lives elsewhere) -----------------------------
+
+
+def _template_text() -> str:
+    return TEMPLATE.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def template() -> dict[str, Any]:
+    loaded: dict[str, Any] = loads(_template_text(), str(TEMPLATE))
+    return loaded
+
+
+def _resources(template: dict[str, Any], type_: str) -> dict[str, dict[str, Any]]:
+    return {name: res for name, res in template["Resources"].items() if res.get("Type") == type_}
+
+
+def _expected_auth(route_key: str) -> str:
+    path = route_key.split(" ", 1)[1]
+    if path == "/v1/health":
+        return NONE
+    return IAM if path.startswith("/v1/automation/") else JWT
+
+
+def _default_authorizer(template: dict[str, Any], api_ref: Any) -> str | None:
+    assert isinstance(api_ref, dict), f"ApiId must be a Ref, got {api_ref!r}"
+    assert set(api_ref) == {"Ref"}, f"ApiId must be a Ref, got {api_ref!r}"
+    api = template["Resources"][api_ref["Ref"]]
+    assert api["Type"] == "AWS::Serverless::HttpApi"
+    default: str | None = api["Properties"].get("Auth", {}).get("DefaultAuthorizer")
+    return default
+
+
+def _auth_kind(template: dict[str, Any], props: dict[str, Any]) -> str:
+    authorizer = props.get("Auth", {}).get("Authorizer")
+    if authorizer is None:
+        authorizer = _default_authorizer(template, props["ApiId"])
+    if authorizer == "AWS_IAM":
+        return IAM
+    if authorizer in (None, "NONE"):
+        return NONE
+    api = template["Resources"][props["ApiId"]["Ref"]]
+    config = api["Properties"]["Auth"]["Authorizers"][authorizer]
+    assert "JwtConfiguration" in config, f"authorizer {authorizer} is not a JWT authorizer"
+    return JWT
+
+
+def _routes(template: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(route key, function logical id, auth kind) for every HttpApi event in the template."""
+    routes = []
+    for name, res in _resources(template, "AWS::Serverless::Function").items():
+        for event in (res["Properties"].get("Events") or {}).values():
+            assert event["Type"] == "HttpApi", f"{name}: unexpected event type {event['Type']}"
+            props = event["Properties"]
+            route_key = f"{props['Method'].upper()} {props['Path']}"
+            routes.append((route_key, name, _auth_kind(template, props)))
+    return routes
+
+
+def _event_files() -> list[Path]:
+    return sorted(EVENTS.glob("*.json"))
+
+
+def _event_auth(event: dict[str, Any]) -> str:
+    authorizer = event["requestContext"].get("authorizer")
+    if not authorizer:
+        return NONE
+    kinds: set[str] = set(authorizer) & {"jwt", "iam", "lambda"}
+    assert len(kinds) == 1, f"ambiguous authorizer block {authorizer!r}"
+    return kinds.pop()
+
+
+def _strings(node: Any) -> Iterator[str]:
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for value in node.values():
+            yield from _strings(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _strings(value)
+
+
+def _statements(node: Any) -> Iterator[dict[str, Any]]:
+    """Every IAM statement under `node`, including both branches of an Fn::If."""
+    if isinstance(node, dict):
+        if "Effect" in node and ("Action" in node or "NotAction" in node):
+            yield node
+        for value in node.values():
+            yield from _statements(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _statements(value)
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def _role_of(template: dict[str, Any], function: str) -> dict[str, Any]:
+    props = template["Resources"][function]["Properties"]
+    role = props.get("Role")
+    assert isinstance(role, dict), f"{function} must use an explicit role"
+    assert "Fn::GetAtt" in role, f"{function} must use an explicit role"
+    target = role["Fn::GetAtt"]
+    logical = target[0] if isinstance(target, list) else target.split(".")[0]
+    resource: dict[str, Any] = template["Resources"][logical]
+    assert resource["Type"] == "AWS::IAM::Role"
+    return resource
+
+
+# -- lint ---------------------------------------------------------------------------------------------------
+
+
+def test_cfn_lint_reports_nothing() -> None:
+    matches = lint(_template_text())
+    assert [f"{m.rule.id} {m.message} (line {m.linenumber})" for m in matches] == []
+
+
+def test_template_is_a_sam_template(template: dict[str, Any]) -> None:
+    assert template["Transform"] == "AWS::Serverless-2016-10-31"
+    fn = template["Globals"]["Function"]
+    assert fn["Runtime"] == "python3.13"
+    assert fn["Architectures"] == ["arm64"]
+    assert fn["Layers"] == [{"Ref": "CoreLayer"}]
+    env = fn["Environment"]["Variables"]
+    assert env["TABLE_NAME"] == {"Ref": "MemoryTable"}
+    assert env["KMS_KEY_ID"] == {"Fn::GetAtt": ["MemoryKey", "Arn"]}
+    assert env["TEMPORAL_TASK_QUEUE"] == "workspace-memory-turns"
+    assert set(template["Outputs"]) >= {"ApiUrl", "TableName", "KmsKeyArn"}
+
+
+# -- routes -------------------------------------------------------------------------------------------------
+
+
+def test_every_route_exists_exactly_once(template: dict[str, Any]) -> None:
+    counts = Counter(route_key for route_key, _, _ in _routes(template))
+    assert {k: n for k, n in counts.items() if n != 1} == {}
+    assert set(counts) == set(EXPECTED_ROUTES)
+
+
+def test_routes_are_served_by_their_group_function(template: dict[str, Any]) -> None:
+    served = {route_key: fn for route_key, fn, _ in _routes(template)}
+    assert served == EXPECTED_ROUTES
+
+
+def test_route_authorizers(template: dict[str, Any]) -> None:
+    actual = {route_key: auth for route_key, _, auth in _routes(template)}
+    expected = {route_key: _expected_auth(route_key) for route_key in EXPECTED_ROUTES}
+    assert actual == expected
+
+
+def test_http_api_auth(template: dict[str, Any]) -> None:
+    (api,) = _resources(template, "AWS::Serverless::HttpApi").values()
+    auth = api["Properties"]["Auth"]
+    assert auth["DefaultAuthorizer"] == "JwtAuthorizer"
+    assert auth["EnableIamAuthorizer"] is True
+    jwt = auth["Authorizers"]["JwtAuthorizer"]
+    assert jwt["IdentitySource"] == "$request.header.Authorization"
+    assert jwt["JwtConfiguration"] == {"issuer": {"Ref": "JwtIssuer"}, "audience": {"Ref": "JwtAudience"}}
+
+
+def test_paths_use_braces() -> None:
+    for route_key in EXPECTED_ROUTES:
+        assert "<" not in route_key
+        assert re.fullmatch(r"[A-Z]+ (/[a-zA-Z0-9-]+|/\{[a-zA-Z]+\})+", route_key), route_key
+
+
+def test_function_layout(template: dict[str, Any]) -> None:
+    functions = _resources(template, "AWS::Serverless::Function")
+    assert set(functions) == {*API_FUNCTIONS, "TurnWorkerFunction"}
+    for name in API_FUNCTIONS:
+        props = functions[name]["Properties"]
+        group = name.removesuffix("Function").lower()
+        assert props["CodeUri"] == f"functions/{group}/"
+        assert props["Handler"] == "app.handler"
+        assert (ROOT / props["CodeUri"]).is_dir()
+    worker = functions["TurnWorkerFunction"]["Properties"]
+    assert worker["CodeUri"] == "workflows/"
+    assert worker["Handler"] == "lambda_worker.handler"
+    assert worker["Timeout"] == 900
+    assert not worker.get("Events")
+
+
+# -- events -------------------------------------------------------------------------------------------------
+
+
+def test_events_exist() -> None:
+    assert _event_files(), "events/*.json missing"
+
+
+@pytest.mark.parametrize("path", _event_files(), ids=lambda p: p.name)
+def test_event_matches_one_route(template: dict[str, Any], path: Path) -> None:
+    event = json.loads(path.read_text(encoding="utf-8"))
+    routes = _routes(template)
+    matching = [(fn, auth) for route_key, fn, auth in routes if route_key == event["routeKey"]]
+    assert len(matching) == 1, f"{path.name}: routeKey {event['routeKey']!r} matches {len(matching)} routes"
+    _, auth = matching[0]
+    assert _event_auth(event) == auth
+
+    assert event["version"] == "2.0"
+    assert event["isBase64Encoded"] is False
+    ctx = event["requestContext"]
+    assert ctx["routeKey"] == event["routeKey"]
+    assert ctx["stage"] == "$default"
+    assert isinstance(ctx["timeEpoch"], int)
+    assert ctx["requestId"]
+    method, route_path = event["routeKey"].split(" ", 1)
+    assert ctx["http"]["method"] == method
+    assert ctx["http"]["path"] == event["rawPath"]
+    assert {"sourceIp", "protocol", "userAgent"} <= set(ctx["http"])
+
+    params = event.get("pathParameters") or {}
+    assert set(params) == set(re.findall(r"\{(\w+)\}", route_path))
+    expected_path = re.sub(r"\{(\w+)\}", lambda m: params[m.group(1)], route_path)
+    assert event["rawPath"] == expected_path
+
+    query = event.get("queryStringParameters") or {}
+    assert event["rawQueryString"] == "&".join(f"{k}={v}" for k, v in query.items())
+
+    headers = event["headers"]
+    assert all(name == name.lower() for name in headers)
+    if "body" in event:
+        assert headers["content-type"] == "application/json"
+        assert isinstance(json.loads(event["body"]), dict)
+
+    if auth == JWT:
+        assert ctx["authorizer"]["jwt"]["claims"]["sub"] == "user-owner"
+    elif auth == IAM:
+        assert ctx["authorizer"]["iam"]["userArn"].startswith("arn:aws:iam::")
+
+
+def test_every_route_has_an_event() -> None:
+    covered = {json.loads(p.read_text(encoding="utf-8"))["routeKey"] for p in _event_files()}
+    assert set(EXPECTED_ROUTES) - covered == set()
+
+
+def test_events_readme_lists_every_file() -> None:
+    readme = (EVENTS / "README.md").read_text(encoding="utf-8")
+    assert [p.name for p in _event_files() if f"`{p.name}`" not in readme] == []
+
+
+# -- data and key -------------------------------------------------------------------------------------------
+
+
+def test_table(template: dict[str, Any]) -> None:
+    table = template["Resources"]["MemoryTable"]
+    assert table["Type"] == "AWS::DynamoDB::Table"
+    assert table["DeletionPolicy"] == "Retain"
+    assert table["UpdateReplacePolicy"] == "Retain"
+    props = table["Properties"]
+    assert props["BillingMode"] == "PAY_PER_REQUEST"
+    assert {(a["AttributeName"], a["AttributeType"]) for a in props["AttributeDefinitions"]} == {
+        ("pk", "S"),
+        ("sk", "S"),
+    }
+    assert [(k["AttributeName"], k["KeyType"]) for k in props["KeySchema"]] == [("pk", "HASH"), ("sk", "RANGE")]
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "ttl", "Enabled": True}
+    assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
+    assert props["SSESpecification"]["SSEEnabled"] is True
+
+
+def test_key(template: dict[str, Any]) -> None:
+    key = template["Resources"]["MemoryKey"]
+    assert key["Type"] == "AWS::KMS::Key"
+    assert key["DeletionPolicy"] == "Retain"
+    assert key["Properties"]["EnableKeyRotation"] is True
+    actions = [a for s in _statements(key["Properties"]["KeyPolicy"]) for a in _as_list(s["Action"])]
+    assert "kms:*" not in actions
+    assert _resources(template, "AWS::KMS::Alias")["MemoryKeyAlias"]["Properties"]["TargetKeyId"] == {
+        "Ref": "MemoryKey"
+    }
+
+
+# -- roles --------------------------------------------------------------------------------------------------
+
+
+def test_worker_role_has_no_dynamodb_access(template: dict[str, Any]) -> None:
+    role = _role_of(template, "TurnWorkerFunction")
+    actions = [a.lower() for s in _statements(role["Properties"]) for a in _as_list(s.get("Action", []))]
+    assert actions, "worker role has no statements at all"
+    assert [a for a in actions if a.startswith("dynamodb:") or a == "*"] == []
+    assert "MemoryTable" not in list(_strings(role["Properties"].get("Policies", [])))
+    assert not role["Properties"].get("ManagedPolicyArns")
+
+
+def test_worker_invokes_only_automation_routes(template: dict[str, Any]) -> None:
+    role = _role_of(template, "TurnWorkerFunction")
+    invoke = [s for s in _statements(role["Properties"]) if "execute-api:Invoke" in _as_list(s["Action"])]
+    assert len(invoke) == 1
+    (resource,) = _as_list(invoke[0]["Resource"])
+    assert resource["Fn::Sub"].endswith(":${HttpApi}/*/*/v1/automation/*")
+
+
+@pytest.mark.parametrize("function", [*API_FUNCTIONS, "TurnWorkerFunction"])
+def test_roles_are_least_privilege(template: dict[str, Any], function: str) -> None:
+    role = _role_of(template, function)["Properties"]
+    assert not role.get("ManagedPolicyArns"), "no managed (wildcard) policies"
+    for statement in _statements(role.get("Policies", [])):
+        assert statement["Effect"] == "Allow"
+        assert "NotAction" not in statement
+        assert "NotResource" not in statement
+        for action in _as_list(statement["Action"]):
+            assert "*" not in action, f"{function}: wildcard action {action}"
+        assert "*" not in _as_list(statement["Resource"]), f"{function}: wildcard resource"
+        if any(a.startswith("dynamodb:") for a in _as_list(statement["Action"])):
+            assert statement["Resource"] == {"Fn::GetAtt": ["MemoryTable", "Arn"]}
+        if any(a.startswith("kms:") for a in _as_list(statement["Action"])):
+            assert statement["Resource"] == {"Fn::GetAtt": ["MemoryKey", "Arn"]}

@@ -8,7 +8,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Query
 
 from workspace_memory.api.http import build_resolver, human_user, json_response, lambda_entry
-from workspace_memory.api.schemas import CommitOut, SaveDocument, SetPolicy, Undo, VersionOut
+from workspace_memory.api.schemas import ApplyProposal, CommitOut, SaveDocument, SetPolicy, Undo, VersionOut
 from workspace_memory.bootstrap import services
 from workspace_memory.document import parse_base_version
 
@@ -77,6 +77,15 @@ def list_versions(
 def read_version(ws: str, number: int) -> Response[str]:
     info, content = services().document.read_version(human_user(app), ws, number)
     return json_response(200, {**VersionOut.of(info).model_dump(by_alias=True, exclude_none=True), "content": content})
+
+
+@app.post("/v1/workspaces/<ws>/memory/proposals/apply")
+def apply_proposal(ws: str, body: Annotated[ApplyProposal, Body()], base: BaseVersion = None) -> Response[str]:
+    proposal = body.proposal
+    commit = services().capture.apply_proposal(
+        human_user(app), ws, proposal.edits, proposal.clear_generation, parse_base_version(base)
+    )
+    return json_response(200, CommitOut.of(commit).model_dump(by_alias=True, exclude_none=True))
 
 
 handler: Any = lambda_entry(app)

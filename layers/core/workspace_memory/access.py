@@ -72,16 +72,20 @@ class Caller:
 
     def write_condition(self) -> dict[str, object]:
         """A transaction ConditionCheck that the caller still holds write right when the write lands."""
-        roles = self.workspace.writer_roles()
-        names = {f":r{i}": role.value for i, role in enumerate(roles)}
-        return {
-            "ConditionCheck": {
-                "Key": keys.as_key(keys.member(self.workspace.id, self.user_id)),
-                "ConditionExpression": "#role IN (" + ", ".join(names) + ")",
-                "ExpressionAttributeNames": {"#role": "role"},
-                "ExpressionAttributeValues": names,
-            }
+        return write_condition(self.workspace, self.user_id)
+
+
+def write_condition(workspace: Workspace, user_id: str) -> dict[str, object]:
+    """Fails for a non-member too: `IN` is false on a missing attribute."""
+    names = {f":r{i}": role.value for i, role in enumerate(workspace.writer_roles())}
+    return {
+        "ConditionCheck": {
+            "Key": keys.as_key(keys.member(workspace.id, user_id)),
+            "ConditionExpression": "#role IN (" + ", ".join(names) + ")",
+            "ExpressionAttributeNames": {"#role": "role"},
+            "ExpressionAttributeValues": names,
         }
+    }
 
 
 def load_caller(

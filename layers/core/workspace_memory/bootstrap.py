@@ -10,10 +10,14 @@ from workspace_memory.access import AccessService
 from workspace_memory.adapters.aws import AwsClients, build_clients
 from workspace_memory.adapters.dynamo import DynamoTable
 from workspace_memory.adapters.kms_cipher import KmsCipher
+from workspace_memory.admission import AdmissionService
+from workspace_memory.capture import CaptureService
 from workspace_memory.clock import Clock, SystemClock
 from workspace_memory.document import DocumentService
 from workspace_memory.keysessions import KeySessionService
+from workspace_memory.notes import NotesService
 from workspace_memory.policy import PolicyService
+from workspace_memory.recall import RecallService
 from workspace_memory.settings import Settings
 
 
@@ -28,6 +32,10 @@ class Services:
     policy: PolicyService
     document: DocumentService
     key_sessions: KeySessionService
+    admission: AdmissionService
+    recall: RecallService
+    capture: CaptureService
+    notes: NotesService
 
 
 def build_services(settings: Settings, clock: Clock | None = None, clients: AwsClients | None = None) -> Services:
@@ -45,6 +53,10 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
         policy=PolicyService(table, clock),
         document=DocumentService(table, cipher, clock),
         key_sessions=KeySessionService(table, clock),
+        admission=AdmissionService(table, cipher, clock),
+        recall=RecallService(table, cipher, clock),
+        capture=CaptureService(table, cipher, clock),
+        notes=NotesService(table, cipher, clock),
     )
 
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.types import Binary
+from boto3.dynamodb.types import Binary, TypeDeserializer
 from botocore.exceptions import BotoCoreError, ClientError
 
 from workspace_memory.errors import Unavailable
@@ -25,6 +25,16 @@ def _native(value: Any) -> Any:
     if isinstance(value, set):
         return {_native(v) for v in value}
     return value
+
+
+_DESERIALIZER = TypeDeserializer()
+
+
+def _typed(raw: Any) -> Item | None:
+    """Error responses are not deserialized by the resource client: items there are attribute-typed."""
+    if not raw:
+        return None
+    return {k: _native(_DESERIALIZER.deserialize(v)) for k, v in raw.items()}
 
 
 def _wire(value: Any) -> Any:
@@ -61,11 +71,11 @@ class DynamoTable:
         except ClientError as exc:
             code = exc.response.get("Error", {}).get("Code", "")
             if code == "ConditionalCheckFailedException":
-                raise ConditionFailed(_native(exc.response.get("Item"))) from None
+                raise ConditionFailed(_typed(exc.response.get("Item"))) from None
             if code == "TransactionCanceledException":
                 reasons = exc.response.get("CancellationReasons", [])
                 raise TransactionCancelled(
-                    [r.get("Code", "None") for r in reasons], [_native(r.get("Item")) for r in reasons]
+                    [r.get("Code", "None") for r in reasons], [_typed(r.get("Item")) for r in reasons]
                 ) from None
             raise Unavailable(f"table {op} failed ({code or 'error'})", transient=code in _TRANSIENT) from exc
         except BotoCoreError as exc:

@@ -24,7 +24,7 @@ def status_for(exc: errors.DomainError) -> int:
     return 500
 
 
-PUBLIC_DETAILS = ("current_version", "current", "limit", "predicate")
+PUBLIC_DETAILS = ("current_version", "current", "limit", "predicate", "problems", "current_revision")
 """Error details that are safe and useful to callers (ids, versions, sizes); everything else stays inside."""
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from workspace_memory.access import Role, ShareType
+from workspace_memory.admission import MemoryState
 from workspace_memory.api.http import ApiModel
 from workspace_memory.document import Commit, VersionInfo
 from workspace_memory.policy import Mode
@@ -77,3 +78,32 @@ class CommitOut(ApiModel):
             restored_from=info.restored_from,
             clear_generation=commit.clear_generation,
         )
+
+
+class Admit(ApiModel):
+    workspace_id: str = Field(min_length=1, max_length=200)
+    user_id: str = Field(min_length=1, max_length=200)
+    idempotency_key: str = Field(min_length=1, max_length=128)
+    memory_state: MemoryState | None = None
+    key_session_id: str | None = Field(default=None, max_length=200)
+
+
+class Capture(ApiModel):
+    admission_id: str = Field(min_length=1, max_length=1024)
+    credential: str = Field(min_length=1, max_length=200)
+    edits: list[dict[str, Any]] = Field(max_length=50)
+    base_version: int = Field(ge=0)
+
+
+class ProposalIn(ApiModel):
+    edits: list[dict[str, Any]] = Field(max_length=50)
+    base_version: int = Field(ge=0)
+    clear_generation: int = Field(ge=0)
+
+
+class ApplyProposal(ApiModel):
+    proposal: ProposalIn
+
+
+class PutNotes(ApiModel):
+    notes: str

@@ -1,0 +1,96 @@
+"""Automation routes (IAM): admissions, recall, capture and working notes, for agent runtimes."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Query
+
+from workspace_memory.api.http import automation_caller, build_resolver, json_response, lambda_entry
+from workspace_memory.api.schemas import Admit, Capture, PutNotes
+from workspace_memory.bootstrap import services
+from workspace_memory.errors import InvalidInput
+from workspace_memory.notes import Notes
+
+app = build_resolver()
+
+
+@app.post("/v1/automation/conversations/<conv>/admissions")
+def admit(conv: str, body: Annotated[Admit, Body()]) -> Response[str]:
+    automation_caller(app)
+    admitted = services().admission.admit(
+        conversation_id=conv,
+        workspace_id=body.workspace_id,
+        user_id=body.user_id,
+        idempotency_key=body.idempotency_key,
+        memory_state=body.memory_state,
+        key_session_id=body.key_session_id,
+    )
+    adm = admitted.admission
+    return json_response(
+        200 if admitted.replayed else 201,
+        {"admissionId": adm.id, "credential": admitted.credential, "expiresAt": adm.expires_at_iso, "mode": adm.mode},
+    )
+
+
+@app.get("/v1/automation/workspaces/<ws>/memory")
+def recall(
+    ws: str,
+    purpose: Annotated[str, Query()],
+    admission_id: Annotated[str, Header(alias="x-admission-id", max_length=1024)],
+    credential: Annotated[str, Header(alias="x-delivery-credential", max_length=200)],
+) -> Response[str]:
+    automation_caller(app)
+    if purpose != "recall":
+        raise InvalidInput("purpose must be 'recall'")
+    result = services().recall.recall(ws, admission_id, credential)
+    return json_response(200, {"status": result.status.value, "revision": result.revision, "block": result.block})
+
+
+@app.put("/v1/automation/workspaces/<ws>/memory")
+def capture(
+    ws: str,
+    body: Annotated[Capture, Body()],
+    idempotency_key: Annotated[str | None, Header(alias="idempotency-key", max_length=1100)] = None,
+) -> Response[str]:
+    automation_caller(app)
+    result = services().capture.capture(
+        ws, body.admission_id, body.credential, body.edits, body.base_version, idempotency_key
+    )
+    return json_response(200, result.as_dict())
+
+
+def _notes_out(notes: Notes, *, with_text: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"revision": notes.revision, "bytes": notes.bytes, "updatedAt": notes.updated_at}
+    if with_text:
+        out["notes"] = notes.text
+    return out
+
+
+@app.get("/v1/automation/sessions/<sid>/notes")
+def get_notes(sid: str) -> Response[str]:
+    automation_caller(app)
+    return json_response(200, _notes_out(services().notes.get(sid), with_text=True))
+
+
+@app.put("/v1/automation/sessions/<sid>/notes")
+def put_notes(
+    sid: str,
+    body: Annotated[PutNotes, Body()],
+    expected: Annotated[int | None, Header(alias="x-expected-revision", ge=0)] = None,
+) -> Response[str]:
+    """With X-Expected-Revision: compare-and-set. Without: the tool's write, with one bounded retry."""
+    automation_caller(app)
+    notes_service = services().notes
+    notes = notes_service.update(sid, body.notes) if expected is None else notes_service.put(sid, body.notes, expected)
+    return json_response(200, _notes_out(notes, with_text=False))
+
+
+@app.delete("/v1/automation/sessions/<sid>/notes")
+def clear_notes(sid: str) -> Response[str]:
+    automation_caller(app)
+    return json_response(200, _notes_out(services().notes.clear(sid), with_text=False))
+
+
+handler: Any = lambda_entry(app)

@@ -1,0 +1,313 @@
+"""Turn admission: freeze the authority a turn runs under, and hand it a delivery credential.
+
+The admission records mode, policy revision, clear generation, consent revision, key session and the
+client's own view of its saves, with a 15-minute expiry. In the same transaction a fresh credential takes
+the conversation's single credential slot, which is what retires every older turn of the conversation.
+The slot stores only a hash of the credential; the admission keeps it encrypted so that a resend with the
+same idempotency key can hand back the same credential.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from workspace_memory import keys
+from workspace_memory.access import Caller, load_caller
+from workspace_memory.clock import Clock, iso
+from workspace_memory.errors import AiDisabled, Conflict, Forbidden, IdempotencyKeyReused, InvalidInput, NotFound
+from workspace_memory.ids import new_id, new_secret
+from workspace_memory.policy import Policy
+from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
+
+ADMISSION_TTL_SECONDS = 15 * 60
+RETENTION_SECONDS = 24 * 3600
+"""Admissions and slots outlive their expiry by a day (TTL), so late calls are refused, not unknown."""
+
+_CONVERSATION_ID = re.compile(r"^[A-Za-z0-9.:-]{1,128}$")
+_IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+
+
+class MemoryState(BaseModel):
+    """The client's view of its own saves. An unsaved editor draft is never reported."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    state: Literal["saved", "pending", "conflict"]
+    version: int | None = None
+
+    def model_post_init(self, __context: Any) -> None:
+        if (self.state == "saved") != (self.version is not None and self.version >= 0):
+            raise ValueError("memoryState.version is required for (and only for) state 'saved'")
+
+
+class KeySessionInvalid(Forbidden):
+    code = "KEY_SESSION_INVALID"
+
+
+class InvalidAdmission(Forbidden):
+    """Unknown admission, wrong workspace, or a credential that is not this admission's."""
+
+    code = "INVALID_ADMISSION"
+
+
+class ConversationBound(Conflict):
+    code = "CONVERSATION_WORKSPACE_MISMATCH"
+
+
+def credential_hash(credential: str) -> str:
+    return hashlib.sha256(credential.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class AdmissionRef:
+    """What an admission id names. Ids carry it (`adm_<random>.<base64url json>`) so that recall and capture
+    can read the admission, the credential slot, the member, policy, head and key session in ONE
+    transactional read; the admission item itself stays authoritative and must agree with it."""
+
+    conversation_id: str
+    workspace_id: str
+    user_id: str
+    key_session_id: str | None
+
+    def encode(self, random_part: str) -> str:
+        payload = {"c": self.conversation_id, "w": self.workspace_id, "u": self.user_id}
+        if self.key_session_id is not None:
+            payload["k"] = self.key_session_id
+        packed = base64.urlsafe_b64encode(json.dumps(payload, separators=(",", ":")).encode()).decode().rstrip("=")
+        return f"{random_part}.{packed}"
+
+    @classmethod
+    def parse(cls, admission_id: str) -> AdmissionRef:
+        head, _, packed = admission_id.partition(".")
+        try:
+            if not head.startswith("adm_") or len(admission_id) > 1024:
+                raise ValueError(head)
+            data = json.loads(base64.urlsafe_b64decode(packed + "=" * (-len(packed) % 4)))
+            return cls(str(data["c"]), str(data["w"]), str(data["u"]), data.get("k"))
+        except (ValueError, KeyError, TypeError, UnicodeError):
+            raise InvalidAdmission("admission not recognized") from None
+
+
+def validate_conversation_id(conversation_id: str) -> str:
+    if not _CONVERSATION_ID.fullmatch(conversation_id):
+        raise InvalidInput("conversation id must be 1-128 characters of A-Z a-z 0-9 . : -")
+    return conversation_id
+
+
+@dataclass(frozen=True)
+class Admission:
+    id: str
+    conversation_id: str
+    workspace_id: str
+    user_id: str
+    mode: str
+    policy_revision: int
+    clear_generation: int
+    consent_revision: int
+    key_session_id: str | None
+    memory_state: MemoryState | None
+    nonce_hash: str
+    expires_at: int
+    status: str
+    turn_id: str | None
+    capture_request_hash: str | None
+    capture_receipt: dict[str, Any] | None
+
+    @classmethod
+    def from_item(cls, item: Item) -> Admission:
+        state = item.get("memoryState")
+        return cls(
+            id=item["admissionId"],
+            conversation_id=item["conversationId"],
+            workspace_id=item["workspaceId"],
+            user_id=item["userId"],
+            mode=item["mode"],
+            policy_revision=int(item["policyRevision"]),
+            clear_generation=int(item["clearGeneration"]),
+            consent_revision=int(item["consentRevision"]),
+            key_session_id=item.get("keySessionId"),
+            memory_state=MemoryState.model_validate(state) if state else None,
+            nonce_hash=item["nonceHash"],
+            expires_at=int(item["expiresAt"]),
+            status=item["status"],
+            turn_id=item.get("turnId"),
+            capture_request_hash=item.get("captureRequestHash"),
+            capture_receipt=item.get("captureReceipt"),
+        )
+
+    @property
+    def expires_at_iso(self) -> str:
+        return iso(self.expires_at)
+
+    def authenticate(self, ref: AdmissionRef, workspace_id: str, credential: str) -> None:
+        """The presented credential must be this admission's, for this workspace, as its id claims."""
+        claimed = (ref.conversation_id, ref.workspace_id, ref.user_id, ref.key_session_id)
+        actual = (self.conversation_id, self.workspace_id, self.user_id, self.key_session_id)
+        if claimed != actual or self.workspace_id != workspace_id or self.nonce_hash != credential_hash(credential):
+            raise InvalidAdmission("admission not recognized")
+
+
+@dataclass(frozen=True)
+class Admitted:
+    admission: Admission
+    credential: str
+    replayed: bool
+
+
+def credential_context(admission_id: str) -> dict[str, str]:
+    return {"kind": "credential", "admission": admission_id}
+
+
+class AdmissionService:
+    def __init__(self, table: Table, cipher: Cipher, clock: Clock) -> None:
+        self._table = table
+        self._cipher = cipher
+        self._clock = clock
+
+    def admit(
+        self,
+        *,
+        conversation_id: str,
+        workspace_id: str,
+        user_id: str,
+        idempotency_key: str,
+        memory_state: MemoryState | None = None,
+        key_session_id: str | None = None,
+        turn_id: str | None = None,
+    ) -> Admitted:
+        validate_conversation_id(conversation_id)
+        if not _IDEMPOTENCY_KEY.fullmatch(idempotency_key):
+            raise InvalidInput("idempotencyKey must be 1-128 characters of A-Z a-z 0-9 . _ : -")
+        replay = self._replay(conversation_id, idempotency_key, workspace_id, user_id)
+        if replay is not None:
+            return replay
+        extra = [keys.policy(workspace_id), keys.credential(conversation_id)]
+        if key_session_id is not None:
+            extra += [keys.key_session(workspace_id, key_session_id), keys.key_revocation(workspace_id, key_session_id)]
+        caller, (policy_item, slot, *session) = load_caller(self._table, workspace_id, user_id, extra)
+        if not caller.workspace.ai_enabled:
+            raise AiDisabled("workspace AI is turned off")
+        if slot is not None and slot.get("workspaceId") != workspace_id:
+            raise ConversationBound("this conversation belongs to another workspace")
+        now = self._clock.now()
+        if key_session_id is not None:
+            self._check_key_session(user_id, now, *session)
+        policy = Policy.from_item(policy_item)
+        return self._create(caller, policy, conversation_id, idempotency_key, memory_state, key_session_id, turn_id)
+
+    def _check_key_session(self, user_id: str, now: float, session: Item | None, revoked: Item | None) -> None:
+        if session is None or revoked is not None or int(session["expiresAt"]) <= now:
+            raise KeySessionInvalid("key session is unknown, expired or revoked")
+        if session["openedBy"] != user_id:
+            raise KeySessionInvalid("key session belongs to another user")
+
+    def _create(
+        self,
+        caller: Caller,
+        policy: Policy,
+        conversation_id: str,
+        idempotency_key: str,
+        memory_state: MemoryState | None,
+        key_session_id: str | None,
+        turn_id: str | None,
+    ) -> Admitted:
+        workspace = caller.workspace
+        ref = AdmissionRef(conversation_id, workspace.id, caller.user_id, key_session_id)
+        admission_id = ref.encode(new_id("adm"))
+        credential = new_secret()
+        now = self._clock.now()
+        expires = int(now) + ADMISSION_TTL_SECONDS
+        item: Item = {
+            **keys.as_key(keys.admission(admission_id)),
+            "admissionId": admission_id,
+            "conversationId": conversation_id,
+            "workspaceId": workspace.id,
+            "userId": caller.user_id,
+            "mode": policy.mode.value,
+            "policyRevision": policy.revision,
+            "clearGeneration": policy.clear_generation,
+            "consentRevision": workspace.consent_revision,
+            "nonceHash": credential_hash(credential),
+            "credentialCiphertext": self._cipher.encrypt(credential.encode(), credential_context(admission_id)),
+            "expiresAt": expires,
+            "status": "admitted",
+            "createdAt": iso(now),
+            "ttl": expires + RETENTION_SECONDS,
+        }
+        if key_session_id is not None:
+            item["keySessionId"] = key_session_id
+        if memory_state is not None:
+            item["memoryState"] = memory_state.model_dump(exclude_none=True)
+        if turn_id is not None:
+            item["turnId"] = turn_id
+        slot: Item = {
+            **keys.as_key(keys.credential(conversation_id)),
+            "admissionId": admission_id,
+            "nonceHash": item["nonceHash"],
+            "workspaceId": workspace.id,
+            "expiresAt": expires,
+            "ttl": expires + RETENTION_SECONDS,
+        }
+        actions: list[dict[str, Any]] = [
+            {
+                "Put": {
+                    "Item": {
+                        **keys.as_key(keys.admission_key(conversation_id, idempotency_key)),
+                        "admissionId": admission_id,
+                        "workspaceId": workspace.id,
+                        "userId": caller.user_id,
+                        "ttl": expires + RETENTION_SECONDS,
+                    },
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+            {"Put": {"Item": item, "ConditionExpression": "attribute_not_exists(pk)"}},
+            {
+                "Put": {
+                    "Item": slot,
+                    "ConditionExpression": "attribute_not_exists(pk) OR workspaceId = :ws",
+                    "ExpressionAttributeValues": {":ws": workspace.id},
+                }
+            },
+            {
+                "ConditionCheck": {
+                    "Key": keys.as_key(keys.meta(workspace.id)),
+                    "ConditionExpression": "aiEnabled = :true AND consentRevision = :consent",
+                    "ExpressionAttributeValues": {":true": True, ":consent": workspace.consent_revision},
+                }
+            },
+        ]
+        try:
+            self._table.transact(actions)
+        except TransactionCancelled as exc:
+            failed = exc.failed()
+            if 0 in failed:  # a concurrent resend with the same key won: hand back its admission
+                replay = self._replay(conversation_id, idempotency_key, workspace.id, caller.user_id)
+                if replay is not None:
+                    return replay
+            if 2 in failed:
+                raise ConversationBound("this conversation belongs to another workspace") from None
+            if 3 in failed:
+                raise AiDisabled("workspace AI was turned off or consent changed; try again") from None
+            raise
+        return Admitted(Admission.from_item(item), credential, replayed=False)
+
+    def _replay(self, conversation_id: str, idempotency_key: str, workspace_id: str, user_id: str) -> Admitted | None:
+        marker = self._table.get(*keys.admission_key(conversation_id, idempotency_key))
+        if marker is None:
+            return None
+        if marker["workspaceId"] != workspace_id or marker["userId"] != user_id:
+            raise IdempotencyKeyReused("idempotency key already used for another workspace or user")
+        item = self._table.get(*keys.admission(marker["admissionId"]))
+        if item is None:
+            raise NotFound("admission expired")
+        admission = Admission.from_item(item)
+        credential = self._cipher.decrypt(item["credentialCiphertext"], credential_context(admission.id)).decode()
+        return Admitted(admission, credential, replayed=True)

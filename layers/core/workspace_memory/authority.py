@@ -1,0 +1,214 @@
+"""The authority a turn holds right now, read in one consistent snapshot, and the fence that re-checks it.
+
+Recall and capture both start from `read_authority`: one transactional read of the admission, the
+conversation's credential slot, the workspace, the membership, the policy, the head and the key session.
+Capture then commits through `fence_actions`: condition checks that re-state, inside the write transaction,
+every predicate the snapshot was judged by, so whatever lands first wins cleanly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from workspace_memory import keys
+from workspace_memory.access import Workspace, write_condition
+from workspace_memory.admission import Admission, AdmissionRef, InvalidAdmission
+from workspace_memory.document import Head
+from workspace_memory.policy import Mode, Policy
+from workspace_memory.ports import Item, Table
+
+
+class Predicate(StrEnum):
+    """The fence predicates a refused capture names (stable, part of the API)."""
+
+    ADMISSION = "admission"
+    POLICY = "policy"
+    CONSENT = "consent"
+    CREDENTIAL = "credential"
+    KEY_SESSION = "key_session"
+    HEAD = "head"
+    OVERSIZED = "oversized"
+    ACCESS = "access"
+
+
+@dataclass(frozen=True)
+class Authority:
+    admission: Admission
+    slot: Item | None
+    workspace: Workspace | None
+    role: str | None
+    policy: Policy
+    head: Head
+    key_session: Item | None
+    revocation: Item | None
+
+    def has_access(self, now: float) -> bool:
+        """Whether the turn may still read memory at all (recall's `no_access`)."""
+        adm = self.admission
+        return (
+            adm.expires_at > now
+            and self.workspace is not None
+            and self.role is not None
+            and self.workspace.ai_enabled
+            and self.workspace.consent_revision == adm.consent_revision
+            and self.key_session_valid(now)
+        )
+
+    def slot_holds(self, now: float) -> bool:
+        slot = self.slot
+        return (
+            slot is not None
+            and slot.get("admissionId") == self.admission.id
+            and slot.get("nonceHash") == self.admission.nonce_hash
+            and int(slot.get("expiresAt", 0)) > now
+        )
+
+    def key_session_valid(self, now: float) -> bool:
+        if self.admission.key_session_id is None:
+            return True
+        ks = self.key_session
+        return ks is not None and self.revocation is None and int(ks["expiresAt"]) > now
+
+
+def read_authority(table: Table, admission_id: str, workspace_id: str, credential: str) -> Authority:
+    ref = AdmissionRef.parse(admission_id)
+    ks_keys: list[keys.Key] = []
+    if ref.key_session_id is not None:
+        ks_keys = [
+            keys.key_session(ref.workspace_id, ref.key_session_id),
+            keys.key_revocation(ref.workspace_id, ref.key_session_id),
+        ]
+    items = table.get_many(
+        [
+            keys.admission(admission_id),
+            keys.credential(ref.conversation_id),
+            keys.meta(ref.workspace_id),
+            keys.member(ref.workspace_id, ref.user_id),
+            keys.policy(ref.workspace_id),
+            keys.head(ref.workspace_id),
+            *ks_keys,
+        ]
+    )
+    admission_item, slot, meta, member, policy, head, *session = items
+    if admission_item is None:
+        raise InvalidAdmission("admission not recognized")
+    admission = Admission.from_item(admission_item)
+    admission.authenticate(ref, workspace_id, credential)
+    ks, revoked = session if session else (None, None)
+    return Authority(
+        admission=admission,
+        slot=slot,
+        workspace=Workspace.from_item(meta) if meta else None,
+        role=member["role"] if member else None,
+        policy=Policy.from_item(policy),
+        head=Head.from_item(head),
+        key_session=ks,
+        revocation=revoked,
+    )
+
+
+def fence_actions(
+    authority: Authority, now: float, receipt: dict[str, Any], request_hash: str
+) -> list[tuple[Predicate, dict[str, Any]]]:
+    """Condition checks (and the admission's consumption) that re-state the turn's authority at commit."""
+    adm = authority.admission
+    ws = adm.workspace_id
+    actions: list[tuple[Predicate, dict[str, Any]]] = [
+        (
+            Predicate.ADMISSION,
+            {
+                "Update": {
+                    "Key": keys.as_key(keys.admission(adm.id)),
+                    "UpdateExpression": "SET #status = :committed, captureRequestHash = :hash, "
+                    "captureReceipt = :receipt",
+                    "ConditionExpression": "#status = :admitted AND expiresAt > :now AND #mode = :auto "
+                    "AND workspaceId = :ws AND userId = :user",
+                    "ExpressionAttributeNames": {"#status": "status", "#mode": "mode"},
+                    "ExpressionAttributeValues": {
+                        ":committed": "committed",
+                        ":admitted": "admitted",
+                        ":hash": request_hash,
+                        ":receipt": receipt,
+                        ":now": int(now),
+                        ":auto": Mode.AUTO.value,
+                        ":ws": ws,
+                        ":user": adm.user_id,
+                    },
+                }
+            },
+        ),
+        (
+            Predicate.POLICY,
+            {
+                "ConditionCheck": {
+                    "Key": keys.as_key(keys.policy(ws)),
+                    "ConditionExpression": "#mode = :auto AND policyRevision = :rev AND clearGeneration = :gen",
+                    "ExpressionAttributeNames": {"#mode": "mode"},
+                    "ExpressionAttributeValues": {
+                        ":auto": Mode.AUTO.value,
+                        ":rev": adm.policy_revision,
+                        ":gen": adm.clear_generation,
+                    },
+                }
+            },
+        ),
+        (
+            Predicate.CONSENT,
+            {
+                "ConditionCheck": {
+                    "Key": keys.as_key(keys.meta(ws)),
+                    "ConditionExpression": "aiEnabled = :true AND consentRevision = :consent",
+                    "ExpressionAttributeValues": {":true": True, ":consent": adm.consent_revision},
+                }
+            },
+        ),
+        (
+            Predicate.CREDENTIAL,
+            {
+                "ConditionCheck": {
+                    "Key": keys.as_key(keys.credential(adm.conversation_id)),
+                    "ConditionExpression": "admissionId = :adm AND nonceHash = :nonce AND expiresAt > :now",
+                    "ExpressionAttributeValues": {":adm": adm.id, ":nonce": adm.nonce_hash, ":now": int(now)},
+                }
+            },
+        ),
+    ]
+    if authority.workspace is not None:
+        actions.append((Predicate.ACCESS, write_condition(authority.workspace, adm.user_id)))
+    if adm.key_session_id is not None:
+        actions += [
+            (
+                Predicate.KEY_SESSION,
+                {
+                    "ConditionCheck": {
+                        "Key": keys.as_key(keys.key_session(ws, adm.key_session_id)),
+                        "ConditionExpression": "expiresAt > :now",
+                        "ExpressionAttributeValues": {":now": int(now)},
+                    }
+                },
+            ),
+            (
+                Predicate.KEY_SESSION,
+                {
+                    "ConditionCheck": {
+                        "Key": keys.as_key(keys.key_revocation(ws, adm.key_session_id)),
+                        "ConditionExpression": "attribute_not_exists(pk)",
+                    }
+                },
+            ),
+        ]
+    return actions
+
+
+PREDICATE_PRIORITY = (
+    Predicate.ADMISSION,
+    Predicate.CREDENTIAL,
+    Predicate.CONSENT,
+    Predicate.KEY_SESSION,
+    Predicate.POLICY,
+    Predicate.ACCESS,
+    Predicate.HEAD,
+)
+"""When several conditions fail together, the one named is the most fundamental."""

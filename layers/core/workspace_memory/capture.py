@@ -1,0 +1,283 @@
+"""Automatic capture: the agent's only way to write memory, and proposals for humans to apply.
+
+In `auto` an edit commits only through the fence: one transaction that creates the version, moves the head
+from exactly the base the agent saw, consumes the admission, and re-checks every predicate the turn was
+admitted under. In `read_only` the same edits come back as a proposal stamped with the clear generation; in
+`off` nothing happens. A version conflict never rebases: the change comes back as a proposal against the
+newer text, which stays untouched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from workspace_memory import keys
+from workspace_memory.access import load_caller
+from workspace_memory.authority import PREDICATE_PRIORITY, Authority, Predicate, fence_actions, read_authority
+from workspace_memory.clock import Clock
+from workspace_memory.document import (
+    RECALL_MAX_BYTES,
+    Commit,
+    Head,
+    Op,
+    document_context,
+    prepare_version,
+    version_actions,
+)
+from workspace_memory.edits import Edit, EditsRejected, apply_edits
+from workspace_memory.errors import Conflict, InvalidInput, StaleBaseVersion
+from workspace_memory.policy import Mode, Policy
+from workspace_memory.ports import Cipher, Table, TransactionCancelled
+
+EDITS = TypeAdapter(list[Edit])
+
+
+class Outcome(StrEnum):
+    COMMITTED = "committed"
+    PROPOSAL = "proposal"
+    NOOP = "noop"
+    CONFLICT = "conflict"
+    REFUSED = "refused"
+
+
+class InvalidEdits(InvalidInput):
+    code = "INVALID_EDITS"
+
+
+class ProposalCleared(Conflict):
+    """The proposal was made before a Clear: applying it would resurrect cleared memory."""
+
+    code = "PROPOSAL_CLEARED"
+
+
+@dataclass(frozen=True)
+class Proposal:
+    edits: list[dict[str, Any]]
+    base_version: int
+    clear_generation: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"edits": self.edits, "baseVersion": self.base_version, "clearGeneration": self.clear_generation}
+
+
+@dataclass(frozen=True)
+class CaptureResult:
+    outcome: Outcome
+    version: int | None = None
+    predicate: Predicate | None = None
+    proposal: Proposal | None = None
+    receipt: dict[str, Any] | None = None
+    replayed: bool = False
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"outcome": self.outcome.value}
+        if self.version is not None:
+            out["version"] = self.version
+        if self.predicate is not None:
+            out["predicate"] = self.predicate.value
+        if self.proposal is not None:
+            out["proposal"] = self.proposal.as_dict()
+        if self.receipt is not None:
+            out["receipt"] = self.receipt
+        if self.replayed:
+            out["replayed"] = True
+        return out
+
+
+def parse_edits(raw: Sequence[Any]) -> list[Edit]:
+    try:
+        return EDITS.validate_python(list(raw))
+    except ValueError:
+        # pydantic's message would quote the line text; only say where the problem is.
+        raise InvalidEdits(
+            "edits are malformed: each is add{line,heading?}, replace{old,new} or remove{line}"
+        ) from None
+
+
+def request_hash(edits: Sequence[Edit], base_version: int) -> str:
+    canonical = json.dumps(
+        {"edits": [e.model_dump(exclude_none=True) for e in edits], "baseVersion": base_version},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _apply(text: str, edits: Sequence[Edit]) -> str:
+    try:
+        return apply_edits(text, edits).text
+    except EditsRejected as exc:
+        problems = [{"index": p.index, "reason": p.reason} for p in exc.problems]
+        raise InvalidEdits("edits rejected", problems=problems) from None
+
+
+class CaptureService:
+    def __init__(self, table: Table, cipher: Cipher, clock: Clock) -> None:
+        self._table = table
+        self._cipher = cipher
+        self._clock = clock
+
+    def capture(
+        self,
+        workspace_id: str,
+        admission_id: str,
+        credential: str,
+        raw_edits: Sequence[Any],
+        base_version: int,
+        idempotency_key: str | None,
+    ) -> CaptureResult:
+        if idempotency_key != f"memory:{admission_id}":
+            raise InvalidInput("Idempotency-Key must be memory:<admissionId>")
+        edits = parse_edits(raw_edits)
+        digest = request_hash(edits, base_version)
+        authority = read_authority(self._table, admission_id, workspace_id, credential)
+        replay = self._replay(authority, digest)
+        if replay is not None:
+            return replay
+        mode = authority.admission.mode
+        if mode == Mode.OFF.value:
+            return CaptureResult(Outcome.NOOP)
+        head = authority.head
+        current = self._text(workspace_id, head)
+        if mode == Mode.READ_ONLY.value:
+            _apply(current, edits)  # a proposal must apply to the text it is stamped against
+            return CaptureResult(Outcome.PROPOSAL, proposal=self._proposal(edits, head, authority.policy))
+        # From here the transaction decides: no predicate is judged on the snapshot, so a competing
+        # event that lands between the read and the write is named by the cancellation reasons.
+        if head.bytes > RECALL_MAX_BYTES:
+            return CaptureResult(Outcome.REFUSED, predicate=Predicate.OVERSIZED)
+        updated = _apply(current, edits)
+        if updated == current:
+            return CaptureResult(Outcome.NOOP, version=head.version)
+        if len(updated.encode("utf-8")) > RECALL_MAX_BYTES:
+            return CaptureResult(Outcome.REFUSED, predicate=Predicate.OVERSIZED)
+        now = self._clock.now()
+        return self._commit(authority, credential, updated, base_version, digest, now, edits)
+
+    def _commit(
+        self,
+        authority: Authority,
+        credential: str,
+        updated: str,
+        base: int,
+        digest: str,
+        now: float,
+        edits: Sequence[Edit],
+    ) -> CaptureResult:
+        adm = authority.admission
+        prepared = prepare_version(
+            self._cipher, adm.workspace_id, content=updated, base=base, op=Op.CAPTURE, author=adm.user_id, now=now
+        )
+        receipt = {
+            "admissionId": adm.id,
+            "version": prepared.info.version,
+            "ciphertextSha256": prepared.info.ciphertext_sha256,
+            "bytes": prepared.info.bytes,
+            "committedAt": prepared.info.created_at,
+        }
+        fence = fence_actions(authority, now, receipt, digest)
+        actions = [*version_actions(prepared, base), *(action for _, action in fence)]
+        predicates = [Predicate.HEAD, Predicate.HEAD, *(predicate for predicate, _ in fence)]
+        try:
+            self._table.transact(actions)
+        except TransactionCancelled as exc:
+            if not exc.only_conditions:
+                raise
+            named = {predicates[i] for i in exc.failed()}
+            predicate = next(p for p in PREDICATE_PRIORITY if p in named)
+            if predicate is Predicate.ADMISSION:
+                # A concurrent identical request may have committed: replay it rather than refuse.
+                again = read_authority(self._table, adm.id, adm.workspace_id, credential)
+                replay = self._replay(again, digest)
+                if replay is not None:
+                    return replay
+            if predicate is Predicate.HEAD:
+                fresh = Head.from_item(self._table.get(*keys.head(adm.workspace_id)))
+                return self._conflict(edits, fresh, authority.policy, self._text(adm.workspace_id, fresh))
+            return CaptureResult(Outcome.REFUSED, predicate=predicate)
+        return CaptureResult(Outcome.COMMITTED, version=prepared.info.version, receipt=receipt)
+
+    def _replay(self, authority: Authority, digest: str) -> CaptureResult | None:
+        adm = authority.admission
+        if adm.status != "committed":
+            return None
+        if adm.capture_request_hash != digest or adm.capture_receipt is None:
+            return CaptureResult(Outcome.REFUSED, predicate=Predicate.ADMISSION)
+        receipt = adm.capture_receipt
+        return CaptureResult(Outcome.COMMITTED, version=int(receipt["version"]), receipt=receipt, replayed=True)
+
+    def _conflict(self, edits: Sequence[Edit], head: Head, policy: Policy, current: str) -> CaptureResult:
+        try:
+            _apply(current, edits)
+        except InvalidEdits:
+            return CaptureResult(Outcome.CONFLICT, predicate=Predicate.HEAD, version=head.version)
+        return CaptureResult(
+            Outcome.CONFLICT,
+            predicate=Predicate.HEAD,
+            version=head.version,
+            proposal=self._proposal(edits, head, policy),
+        )
+
+    @staticmethod
+    def _proposal(edits: Sequence[Edit], head: Head, policy: Policy) -> Proposal:
+        return Proposal([e.model_dump(exclude_none=True) for e in edits], head.version, policy.clear_generation)
+
+    def _text(self, workspace_id: str, head: Head) -> str:
+        if head.ciphertext is None:
+            return ""
+        return self._cipher.decrypt(head.ciphertext, document_context(workspace_id, head.version)).decode("utf-8")
+
+    # -- humans applying a proposal -------------------------------------------------------------
+
+    def apply_proposal(
+        self, user_id: str, workspace_id: str, raw_edits: Sequence[Any], clear_generation: int, base: int
+    ) -> Commit:
+        """A member with write right applies a proposal as a normal Save; one made before a Clear is refused."""
+        edits = parse_edits(raw_edits)
+        caller, (policy_item, head_item) = load_caller(
+            self._table, workspace_id, user_id, [keys.policy(workspace_id), keys.head(workspace_id)]
+        )
+        caller.require_write()
+        policy = Policy.from_item(policy_item)
+        if policy.clear_generation != clear_generation:
+            raise ProposalCleared("the memory was cleared after this proposal was made")
+        head = Head.from_item(head_item)
+        if head.version != base:
+            raise StaleBaseVersion(f"base version {base} is not the current version", current_version=head.version)
+        updated = _apply(self._text(workspace_id, head), edits)
+        prepared = prepare_version(
+            self._cipher, workspace_id, content=updated, base=base, op=Op.SAVE, author=user_id, now=self._clock.now()
+        )
+        # The generation seen must still hold when the write lands (a Clear creates the row if absent).
+        generation: dict[str, Any] = (
+            {"ConditionExpression": "attribute_not_exists(pk)"}
+            if policy_item is None
+            else {
+                "ConditionExpression": "clearGeneration = :gen",
+                "ExpressionAttributeValues": {":gen": clear_generation},
+            }
+        )
+        actions = [
+            *version_actions(prepared, base),
+            caller.write_condition(),
+            {"ConditionCheck": {"Key": keys.as_key(keys.policy(workspace_id)), **generation}},
+        ]
+        try:
+            self._table.transact(actions)
+        except TransactionCancelled as exc:
+            if 3 in exc.failed():
+                raise ProposalCleared("the memory was cleared after this proposal was made") from None
+            fresh = Head.from_item(self._table.get(*keys.head(workspace_id)))
+            raise StaleBaseVersion(
+                f"base version {base} is not the current version", current_version=fresh.version
+            ) from None
+        return Commit(prepared.info)

@@ -1,0 +1,177 @@
+"""Per-session working notes (DESIGN §8): one encrypted, revisioned item per agent session.
+
+The agent's `working_notes_*` tools are the only writers. Every write is a compare-and-set on the
+revision, so revisions are strictly monotonic and two writers can never both claim the same revision;
+the tool-facing `update` retries a lost race exactly once and then reports the conflict. Notes are
+bounded (32 KiB UTF-8) and refused, never truncated, above the cap. The item holds only ciphertext,
+its digest, sizes and revision: never the text. A TTL, refreshed on every write, lets abandoned
+sessions expire.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from workspace_memory import keys
+from workspace_memory.clock import Clock, iso
+from workspace_memory.errors import Conflict, DecryptionFailed, InvalidInput, PayloadTooLarge
+from workspace_memory.ports import Cipher, ConditionFailed, Item, Table
+
+NOTES_MAX_BYTES = 32 * 1024
+"""Cap on the UTF-8 size of one session's notes; exactly this many bytes is accepted."""
+
+NOTES_TTL_SECONDS = 30 * 86400
+"""A session untouched this long expires; every write pushes the expiry out again."""
+
+SESSION_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+
+
+class NotesTooLarge(PayloadTooLarge):
+    code = "NOTES_TOO_LARGE"
+
+
+class NotesConflict(Conflict):
+    """The caller's expected revision was not the stored one; `current_revision` is what is stored."""
+
+    code = "NOTES_REVISION_CONFLICT"
+
+    def __init__(self, expected_revision: int, current_revision: int) -> None:
+        super().__init__(
+            f"expected notes revision {expected_revision}, current is {current_revision}",
+            current_revision=current_revision,
+        )
+        self.current_revision = current_revision
+
+
+@dataclass(frozen=True)
+class Notes:
+    text: str
+    revision: int
+    bytes: int
+    updated_at: str | None
+
+    @property
+    def empty(self) -> bool:
+        return self.text == ""
+
+
+def notes_context(session_id: str, revision: int) -> dict[str, str]:
+    """Binds a ciphertext to its session and revision: a copy into another slot fails to decrypt."""
+    return {"session": session_id, "kind": "notes", "revision": str(revision)}
+
+
+def validate_session_id(session_id: object) -> str:
+    if not isinstance(session_id, str) or not SESSION_ID.fullmatch(session_id):
+        raise InvalidInput("session id must be 1-128 characters of A-Z a-z 0-9 . _ : -")
+    return session_id
+
+
+def encode_notes(text: object) -> bytes:
+    """The UTF-8 bytes of `text`, refused (with sizes only) above the cap."""
+    if not isinstance(text, str):
+        raise InvalidInput("notes must be a string")
+    try:
+        raw = text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput("notes must be valid Unicode text (no lone surrogates)") from None
+    if len(raw) > NOTES_MAX_BYTES:
+        raise NotesTooLarge(
+            f"notes are {len(raw)} bytes; the cap is {NOTES_MAX_BYTES}", size=len(raw), limit=NOTES_MAX_BYTES
+        )
+    return raw
+
+
+def _revision_of(item: Item | None) -> int:
+    return 0 if item is None else int(item["revision"])
+
+
+class NotesService:
+    def __init__(self, table: Table, cipher: Cipher, clock: Clock) -> None:
+        self._table = table
+        self._cipher = cipher
+        self._clock = clock
+
+    def get(self, session_id: str) -> Notes:
+        """The current notes; a session never written (revision 0) or expired reads as empty."""
+        validate_session_id(session_id)
+        item = self._table.get(*keys.notes(session_id))
+        if item is None:
+            return Notes("", 0, 0, None)
+        revision = _revision_of(item)
+        if self._expired(item):
+            # TTL deletion lags expiry (up to days): an expired item reads as empty, but keeps its
+            # revision so a writer's compare-and-set against it still lines up.
+            return Notes("", revision, 0, None)
+        ciphertext = bytes(item["ciphertext"])
+        if hashlib.sha256(ciphertext).hexdigest() != item.get("sha256"):
+            raise DecryptionFailed("notes ciphertext does not match its recorded digest")
+        text = self._cipher.decrypt(ciphertext, notes_context(session_id, revision)).decode("utf-8")
+        return Notes(text, revision, len(text.encode("utf-8")), item.get("updatedAt"))
+
+    def put(self, session_id: str, text: str, expected_revision: int, *, workspace_id: str | None = None) -> Notes:
+        """Replace the notes iff the stored revision is `expected_revision` (0: none yet); writes +1.
+
+        An empty text is a write like any other (a new revision with empty content), so clearing stays
+        revision-checked and a racing writer still conflicts.
+        """
+        validate_session_id(session_id)
+        raw = encode_notes(text)
+        if isinstance(expected_revision, bool) or not isinstance(expected_revision, int) or expected_revision < 0:
+            raise InvalidInput("expected revision must be a non-negative integer")
+        revision = expected_revision + 1
+        now = self._clock.now()
+        ciphertext = self._cipher.encrypt(raw, notes_context(session_id, revision))
+        item: Item = {
+            **keys.as_key(keys.notes(session_id)),
+            "ciphertext": ciphertext,
+            "sha256": hashlib.sha256(ciphertext).hexdigest(),
+            "bytes": len(raw),
+            "revision": revision,
+            "updatedAt": iso(now),
+            "ttl": int(now) + NOTES_TTL_SECONDS,
+        }
+        if workspace_id is not None:
+            item["workspaceId"] = workspace_id
+        condition, values = self._revision_condition(expected_revision)
+        try:
+            self._table.put(item, condition=condition, values=values)
+        except ConditionFailed:
+            # Re-read rather than trust `ConditionFailed.old`: the DynamoDB adapter passes that through
+            # in wire form (attribute-typed), since boto3 does not deserialize error responses.
+            raise NotesConflict(expected_revision, self._current_revision(session_id)) from None
+        return Notes(text, revision, len(raw), item["updatedAt"])
+
+    def update(self, session_id: str, text: str, *, workspace_id: str | None = None) -> Notes:
+        """The `working_notes_update` tool: last writer wins, but never silently.
+
+        One bounded retry against the revision the conflict reported; a second loss propagates as
+        NotesConflict so the turn can say so rather than spin.
+        """
+        validate_session_id(session_id)
+        encode_notes(text)  # refuse over-cap text before touching the store
+        expected = self._current_revision(session_id)
+        try:
+            return self.put(session_id, text, expected, workspace_id=workspace_id)
+        except NotesConflict as exc:
+            return self.put(session_id, text, exc.current_revision, workspace_id=workspace_id)
+
+    def clear(self, session_id: str, *, workspace_id: str | None = None) -> Notes:
+        """The `working_notes_clear` tool: an update to the empty text."""
+        return self.update(session_id, "", workspace_id=workspace_id)
+
+    def _current_revision(self, session_id: str) -> int:
+        """Only the revision: a writer need not decrypt what it is about to replace."""
+        return _revision_of(self._table.get(*keys.notes(session_id)))
+
+    def _expired(self, item: Item) -> bool:
+        ttl = item.get("ttl")
+        return ttl is not None and int(ttl) <= self._clock.now()
+
+    @staticmethod
+    def _revision_condition(expected_revision: int) -> tuple[str, dict[str, Any] | None]:
+        if expected_revision == 0:
+            return "attribute_not_exists(pk)", None
+        return "revision = :expected", {":expected": expected_revision}

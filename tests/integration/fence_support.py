@@ -1,0 +1,73 @@
+"""Builders for admission/recall/capture tests: a workspace in `auto` with AI on and a saved document."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+
+from workspace_memory.access import Role, ShareType
+from workspace_memory.admission import Admitted, MemoryState
+from workspace_memory.bootstrap import Services, build_services
+from workspace_memory.capture import CaptureResult
+from workspace_memory.clock import ManualClock
+from workspace_memory.policy import Mode
+from workspace_memory.settings import Settings
+
+DOC = "# Memory\n- first fact\n"
+
+
+@dataclass
+class Scene:
+    svc: Services
+    clock: ManualClock
+    owner: str
+    ws: str
+
+    def admit(
+        self,
+        conv: str | None = None,
+        *,
+        key: str | None = None,
+        state: MemoryState | None = None,
+        key_session: str | None = None,
+        user: str | None = None,
+    ) -> Admitted:
+        return self.svc.admission.admit(
+            conversation_id=conv or f"conv-{uuid.uuid4().hex[:8]}",
+            workspace_id=self.ws,
+            user_id=user or self.owner,
+            idempotency_key=key or uuid.uuid4().hex,
+            memory_state=state,
+            key_session_id=key_session,
+        )
+
+    def capture(self, admitted: Admitted, line: str, base: int, *, op: str = "add") -> CaptureResult:
+        edit = {"op": op, "line": line}
+        adm = admitted.admission
+        return self.svc.capture.capture(self.ws, adm.id, admitted.credential, [edit], base, f"memory:{adm.id}")
+
+    def head(self) -> tuple[int, str]:
+        doc = self.svc.document.read(self.owner, self.ws)
+        return doc.version, doc.content
+
+    def set_mode(self, mode: Mode) -> None:
+        current = self.svc.policy.get(self.owner, self.ws)
+        self.svc.policy.set(self.owner, self.ws, mode, current.revision)
+
+
+def make_scene(settings: Settings, *, mode: Mode = Mode.AUTO, content: str | None = DOC) -> Scene:
+    clock = ManualClock(time.time())
+    svc = build_services(settings, clock=clock)
+    owner = f"owner-{uuid.uuid4().hex[:8]}"
+    ws = svc.access.create_workspace(owner, "fence", ShareType.SHARED)
+    svc.access.set_ai(owner, ws, True)
+    if mode is not Mode.READ_ONLY:
+        svc.policy.set(owner, ws, mode, 0)
+    if content is not None:
+        svc.document.save(owner, ws, content, 0)
+    return Scene(svc, clock, owner, ws)
+
+
+def add_member(scene: Scene, user: str, role: Role) -> None:
+    scene.svc.access.put_member(scene.owner, scene.ws, user, role)

@@ -1,0 +1,304 @@
+"""Unit tests for the working-notes rules, over in-memory fakes of the table and cipher (no sockets)."""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from workspace_memory import keys
+from workspace_memory.clock import ManualClock, iso
+from workspace_memory.errors import DecryptionFailed, InvalidInput, PayloadTooLarge
+from workspace_memory.notes import (
+    NOTES_MAX_BYTES,
+    NOTES_TTL_SECONDS,
+    Notes,
+    NotesConflict,
+    NotesService,
+    NotesTooLarge,
+)
+from workspace_memory.ports import ConditionFailed, Item
+
+pytestmark = pytest.mark.unit
+
+SID = "sess-1"
+
+
+class FakeCipher:
+    """Reverses the bytes behind a serial-number header and remembers the context of each ciphertext."""
+
+    def __init__(self) -> None:
+        self.contexts: list[dict[str, str]] = []
+
+    def encrypt(self, plaintext: bytes, context: Mapping[str, str]) -> bytes:
+        self.contexts.append(dict(context))
+        return f"{len(self.contexts) - 1}|".encode() + plaintext[::-1]
+
+    def decrypt(self, ciphertext: bytes, context: Mapping[str, str]) -> bytes:
+        serial, _, body = ciphertext.partition(b"|")
+        if self.contexts[int(serial)] != dict(context):
+            raise DecryptionFailed("encryption context mismatch")
+        return body[::-1]
+
+
+class FakeTable:
+    """`ports.Table` in a dict, with just the conditions the notes service uses.
+
+    `interfere`, when set, runs before each conditional put is judged: it stands for another writer
+    landing first.
+    """
+
+    def __init__(self) -> None:
+        self.items: dict[tuple[str, str], Item] = {}
+        self.attempts = 0
+        self.interfere: Callable[[FakeTable], None] | None = None
+
+    def get(self, pk: str, sk: str) -> Item | None:
+        item = self.items.get((pk, sk))
+        return copy.deepcopy(item)
+
+    def get_many(self, keys: Sequence[tuple[str, str]]) -> list[Item | None]:
+        raise AssertionError("not used by notes")
+
+    def query(
+        self, pk: str, sk_prefix: str, *, limit: int, newest_first: bool, start_after: str | None = None
+    ) -> list[Item]:
+        raise AssertionError("not used by notes")
+
+    def transact(self, actions: Sequence[Mapping[str, Any]]) -> None:
+        raise AssertionError("not used by notes")
+
+    def put(self, item: Item, *, condition: str | None = None, values: Mapping[str, Any] | None = None) -> None:
+        key = (item["pk"], item["sk"])
+        if condition is not None:
+            self.attempts += 1
+            if self.interfere is not None:
+                self.interfere(self)
+            old = self.items.get(key)
+            if condition == "attribute_not_exists(pk)":
+                holds = old is None
+            elif condition == "revision = :expected":
+                assert values is not None
+                holds = old is not None and old["revision"] == values[":expected"]
+            else:
+                raise AssertionError(f"unexpected condition {condition!r}")
+            if not holds:
+                raise ConditionFailed(copy.deepcopy(old))
+        self.items[key] = copy.deepcopy(item)
+
+    def bump(self, session_id: str) -> None:
+        """Another writer's commit: the revision moves on under us."""
+        key = keys.notes(session_id)
+        current = self.items.get(key)
+        revision = 0 if current is None else int(current["revision"])
+        self.items[key] = {**(current or keys.as_key(key)), "revision": revision + 1}
+
+
+@pytest.fixture
+def table() -> FakeTable:
+    return FakeTable()
+
+
+@pytest.fixture
+def cipher() -> FakeCipher:
+    return FakeCipher()
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def notes(table: FakeTable, cipher: FakeCipher, clock: ManualClock) -> NotesService:
+    return NotesService(table, cipher, clock)
+
+
+# --- reads and the item shape --------------------------------------------------------------------
+
+
+def test_a_new_session_has_empty_notes_at_revision_zero(notes: NotesService) -> None:
+    assert notes.get("never-written") == Notes("", 0, 0, None)
+    assert notes.get("never-written").empty
+
+
+def test_round_trip_stores_only_ciphertext_bound_to_session_and_revision(
+    notes: NotesService, table: FakeTable, cipher: FakeCipher, clock: ManualClock
+) -> None:
+    written = notes.put(SID, "plan: step one", 0, workspace_id="ws-1")
+    assert written == Notes("plan: step one", 1, 14, iso(clock.now()))
+    assert notes.get(SID) == written
+    assert cipher.contexts == [{"session": SID, "kind": "notes", "revision": "1"}]
+    item = table.items[keys.notes(SID)]
+    assert set(item) == {"pk", "sk", "ciphertext", "sha256", "bytes", "revision", "updatedAt", "ttl", "workspaceId"}
+    assert (item["pk"], item["sk"]) == ("SESSION#sess-1", "NOTES")
+    assert item["revision"] == 1
+    assert item["bytes"] == 14
+    assert item["workspaceId"] == "ws-1"
+    assert item["ttl"] == int(clock.now()) + NOTES_TTL_SECONDS
+    assert b"plan: step one" not in item["ciphertext"]
+
+
+def test_each_write_advances_the_revision_and_refreshes_the_ttl(
+    notes: NotesService, table: FakeTable, clock: ManualClock
+) -> None:
+    assert notes.update(SID, "one").revision == 1
+    clock.advance(10 * 86400)
+    assert notes.update(SID, "two").revision == 2
+    assert table.items[keys.notes(SID)]["ttl"] == int(clock.now()) + NOTES_TTL_SECONDS
+    assert notes.get(SID).text == "two"
+
+
+def test_clear_is_a_new_revision_with_empty_content(notes: NotesService) -> None:
+    notes.update(SID, "something")
+    cleared = notes.clear(SID)
+    assert (cleared.text, cleared.revision, cleared.bytes) == ("", 2, 0)
+    assert notes.get(SID) == cleared
+    assert notes.get(SID).empty
+
+
+def test_an_expired_item_reads_empty_but_keeps_its_revision(notes: NotesService, clock: ManualClock) -> None:
+    notes.update(SID, "old")
+    clock.advance(NOTES_TTL_SECONDS)
+    assert notes.get(SID) == Notes("", 1, 0, None)
+    assert notes.update(SID, "fresh").revision == 2
+    assert notes.get(SID).text == "fresh"
+
+
+def test_a_tampered_ciphertext_or_one_moved_between_sessions_is_refused(notes: NotesService, table: FakeTable) -> None:
+    notes.put("a", "alpha", 0)
+    notes.put("b", "bravo", 0)
+    moved = table.items[keys.notes("a")]
+    table.items[keys.notes("b")] = {**moved, **keys.as_key(keys.notes("b"))}
+    with pytest.raises(DecryptionFailed):
+        notes.get("b")
+    table.items[keys.notes("a")]["ciphertext"] += b"x"
+    with pytest.raises(DecryptionFailed):
+        notes.get("a")
+
+
+# --- the cap -------------------------------------------------------------------------------------
+
+
+def test_exactly_the_cap_is_accepted(notes: NotesService) -> None:
+    text = "a" * NOTES_MAX_BYTES
+    assert notes.update(SID, text).bytes == 32768
+    assert notes.get(SID).text == text
+
+
+def test_one_byte_over_the_cap_is_refused_and_the_notes_are_unchanged(notes: NotesService, table: FakeTable) -> None:
+    before = notes.update(SID, "keep me")
+    attempts = table.attempts
+    writes: list[Callable[[], object]] = [
+        lambda: notes.update(SID, "b" * (NOTES_MAX_BYTES + 1)),
+        lambda: notes.put(SID, "b" * (NOTES_MAX_BYTES + 1), 1),
+    ]
+    for write in writes:
+        with pytest.raises(NotesTooLarge) as info:
+            write()
+        assert isinstance(info.value, PayloadTooLarge)
+        assert info.value.code == "NOTES_TOO_LARGE"
+        assert str(info.value) == "notes are 32769 bytes; the cap is 32768"
+        assert info.value.details == {"size": 32769, "limit": 32768}
+    assert table.attempts == attempts, "an over-cap write must not reach the store"
+    assert notes.get(SID) == before
+
+
+@pytest.mark.parametrize(("char", "width"), [("é", 2), ("€", 3), ("😀", 4)])
+def test_the_cap_counts_utf8_bytes_not_characters(notes: NotesService, char: str, width: int) -> None:
+    fits = char * (NOTES_MAX_BYTES // width)
+    saved = notes.update(SID, fits)
+    assert saved.bytes == len(fits) * width <= NOTES_MAX_BYTES
+    assert notes.get(SID).bytes == saved.bytes
+    over = char * (NOTES_MAX_BYTES // width + 1)
+    with pytest.raises(NotesTooLarge):
+        notes.update(SID, over)
+    assert notes.get(SID).text == fits
+
+
+def test_text_that_is_not_encodable_is_invalid(notes: NotesService) -> None:
+    with pytest.raises(InvalidInput):
+        notes.update(SID, "lone \ud800 surrogate")
+
+
+# --- session ids and revisions -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "session_id", ["", "a" * 129, "has space", "a/b", "SESSION#x", "ünïcode", "line\nbreak", "tab\t"]
+)
+def test_invalid_session_ids_are_refused(notes: NotesService, table: FakeTable, session_id: str) -> None:
+    calls: list[Callable[[], object]] = [
+        lambda: notes.get(session_id),
+        lambda: notes.put(session_id, "x", 0),
+        lambda: notes.update(session_id, "x"),
+        lambda: notes.clear(session_id),
+    ]
+    for call in calls:
+        with pytest.raises(InvalidInput):
+            call()
+    assert table.items == {}
+
+
+@pytest.mark.parametrize("session_id", ["a", "a" * 128, "Sess-1.2_3:4"])
+def test_valid_session_ids_are_accepted(notes: NotesService, session_id: str) -> None:
+    assert notes.update(session_id, "x").revision == 1
+
+
+@pytest.mark.parametrize("expected", [-1, True])
+def test_expected_revision_must_be_a_non_negative_int(notes: NotesService, expected: int) -> None:
+    with pytest.raises(InvalidInput):
+        notes.put(SID, "x", expected)
+
+
+def test_a_stale_expected_revision_conflicts_and_changes_nothing(notes: NotesService) -> None:
+    notes.put(SID, "first", 0)
+    second = notes.put(SID, "second", 1)
+    for stale in (0, 1, 5):
+        with pytest.raises(NotesConflict) as info:
+            notes.put(SID, "stale", stale)
+        assert info.value.code == "NOTES_REVISION_CONFLICT"
+        assert info.value.current_revision == 2
+        assert info.value.details == {"current_revision": 2}
+        assert re.fullmatch(r"expected notes revision \d+, current is 2", str(info.value))
+    assert notes.get(SID) == second
+
+
+# --- the one bounded retry -----------------------------------------------------------------------
+
+
+def test_update_retries_once_after_losing_a_race(notes: NotesService, table: FakeTable) -> None:
+    notes.update(SID, "base")
+    table.attempts = 0
+
+    def first_attempt_loses(t: FakeTable) -> None:
+        if t.attempts == 1:
+            t.bump(SID)
+
+    table.interfere = first_attempt_loses
+    saved = notes.update(SID, "mine")
+    assert table.attempts == 2
+    assert saved.revision == 3
+    assert notes.get(SID) == saved
+
+
+def test_update_gives_up_after_exactly_two_attempts(notes: NotesService, table: FakeTable) -> None:
+    notes.update(SID, "base")
+    table.attempts = 0
+    table.interfere = lambda t: t.bump(SID)
+    with pytest.raises(NotesConflict) as info:
+        notes.update(SID, "mine")
+    assert table.attempts == 2
+    assert info.value.current_revision == 3
+
+
+def test_update_of_a_new_session_retries_when_another_writer_creates_it_first(
+    notes: NotesService, table: FakeTable
+) -> None:
+    table.interfere = lambda t: t.bump(SID) if t.attempts == 1 else None
+    saved = notes.update(SID, "mine")
+    assert (table.attempts, saved.revision) == (2, 2)
+    assert notes.get(SID).text == "mine"

@@ -25,7 +25,7 @@ LINE = "- captured by the agent"
 class Event:
     name: str
     predicate: Predicate
-    land: Callable[[Scene, Admitted], None]
+    land: Callable[[Scene, Admitted], object]
     needs_key_session: bool = False
 
 

@@ -30,7 +30,7 @@ ADMISSION_TTL_SECONDS = 15 * 60
 RETENTION_SECONDS = 24 * 3600
 """Admissions and slots outlive their expiry by a day (TTL), so late calls are refused, not unknown."""
 
-_CONVERSATION_ID = re.compile(r"^[A-Za-z0-9.:-]{1,128}$")
+_CONVERSATION_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 _IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 
@@ -97,7 +97,7 @@ class AdmissionRef:
 
 def validate_conversation_id(conversation_id: str) -> str:
     if not _CONVERSATION_ID.fullmatch(conversation_id):
-        raise InvalidInput("conversation id must be 1-128 characters of A-Z a-z 0-9 . : -")
+        raise InvalidInput("conversation id must be 1-128 characters of A-Z a-z 0-9 . _ : -")
     return conversation_id
 
 

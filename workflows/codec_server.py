@@ -30,9 +30,9 @@ from google.protobuf.json_format import MessageToDict, ParseDict, ParseError
 from temporalio.api.common.v1 import Payload, Payloads
 from temporalio.converter import PayloadCodec
 
-from workflows.codec import KmsPayloadCodec
 from workspace_memory.adapters.aws import build_clients
 from workspace_memory.adapters.kms_cipher import KmsCipher
+from workspace_memory.adapters.temporal_codec import KmsPayloadCodec
 from workspace_memory.settings import Settings
 
 DEFAULT_PORT = 8888

@@ -27,8 +27,15 @@ from temporalio.api.failure.v1 import Failure
 from temporalio.client import Client
 
 from scripts.localstack.resources import LocalResources
-from workflows.codec import CODEC_KEY, CODEC_NAME, ENCODING, PAYLOAD_CONTEXT, data_converter, is_encrypted
 from workflows.codec_server import CodecHTTPServer
+from workspace_memory.adapters.temporal_codec import (
+    CODEC_KEY,
+    CODEC_NAME,
+    ENCODING,
+    PAYLOAD_CONTEXT,
+    data_converter,
+    is_encrypted,
+)
 from workspace_memory.bootstrap import Services
 from workspace_memory.errors import DecryptionFailed
 

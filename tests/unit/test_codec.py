@@ -16,7 +16,8 @@ from pydantic import BaseModel
 from temporalio.api.common.v1 import Payload
 from temporalio.api.failure.v1 import Failure
 
-from workflows.codec import (
+from workflows.codec_server import CodecHTTPServer, Response, handle_request, is_loopback
+from workspace_memory.adapters.temporal_codec import (
     CODEC_KEY,
     CODEC_NAME,
     ENCODING,
@@ -25,7 +26,6 @@ from workflows.codec import (
     data_converter,
     is_encrypted,
 )
-from workflows.codec_server import CodecHTTPServer, Response, handle_request, is_loopback
 from workspace_memory.ports import Cipher
 
 pytestmark = pytest.mark.unit

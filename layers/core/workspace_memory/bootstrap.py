@@ -10,6 +10,7 @@ from workspace_memory.access import AccessService
 from workspace_memory.adapters.aws import AwsClients, build_clients
 from workspace_memory.adapters.dynamo import DynamoTable
 from workspace_memory.adapters.kms_cipher import KmsCipher
+from workspace_memory.adapters.temporal_turns import TemporalTurns
 from workspace_memory.admission import AdmissionService
 from workspace_memory.capture import CaptureService
 from workspace_memory.clock import Clock, SystemClock
@@ -19,6 +20,7 @@ from workspace_memory.notes import NotesService
 from workspace_memory.policy import PolicyService
 from workspace_memory.recall import RecallService
 from workspace_memory.settings import Settings
+from workspace_memory.turns import TurnService
 
 
 @dataclass(frozen=True)
@@ -63,3 +65,10 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
 @functools.cache
 def services() -> Services:
     return build_services(Settings.from_environ(os.environ))
+
+
+@functools.cache
+def turn_service() -> TurnService:
+    """Built on first use, in the conversations function only: it owns the Temporal client's loop."""
+    base = services()
+    return TurnService(base.table, base.admission, TemporalTurns(base.settings, base.cipher))

@@ -87,19 +87,16 @@ def _skeleton(line: str) -> str:
     return _NOISE.sub("", text)
 
 
-_FORGED = ("workspacememory>>", "<<workspacememory", "endworkspacememory", "workspacememoryend")
-
-
-def neutralize(text: str) -> str:
-    """Defuse any line that could pass for a block marker, however it is spelled. Other lines are untouched."""
-    lines = text.splitlines(keepends=True)
+def neutralize(text: str, marker: str = "WORKSPACE-MEMORY") -> str:
+    """Defuse any line that could pass for an opening or closing `marker`, however it is spelled (case,
+    spacing, HTML entities, full-width or look-alike letters). Other lines are untouched."""
+    word = _skeleton(marker)
+    forged = (f"{word}>>", f"<<{word}", f"end{word}", f"{word}end")
     out = []
-    for line in lines:
-        skeleton = _skeleton(line)
-        if any(forged in skeleton for forged in _FORGED):
+    for line in text.splitlines(keepends=True):
+        if any(f in _skeleton(line) for f in forged):
             body = line.rstrip("\r\n")
-            ending = line[len(body) :]
-            out.append("[marker-like text removed: " + str(len(body.encode("utf-8"))) + " bytes]" + ending)
+            out.append(f"[marker-like text removed: {len(body.encode('utf-8'))} bytes]" + line[len(body) :])
         else:
             out.append(line)
     return "".join(out)

@@ -20,6 +20,8 @@ class Settings(BaseModel):
     model_provider: str = "scripted"
     bedrock_model_id: str | None = None
     automation_base_url: str | None = None
+    automation_auth: str = "iam"
+    """`iam` (SigV4, on AWS) or `dev:<name>` (the local gateway's bearer, loopback only)."""
 
     @classmethod
     def from_environ(cls, env: Mapping[str, str]) -> Settings:
@@ -37,5 +39,6 @@ class Settings(BaseModel):
             "model_provider": env.get("MODEL_PROVIDER", "scripted"),
             "bedrock_model_id": opt("BEDROCK_MODEL_ID"),
             "automation_base_url": opt("AUTOMATION_BASE_URL"),
+            "automation_auth": env.get("AUTOMATION_AUTH", "iam"),
         }
         return cls.model_validate(values)

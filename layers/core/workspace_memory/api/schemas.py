@@ -107,3 +107,12 @@ class ApplyProposal(ApiModel):
 
 class PutNotes(ApiModel):
     notes: str
+
+
+class StartTurn(ApiModel):
+    workspace_id: str = Field(min_length=1, max_length=200)
+    message: str = Field(min_length=1, max_length=32 * 1024)
+    idempotency_key: str = Field(min_length=1, max_length=128)
+    memory_state: MemoryState | None = None
+    key_session_id: str | None = Field(default=None, max_length=200)
+    session_id: str | None = Field(default=None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:-]+$")

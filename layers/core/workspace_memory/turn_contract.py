@@ -1,0 +1,64 @@
+"""The contract between turn ingress and the turn workflow: plain pydantic models, no I/O.
+
+Both the API (which starts and reads turns) and the workflow (which runs them) import this module, so
+it must stay free of boto3 and anything else the Temporal workflow sandbox would reject.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+WORKFLOW_NAME = "AgentTurnWorkflow"
+STATUS_QUERY = "status"
+MAX_ROUNDS = 8
+
+
+class TurnInput(BaseModel):
+    """Server-set: the admission id and credential come from ingress, never from the model."""
+
+    model_config = ConfigDict(frozen=True)
+
+    turn_id: str
+    conversation_id: str
+    workspace_id: str
+    user_id: str
+    admission_id: str
+    credential: str
+    session_id: str | None = None
+    message: str
+    max_rounds: int = MAX_ROUNDS
+
+
+class RoundReceipt(BaseModel):
+    round: int
+    status: str
+    revision: int | None = None
+
+
+class ToolOutcome(BaseModel):
+    """What a tool call came to, without any memory or note text."""
+
+    round: int
+    tool: str
+    ok: bool
+    outcome: str
+    version: int | None = None
+    predicate: str | None = None
+
+
+class TurnView(BaseModel):
+    conversation_id: str
+    status: Literal["running", "completed", "failed"]
+    answer: str | None = None
+    rounds: int = 0
+    tool_outcomes: list[ToolOutcome] = []
+    receipts: list[RoundReceipt] = []
+
+
+def turn_id_for(conversation_id: str, idempotency_key: str) -> str:
+    """The workflow id: derived, so a resend with the same key addresses the same turn."""
+    digest = hashlib.sha256(f"{conversation_id}\n{idempotency_key}".encode()).hexdigest()[:32]
+    return f"turn-{digest}"

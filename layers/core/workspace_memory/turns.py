@@ -1,0 +1,89 @@
+"""Turn ingress: admit the turn, then start its workflow with the admission as server-set input."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from workspace_memory import keys
+from workspace_memory.access import load_caller
+from workspace_memory.admission import AdmissionService, MemoryState
+from workspace_memory.errors import NotFound
+from workspace_memory.ports import Table
+from workspace_memory.turn_contract import TurnInput, TurnView, turn_id_for
+
+MAX_MESSAGE_BYTES = 32 * 1024
+
+
+class TurnNotFound(NotFound):
+    code = "TURN_NOT_FOUND"
+
+
+class TurnRunner(Protocol):
+    """Starts and observes turn workflows (Temporal in production)."""
+
+    def start(self, turn: TurnInput) -> None:
+        """Idempotent: starting a turn id that already exists is not an error."""
+        ...
+
+    def view(self, turn_id: str) -> TurnView | None: ...
+
+
+@dataclass(frozen=True)
+class StartedTurn:
+    turn_id: str
+    admission_id: str
+
+
+class TurnService:
+    def __init__(self, table: Table, admission: AdmissionService, runner: TurnRunner) -> None:
+        self._table = table
+        self._admission = admission
+        self._runner = runner
+
+    def start(
+        self,
+        *,
+        user_id: str,
+        conversation_id: str,
+        workspace_id: str,
+        message: str,
+        idempotency_key: str,
+        memory_state: MemoryState | None,
+        key_session_id: str | None,
+        session_id: str | None,
+    ) -> StartedTurn:
+        turn_id = turn_id_for(conversation_id, idempotency_key)
+        admitted = self._admission.admit(
+            conversation_id=conversation_id,
+            workspace_id=workspace_id,
+            user_id=user_id,
+            idempotency_key=idempotency_key,
+            memory_state=memory_state,
+            key_session_id=key_session_id,
+            turn_id=turn_id,
+        )
+        self._runner.start(
+            TurnInput(
+                turn_id=turn_id,
+                conversation_id=conversation_id,
+                workspace_id=workspace_id,
+                user_id=user_id,
+                admission_id=admitted.admission.id,
+                credential=admitted.credential,
+                session_id=session_id,
+                message=message,
+            )
+        )
+        return StartedTurn(turn_id, admitted.admission.id)
+
+    def view(self, user_id: str, conversation_id: str, turn_id: str) -> TurnView:
+        """Members of the conversation's workspace only; a turn of another conversation is not found."""
+        slot = self._table.get(*keys.credential(conversation_id))
+        if slot is None:
+            raise TurnNotFound("turn not found")
+        load_caller(self._table, slot["workspaceId"], user_id)
+        view = self._runner.view(turn_id)
+        if view is None or view.conversation_id != conversation_id:
+            raise TurnNotFound("turn not found")
+        return view

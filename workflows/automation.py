@@ -1,0 +1,112 @@
+"""The worker's client for the automation API: recall, capture and working notes over HTTP.
+
+The worker has no table access (see template.yaml): everything it does to memory goes through the same
+routes, fences and receipts as any other agent runtime. Locally it speaks the gateway's dev auth; on AWS
+it signs requests with SigV4 for `execute-api`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Protocol
+from urllib.parse import quote
+
+import urllib3
+
+
+class Auth(Protocol):
+    def headers(self, method: str, url: str, body: bytes) -> dict[str, str]: ...
+
+
+@dataclass(frozen=True)
+class DevAuth:
+    """`Authorization: Bearer automation:<name>`: the local gateway's stand-in for IAM, loopback only."""
+
+    name: str
+
+    def headers(self, method: str, url: str, body: bytes) -> dict[str, str]:  # noqa: ARG002 - signs nothing
+        return {"Authorization": f"Bearer automation:{self.name}"}
+
+
+class SigV4Auth:
+    """IAM auth for API Gateway: the worker role's credentials sign each request."""
+
+    def __init__(self, region: str) -> None:
+        import boto3
+        from botocore.auth import SigV4Auth as _Signer
+
+        credentials = boto3.session.Session().get_credentials()
+        if credentials is None:
+            raise RuntimeError("AUTOMATION_AUTH=iam needs AWS credentials (the worker's role)")
+        self._credentials = credentials
+        self._signer = _Signer
+        self._region = region
+
+    def headers(self, method: str, url: str, body: bytes) -> dict[str, str]:
+        from botocore.awsrequest import AWSRequest
+
+        request = AWSRequest(method=method, url=url, data=body, headers={"Content-Type": "application/json"})
+        self._signer(self._credentials.get_frozen_credentials(), "execute-api", self._region).add_auth(request)
+        return dict(request.headers.items())
+
+
+class ApiUnavailable(Exception):
+    """Transport failure or a 5xx: worth retrying with backoff."""
+
+
+@dataclass(frozen=True)
+class ApiResponse:
+    status: int
+    body: dict[str, Any]
+
+    @property
+    def error_code(self) -> str | None:
+        error = self.body.get("error")
+        return error.get("code") if isinstance(error, dict) else None
+
+
+class AutomationApi:
+    def __init__(self, base_url: str, auth: Auth, timeout: float = 10.0) -> None:
+        self._base = base_url.rstrip("/")
+        self._auth = auth
+        self._http = urllib3.PoolManager(timeout=urllib3.Timeout(connect=3.0, read=timeout), retries=False, maxsize=8)
+
+    def _call(self, method: str, path: str, payload: Any = None, headers: dict[str, str] | None = None) -> ApiResponse:
+        url = self._base + path
+        body = b"" if payload is None else json.dumps(payload).encode("utf-8")
+        all_headers = {"Content-Type": "application/json", **(headers or {}), **self._auth.headers(method, url, body)}
+        try:
+            response = self._http.request(method, url, body=body or None, headers=all_headers)
+        except urllib3.exceptions.HTTPError as exc:
+            raise ApiUnavailable(f"{method} {path.split('?')[0]}: {type(exc).__name__}") from exc
+        if response.status >= 500:
+            raise ApiUnavailable(f"{method} {path.split('?')[0]}: HTTP {response.status}")
+        data = json.loads(response.data) if response.data else {}
+        return ApiResponse(response.status, data if isinstance(data, dict) else {})
+
+    def recall(self, workspace_id: str, admission_id: str, credential: str) -> ApiResponse:
+        return self._call(
+            "GET",
+            f"/v1/automation/workspaces/{quote(workspace_id)}/memory?purpose=recall",
+            headers={"X-Admission-Id": admission_id, "X-Delivery-Credential": credential},
+        )
+
+    def capture(
+        self, workspace_id: str, admission_id: str, credential: str, edits: list[Any], base_version: int
+    ) -> ApiResponse:
+        return self._call(
+            "PUT",
+            f"/v1/automation/workspaces/{quote(workspace_id)}/memory",
+            {"admissionId": admission_id, "credential": credential, "edits": edits, "baseVersion": base_version},
+            headers={"Idempotency-Key": f"memory:{admission_id}"},
+        )
+
+    def notes_get(self, session_id: str) -> ApiResponse:
+        return self._call("GET", f"/v1/automation/sessions/{quote(session_id)}/notes")
+
+    def notes_put(self, session_id: str, notes: str) -> ApiResponse:
+        return self._call("PUT", f"/v1/automation/sessions/{quote(session_id)}/notes", {"notes": notes})
+
+    def notes_clear(self, session_id: str) -> ApiResponse:
+        return self._call("DELETE", f"/v1/automation/sessions/{quote(session_id)}/notes")

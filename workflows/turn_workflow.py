@@ -1,0 +1,102 @@
+"""The agent turn: model rounds and tool calls, bounded by a round limit. Deterministic, no I/O.
+
+Memory and notes are read inside the model-round activity, so the workflow holds only the conversation of
+the turn (the user's message, the model's outputs, tool results) and receipt metadata.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError
+
+with workflow.unsafe.imports_passed_through():
+    from workflows.payloads import RoundInput, RoundOutput, ToolInput, ToolRun
+    from workflows.providers.base import Message, ToolCall, ToolResult
+    from workspace_memory.turn_contract import STATUS_QUERY, WORKFLOW_NAME, ToolOutcome, TurnInput, TurnView
+
+TOOL_ACTIVITIES = {"remember_in_memory", "working_notes_get", "working_notes_update", "working_notes_clear"}
+ROUND_LIMIT_ANSWER = "(The turn stopped at its round limit before the model gave a final answer.)"
+
+MODEL_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=20),
+    maximum_attempts=6,
+)
+TOOL_RETRY = RetryPolicy(
+    initial_interval=timedelta(milliseconds=500),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=10),
+    maximum_attempts=5,
+)
+
+
+@workflow.defn(name=WORKFLOW_NAME)
+class AgentTurnWorkflow:
+    def __init__(self) -> None:
+        self._view: TurnView | None = None
+
+    @workflow.query(name=STATUS_QUERY)
+    def status(self) -> TurnView:
+        assert self._view is not None
+        return self._view
+
+    @workflow.run
+    async def run(self, turn: TurnInput) -> TurnView:
+        view = self._view = TurnView(conversation_id=turn.conversation_id, status="running")
+        messages = [Message(role="user", text=turn.message)]
+        base_version = 0
+        for number in range(1, turn.max_rounds + 1):
+            out = await workflow.execute_activity(
+                "model_round",
+                RoundInput(turn=turn, round=number, messages=messages),
+                result_type=RoundOutput,
+                start_to_close_timeout=timedelta(seconds=120),
+                retry_policy=MODEL_RETRY,
+            )
+            view.rounds = number
+            view.receipts.append(out.receipt)
+            if out.receipt.revision is not None:
+                base_version = out.receipt.revision
+            response = out.response
+            messages.append(Message(role="assistant", text=response.text, tool_calls=response.tool_calls))
+            if not response.tool_calls:
+                view.answer = response.text
+                break
+            results = []
+            for call in response.tool_calls:
+                run = await self._tool(turn, number, call, base_version)
+                results.append(run.result)
+                view.tool_outcomes.append(run.outcome)
+            messages.append(Message(role="tool", tool_results=results))
+        else:
+            view.answer = ROUND_LIMIT_ANSWER
+        view.status = "completed"
+        return view
+
+    async def _tool(self, turn: TurnInput, number: int, call: ToolCall, base_version: int) -> ToolRun:
+        if call.name not in TOOL_ACTIVITIES:
+            return _failed(number, call, f"Unknown tool {call.name!r}.", "unknown_tool")
+        try:
+            run: ToolRun = await workflow.execute_activity(
+                call.name,
+                ToolInput(turn=turn, round=number, call=call, base_version=base_version),
+                result_type=ToolRun,
+                start_to_close_timeout=timedelta(seconds=30),
+                retry_policy=TOOL_RETRY,
+            )
+        except ActivityError:
+            return _failed(
+                number, call, "The tool could not be reached; whether it took effect is unknown.", "unavailable"
+            )
+        return run
+
+
+def _failed(number: int, call: ToolCall, text: str, outcome: str) -> ToolRun:
+    return ToolRun(
+        result=ToolResult(tool_call_id=call.id, name=call.name, content=text, is_error=True),
+        outcome=ToolOutcome(round=number, tool=call.name, ok=False, outcome=outcome),
+    )

@@ -1,0 +1,101 @@
+"""The turn worker: registers the workflow and its activities on the task queue.
+
+`python -m workflows.worker` runs it as a long-lived process (the local stack, any host); the Lambda
+worker (`workflows/lambda_worker.py`) builds the same pieces through `build_worker_parts`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from workflows.activities import TurnActivities
+from workflows.automation import Auth, AutomationApi, DevAuth, SigV4Auth
+from workflows.providers import ModelProvider, build_provider
+from workflows.turn_workflow import AgentTurnWorkflow
+from workspace_memory.adapters.aws import build_clients
+from workspace_memory.adapters.kms_cipher import KmsCipher
+from workspace_memory.adapters.temporal_codec import data_converter
+from workspace_memory.settings import Settings
+
+
+@dataclass(frozen=True)
+class WorkerParts:
+    activities: TurnActivities
+    converter: Any
+
+
+def automation_auth(settings: Settings) -> Auth:
+    scheme, _, name = settings.automation_auth.partition(":")
+    if scheme == "dev" and name:
+        return DevAuth(name)
+    if scheme == "iam":
+        return SigV4Auth(settings.region)
+    raise ValueError("AUTOMATION_AUTH must be 'iam' or 'dev:<name>'")
+
+
+def model_provider(settings: Settings) -> ModelProvider:
+    if settings.model_provider.strip().lower() == "bedrock":
+        import boto3
+
+        client = boto3.client("bedrock-runtime", region_name=settings.region)
+        return build_provider("bedrock", bedrock_client=client, model_id=settings.bedrock_model_id)
+    return build_provider(settings.model_provider)
+
+
+def build_worker_parts(settings: Settings, provider: ModelProvider | None = None) -> WorkerParts:
+    if not settings.automation_base_url:
+        raise ValueError("AUTOMATION_BASE_URL is required")
+    clients = build_clients(settings)
+    api = AutomationApi(settings.automation_base_url, automation_auth(settings))
+    return WorkerParts(
+        activities=TurnActivities(api, provider or model_provider(settings)),
+        converter=data_converter(KmsCipher(clients.kms, settings.kms_key_id)),
+    )
+
+
+def activities_of(parts: WorkerParts) -> list[Any]:
+    a = parts.activities
+    return [a.model_round, a.remember_in_memory, a.working_notes_get, a.working_notes_update, a.working_notes_clear]
+
+
+def build_worker(client: Client, settings: Settings, parts: WorkerParts, executor: ThreadPoolExecutor) -> Worker:
+    return Worker(
+        client,
+        task_queue=settings.temporal_task_queue,
+        workflows=[AgentTurnWorkflow],
+        activities=activities_of(parts),
+        activity_executor=executor,
+        max_concurrent_activities=8,
+    )
+
+
+async def serve(settings: Settings, parts: WorkerParts) -> None:
+    client = await Client.connect(
+        settings.temporal_address, namespace=settings.temporal_namespace, data_converter=parts.converter
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    with ThreadPoolExecutor(max_workers=8) as executor:
+        worker = build_worker(client, settings, parts, executor)
+        async with worker:
+            print("WORKER READY", flush=True)
+            await stop.wait()
+
+
+def main() -> None:
+    settings = Settings.from_environ(os.environ)
+    asyncio.run(serve(settings, build_worker_parts(settings)))
+
+
+if __name__ == "__main__":
+    main()

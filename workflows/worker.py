@@ -9,7 +9,10 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,6 +93,43 @@ async def serve(settings: Settings, parts: WorkerParts) -> None:
         async with worker:
             print("WORKER READY", flush=True)
             await stop.wait()
+
+
+@contextmanager
+def worker_in_thread(settings: Settings, parts: WorkerParts) -> Iterator[None]:
+    """The same worker on its own event loop in a daemon thread, polling until the block exits (tests,
+    benchmarks and tools that run turns in-process)."""
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+    stop = asyncio.Event()
+    failure: list[BaseException] = []
+
+    async def poll() -> None:
+        client = await Client.connect(
+            settings.temporal_address, namespace=settings.temporal_namespace, data_converter=parts.converter
+        )
+        with ThreadPoolExecutor(max_workers=8) as executor:
+            async with build_worker(client, settings, parts, executor):
+                ready.set()
+                await stop.wait()
+
+    def main() -> None:
+        try:
+            loop.run_until_complete(poll())
+        except BaseException as exc:
+            failure.append(exc)
+            ready.set()
+
+    thread = threading.Thread(target=main, name="turn-worker", daemon=True)
+    thread.start()
+    ready.wait(timeout=60)
+    if failure:
+        raise failure[0]
+    try:
+        yield
+    finally:
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(timeout=60)
 
 
 def main() -> None:

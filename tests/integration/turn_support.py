@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Coroutine, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from temporalio.client import Client
 
 from workflows.providers import ModelProvider
-from workflows.worker import WorkerParts, build_worker, build_worker_parts
+from workflows.worker import WorkerParts, build_worker_parts, worker_in_thread
 from workspace_memory.adapters.temporal_codec import data_converter
 from workspace_memory.ports import Cipher
 from workspace_memory.settings import Settings
@@ -34,35 +32,8 @@ def worker_settings(settings: Settings, gateway_url: str, task_queue: str | None
 def running_worker(settings: Settings, provider: ModelProvider | None = None) -> Iterator[WorkerParts]:
     """The production worker (same workflow, activities, codec), polling until the block exits."""
     parts = build_worker_parts(settings, provider)
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
-    stop = asyncio.Event()
-    failure: list[BaseException] = []
-
-    async def serve() -> None:
-        client = await Client.connect(settings.temporal_address, data_converter=parts.converter)
-        with ThreadPoolExecutor(max_workers=8) as executor:
-            async with build_worker(client, settings, parts, executor):
-                ready.set()
-                await stop.wait()
-
-    def main() -> None:
-        try:
-            loop.run_until_complete(serve())
-        except BaseException as exc:
-            failure.append(exc)
-            ready.set()
-
-    thread = threading.Thread(target=main, daemon=True)
-    thread.start()
-    ready.wait(timeout=60)
-    if failure:
-        raise failure[0]
-    try:
+    with worker_in_thread(settings, parts):
         yield parts
-    finally:
-        loop.call_soon_threadsafe(stop.set)
-        thread.join(timeout=60)
 
 
 def run(coro: Coroutine[Any, Any, T]) -> T:

@@ -11,9 +11,13 @@ it is listening (port 0 picks a free one), which is what callers wait for.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import io
 import ipaddress
+import json
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -28,21 +32,70 @@ StartResponse = Callable[..., Any]
 
 
 class Serialized:
-    """WSGI middleware: one request at a time, body fully produced inside the lock."""
+    """WSGI middleware: one request at a time, body fully produced inside the lock.
+
+    It also honours DynamoDB's `ClientRequestToken` for TransactWriteItems, as the real service does for
+    ten minutes: botocore sends one token per call and reuses it on retries, so a retry after a read
+    timeout of a transaction moto already applied must replay the success, not run it again (moto ignores
+    the token, and the re-run would fail its own conditions).
+    """
+
+    TOKEN_SECONDS = 600.0
 
     def __init__(self, app: Callable[[dict[str, Any], StartResponse], Iterable[bytes]]) -> None:
         self._app = app
         self._lock = threading.Lock()
+        self._applied: dict[str, tuple[float, str, str, list[tuple[str, str]], bytes]] = {}
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> list[bytes]:
+        token, digest = _transaction_token(environ)
         with self._lock:
-            result = self._app(environ, start_response)
+            now = time.monotonic()
+            self._applied = {k: v for k, v in self._applied.items() if now - v[0] < self.TOKEN_SECONDS}
+            seen = self._applied.get(token) if token else None
+            if seen is not None:
+                if seen[1] != digest:
+                    return _mismatch(start_response)
+                start_response(seen[2], seen[3])
+                return [seen[4]]
+            captured: list[Any] = []
+
+            def capture(status: str, headers: list[tuple[str, str]], *rest: Any) -> Any:
+                captured[:] = [status, list(headers)]
+                return start_response(status, headers, *rest)
+
+            result = self._app(environ, capture)
             try:
-                return [b"".join(result)]
+                body = b"".join(result)
             finally:
                 close = getattr(result, "close", None)
                 if close is not None:
                     close()
+            if token and captured and captured[0].startswith("200"):
+                self._applied[token] = (now, digest or "", captured[0], captured[1], body)
+            return [body]
+
+
+def _transaction_token(environ: dict[str, Any]) -> tuple[str | None, str | None]:
+    if not str(environ.get("HTTP_X_AMZ_TARGET", "")).endswith(".TransactWriteItems"):
+        return None, None
+    raw = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+    environ["wsgi.input"] = io.BytesIO(raw)
+    token = json.loads(raw or b"{}").get("ClientRequestToken")
+    return (str(token) if token else None), hashlib.sha256(raw).hexdigest()
+
+
+def _mismatch(start_response: StartResponse) -> list[bytes]:
+    body = json.dumps(
+        {
+            "__type": "com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException",
+            "message": "ClientRequestToken reused with different parameters",
+        }
+    ).encode()
+    start_response(
+        "400 Bad Request", [("Content-Type", "application/x-amz-json-1.0"), ("Content-Length", str(len(body)))]
+    )
+    return [body]
 
 
 def require_loopback(host: str) -> None:

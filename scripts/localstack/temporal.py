@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +27,10 @@ _POLL_PAUSE_SECONDS = 0.05
 
 class TemporalStartError(RuntimeError):
     """The dev server did not come up: missing binary, port in use, early exit or no answer in time."""
+
+
+class TemporalStartCancelled(TemporalStartError):
+    """The caller's `cancel` event was set while waiting for the server (it has been stopped)."""
 
 
 def temporal_binary() -> str:
@@ -76,12 +81,15 @@ def start_temporal(
     log_file: Path | None = None,
     new_process_group: bool = False,
     timeout: float = READY_TIMEOUT_SECONDS,
+    cancel: threading.Event | None = None,
 ) -> tuple[subprocess.Popen[bytes], str]:
     """Starts the dev server and waits until it serves gRPC; returns (process, "host:port").
 
     ui_port None runs it headless; db_file None keeps state in memory. Extra `namespaces` are created at
     launch ("default" always is). The server's stderr goes to `log_file` if given, else is inherited.
     With `new_process_group`, a terminal's Ctrl-C reaches only the caller, which then stops it in order.
+    Setting `cancel` (e.g. from a signal handler) abandons the wait: the server is stopped, and
+    TemporalStartCancelled raised.
     """
     require_loopback(host)
     _require_free(host, port, "gRPC")
@@ -109,7 +117,7 @@ def start_temporal(
         if log is not None:
             log.close()  # the child holds its own descriptor
     try:
-        _wait_ready(proc, address, ["default", *namespaces], timeout, log_file)
+        _wait_ready(proc, address, ["default", *namespaces], timeout, log_file, cancel)
     except BaseException:
         stop(proc)
         raise
@@ -117,11 +125,18 @@ def start_temporal(
 
 
 def _wait_ready(
-    proc: subprocess.Popen[bytes], address: str, namespaces: Sequence[str], timeout: float, log_file: Path | None
+    proc: subprocess.Popen[bytes],
+    address: str,
+    namespaces: Sequence[str],
+    timeout: float,
+    log_file: Path | None,
+    cancel: threading.Event | None,
 ) -> None:
     deadline = time.monotonic() + timeout
     last_error: Exception | None = None
     while True:
+        if cancel is not None and cancel.is_set():
+            raise TemporalStartCancelled(f"cancelled while waiting for the Temporal dev server on {address}")
         code = proc.poll()
         if code is not None:
             where = f"; see {log_file}" if log_file is not None else ""

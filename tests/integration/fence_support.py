@@ -7,6 +7,7 @@ import uuid
 from dataclasses import dataclass
 
 from workspace_memory.access import Role, ShareType
+from workspace_memory.adapters.aws import AwsClients
 from workspace_memory.admission import Admitted, MemoryState
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.capture import CaptureResult
@@ -56,9 +57,11 @@ class Scene:
         self.svc.policy.set(self.owner, self.ws, mode, current.revision)
 
 
-def make_scene(settings: Settings, *, mode: Mode = Mode.AUTO, content: str | None = DOC) -> Scene:
+def make_scene(
+    settings: Settings, *, mode: Mode = Mode.AUTO, content: str | None = DOC, clients: AwsClients | None = None
+) -> Scene:
     clock = ManualClock(time.time())
-    svc = build_services(settings, clock=clock)
+    svc = build_services(settings, clock=clock, clients=clients)
     owner = f"owner-{uuid.uuid4().hex[:8]}"
     ws = svc.access.create_workspace(owner, "fence", ShareType.SHARED)
     svc.access.set_ai(owner, ws, True)

@@ -20,7 +20,7 @@ from workspace_memory.notes import (
     NotesService,
     NotesTooLarge,
 )
-from workspace_memory.ports import ConditionFailed, Item
+from workspace_memory.ports import Item, TransactionCancelled
 
 pytestmark = pytest.mark.unit
 
@@ -68,25 +68,31 @@ class FakeTable:
     ) -> list[Item]:
         raise AssertionError("not used by notes")
 
-    def transact(self, actions: Sequence[Mapping[str, Any]]) -> None:
-        raise AssertionError("not used by notes")
+    def put(self, item: Item) -> None:
+        raise AssertionError("notes write through transactions only")
 
-    def put(self, item: Item, *, condition: str | None = None, values: Mapping[str, Any] | None = None) -> None:
+    def transact(self, actions: Sequence[Mapping[str, Any]]) -> None:
+        """The one-action conditional transaction the notes service writes with."""
+        (action,) = actions
+        ((kind, raw),) = action.items()
+        assert kind == "Put"
+        body: dict[str, Any] = dict(raw)
+        item, condition = body["Item"], body["ConditionExpression"]
+        values = body.get("ExpressionAttributeValues")
         key = (item["pk"], item["sk"])
-        if condition is not None:
-            self.attempts += 1
-            if self.interfere is not None:
-                self.interfere(self)
-            old = self.items.get(key)
-            if condition == "attribute_not_exists(pk)":
-                holds = old is None
-            elif condition == "revision = :expected":
-                assert values is not None
-                holds = old is not None and old["revision"] == values[":expected"]
-            else:
-                raise AssertionError(f"unexpected condition {condition!r}")
-            if not holds:
-                raise ConditionFailed(copy.deepcopy(old))
+        self.attempts += 1
+        if self.interfere is not None:
+            self.interfere(self)
+        old = self.items.get(key)
+        if condition == "attribute_not_exists(pk)":
+            holds = old is None
+        elif condition == "revision = :expected":
+            assert values is not None
+            holds = old is not None and old["revision"] == values[":expected"]
+        else:
+            raise AssertionError(f"unexpected condition {condition!r}")
+        if not holds:
+            raise TransactionCancelled(["ConditionalCheckFailed"], [copy.deepcopy(old)])
         self.items[key] = copy.deepcopy(item)
 
     def bump(self, session_id: str) -> None:

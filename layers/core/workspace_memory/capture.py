@@ -190,8 +190,6 @@ class CaptureService:
         try:
             self._table.transact(actions)
         except TransactionCancelled as exc:
-            if not exc.only_conditions:
-                raise
             named = {predicates[i] for i in exc.failed()}
             predicate = next(p for p in PREDICATE_PRIORITY if p in named)
             if predicate is Predicate.ADMISSION:

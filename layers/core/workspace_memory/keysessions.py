@@ -49,16 +49,14 @@ class KeySessionService:
             raise InvalidInput(f"ttlSeconds must be between {MIN_TTL_SECONDS} and {MAX_TTL_SECONDS}")
         load_caller(self._table, workspace_id, user_id)
         session = KeySession(new_id("ks"), workspace_id, user_id, self._clock.now() + ttl)
-        self._table.put(
-            {
-                **keys.as_key(keys.key_session(workspace_id, session.id)),
-                "keySessionId": session.id,
-                "openedBy": user_id,
-                "expiresAt": int(session.expires_at),
-                "ttl": int(session.expires_at) + TTL_GRACE_SECONDS,
-            },
-            condition="attribute_not_exists(pk)",
-        )
+        item = {
+            **keys.as_key(keys.key_session(workspace_id, session.id)),
+            "keySessionId": session.id,
+            "openedBy": user_id,
+            "expiresAt": int(session.expires_at),
+            "ttl": int(session.expires_at) + TTL_GRACE_SECONDS,
+        }
+        self._table.transact([{"Put": {"Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}])
         return session
 
     def revoke(self, user_id: str, workspace_id: str, session_id: str) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 from workspace_memory import keys
 from workspace_memory.clock import Clock, iso
 from workspace_memory.errors import Conflict, DecryptionFailed, InvalidInput, PayloadTooLarge
-from workspace_memory.ports import Cipher, ConditionFailed, Item, Table
+from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
 
 NOTES_MAX_BYTES = 32 * 1024
 """Cap on the UTF-8 size of one session's notes; exactly this many bytes is accepted."""
@@ -136,11 +136,14 @@ class NotesService:
         if workspace_id is not None:
             item["workspaceId"] = workspace_id
         condition, values = self._revision_condition(expected_revision)
+        put: dict[str, Any] = {"Item": item, "ConditionExpression": condition}
+        if values:
+            put["ExpressionAttributeValues"] = values
         try:
-            self._table.put(item, condition=condition, values=values)
-        except ConditionFailed:
-            # Re-read rather than trust `ConditionFailed.old`: the DynamoDB adapter passes that through
-            # in wire form (attribute-typed), since boto3 does not deserialize error responses.
+            # A one-action transaction rather than a conditional put: its client token makes a retry after
+            # a timeout idempotent, so a write that landed is never misreported as a conflict.
+            self._table.transact([{"Put": put}])
+        except TransactionCancelled:
             raise NotesConflict(expected_revision, self._current_revision(session_id)) from None
         return Notes(text, revision, len(raw), item["updatedAt"])
 

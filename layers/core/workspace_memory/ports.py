@@ -8,16 +8,10 @@ from typing import Any, Protocol
 Item = dict[str, Any]
 
 
-class ConditionFailed(Exception):
-    """A single conditional write lost."""
-
-    def __init__(self, old: Item | None) -> None:
-        super().__init__("condition failed")
-        self.old = old
-
-
 class TransactionCancelled(Exception):
-    """A transaction lost; `reasons[i]` is the cancellation code of action i ("None" when it held)."""
+    """A transaction lost on its conditions; `reasons[i]` is the code of action i ("None" when it held).
+
+    Cancellations for any other reason (conflicts, throttling) surface as `Unavailable` instead."""
 
     def __init__(self, reasons: list[str], olds: list[Item | None]) -> None:
         super().__init__("transaction cancelled: " + ",".join(reasons))
@@ -54,7 +48,9 @@ class Table(Protocol):
         self, pk: str, sk_prefix: str, *, limit: int, newest_first: bool, start_after: str | None = None
     ) -> list[Item]: ...
 
-    def put(self, item: Item, *, condition: str | None = None, values: Mapping[str, Any] | None = None) -> None: ...
+    def put(self, item: Item) -> None:
+        """Unconditional: anything that depends on state is a transaction (idempotent on retry)."""
+        ...
 
     def transact(self, actions: Sequence[Mapping[str, Any]]) -> None:
         """All-or-nothing write; raises TransactionCancelled naming each failed action."""

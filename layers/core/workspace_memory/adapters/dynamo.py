@@ -10,7 +10,7 @@ from boto3.dynamodb.types import Binary, TypeDeserializer
 from botocore.exceptions import BotoCoreError, ClientError
 
 from workspace_memory.errors import Unavailable
-from workspace_memory.ports import ConditionFailed, Item, TransactionCancelled
+from workspace_memory.ports import Item, TransactionCancelled
 
 
 def _native(value: Any) -> Any:
@@ -70,13 +70,15 @@ class DynamoTable:
             return result
         except ClientError as exc:
             code = exc.response.get("Error", {}).get("Code", "")
-            if code == "ConditionalCheckFailedException":
-                raise ConditionFailed(_typed(exc.response.get("Item"))) from None
             if code == "TransactionCanceledException":
                 reasons = exc.response.get("CancellationReasons", [])
-                raise TransactionCancelled(
+                cancelled = TransactionCancelled(
                     [r.get("Code", "None") for r in reasons], [_typed(r.get("Item")) for r in reasons]
-                ) from None
+                )
+                if not cancelled.only_conditions:
+                    # A conflict with another transaction or a throttle decides nothing: retry, don't report.
+                    raise Unavailable(f"table {op} cancelled ({','.join(cancelled.reasons)})", transient=True) from None
+                raise cancelled from None
             raise Unavailable(f"table {op} failed ({code or 'error'})", transient=code in _TRANSIENT) from exc
         except BotoCoreError as exc:
             raise Unavailable(f"table {op} failed ({type(exc).__name__})", transient=True) from exc
@@ -109,14 +111,8 @@ class DynamoTable:
         out = self._call("query", **kwargs)
         return [_native(i) for i in out.get("Items", [])]
 
-    def put(self, item: Item, *, condition: str | None = None, values: Mapping[str, Any] | None = None) -> None:
-        kwargs: dict[str, Any] = {"TableName": self.name, "Item": _wire(item)}
-        if condition:
-            kwargs["ConditionExpression"] = condition
-            kwargs["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
-        if values:
-            kwargs["ExpressionAttributeValues"] = _wire(dict(values))
-        self._call("put_item", **kwargs)
+    def put(self, item: Item) -> None:
+        self._call("put_item", TableName=self.name, Item=_wire(item))
 
     def transact(self, actions: Sequence[Mapping[str, Any]]) -> None:
         items = []

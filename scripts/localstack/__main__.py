@@ -6,7 +6,8 @@ worker (`python -m workflows.worker`), if that module exists. Loopback only. Ctr
 everything it started, in reverse order.
 
 Ports: MOTO_PORT (5000), GATEWAY_PORT (3000), TEMPORAL_PORT (7233), TEMPORAL_UI_PORT (8233; `off` for no
-UI). State: LOCAL_STATE_DIR (.local, relative to the repo root) holds temporal.db and temporal.log.
+UI). State: LOCAL_STATE_DIR (.local, relative to the repo root) holds temporal.db and temporal.log; the DB
+is reset at start, as moto's in-memory state is (old histories were encrypted under a key that is gone).
 TEMPORAL_NAMESPACE (default), TEMPORAL_TASK_QUEUE (workspace-memory-turns), MODEL_PROVIDER (scripted) and
 AUTOMATION_AUTH (dev:worker: the worker sends the gateway's dev credential for the IAM routes) are passed on
 to the worker.
@@ -196,6 +197,9 @@ def run(stack: ExitStack, stopping: threading.Event) -> None:
 
     state_dir.mkdir(parents=True, exist_ok=True)
     db_file, log_file = state_dir / "temporal.db", state_dir / "temporal.log"
+    # moto's state (table, KMS key) lives in memory and is new on every start; workflow histories left by
+    # an earlier run are encrypted under a key that no longer exists, so Temporal starts fresh too.
+    db_file.unlink(missing_ok=True)
     try:
         temporal, address = start_temporal(
             temporal_port,

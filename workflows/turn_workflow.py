@@ -85,7 +85,7 @@ class AgentTurnWorkflow:
                 call.name,
                 ToolInput(turn=turn, round=number, call=call, base_version=base_version),
                 result_type=ToolRun,
-                start_to_close_timeout=timedelta(seconds=30),
+                start_to_close_timeout=timedelta(seconds=15),
                 retry_policy=TOOL_RETRY,
             )
         except ActivityError:

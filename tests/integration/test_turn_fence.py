@@ -10,32 +10,14 @@ import pytest
 from temporalio.client import WorkflowFailureError
 
 from tests.integration.fence_support import DOC, Scene, make_scene
-from tests.integration.turn_support import codec_client, run, running_worker, worker_settings
+from tests.integration.turn_support import codec_client, queued_turns, result, run, running_worker, worker_settings
 from workflows.providers import ModelError, ModelRequest, ModelResponse, ScriptedProvider
-from workspace_memory.adapters.temporal_turns import TemporalTurns
 from workspace_memory.policy import Mode
 from workspace_memory.settings import Settings
-from workspace_memory.turn_contract import TurnView
-from workspace_memory.turns import TurnService
 
 pytestmark = pytest.mark.integration
 
 LINE = "- remembered during the turn"
-
-
-def queued_turns(scene: Scene, settings: Settings, queue: str) -> TurnService:
-    """Ingress onto a queue no worker polls yet: the turn is admitted and waits, so events can land first."""
-    runner = TemporalTurns(settings.model_copy(update={"temporal_task_queue": queue}), scene.svc.cipher)
-    return TurnService(scene.svc.table, scene.svc.admission, runner)
-
-
-def result(settings: Settings, scene: Scene, turn_id: str) -> TurnView:
-    async def wait() -> TurnView:
-        client = await codec_client(settings, scene.svc.cipher)
-        view: TurnView = await client.get_workflow_handle(turn_id, result_type=TurnView).result()
-        return view
-
-    return run(wait())
 
 
 EVENTS: dict[str, tuple[str, Callable[[Scene, str | None], object]]] = {

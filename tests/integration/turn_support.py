@@ -9,11 +9,15 @@ from typing import Any, TypeVar
 
 from temporalio.client import Client
 
+from tests.integration.fence_support import Scene
 from workflows.providers import ModelProvider
 from workflows.worker import WorkerParts, build_worker_parts, worker_in_thread
 from workspace_memory.adapters.temporal_codec import data_converter
+from workspace_memory.adapters.temporal_turns import TemporalTurns
 from workspace_memory.ports import Cipher
 from workspace_memory.settings import Settings
+from workspace_memory.turn_contract import TurnView
+from workspace_memory.turns import TurnService
 
 T = TypeVar("T")
 
@@ -47,3 +51,18 @@ async def codec_client(settings: Settings, cipher: Cipher) -> Client:
 async def plain_client(settings: Settings) -> Client:
     """No codec: sees exactly what the Temporal server stores."""
     return await Client.connect(settings.temporal_address)
+
+
+def queued_turns(scene: Scene, settings: Settings, queue: str) -> TurnService:
+    """Ingress onto a queue no worker polls yet: the turn is admitted and waits, so events can land first."""
+    runner = TemporalTurns(settings.model_copy(update={"temporal_task_queue": queue}), scene.svc.cipher)
+    return TurnService(scene.svc.table, scene.svc.admission, runner)
+
+
+def result(settings: Settings, scene: Scene, turn_id: str) -> TurnView:
+    async def wait() -> TurnView:
+        client = await codec_client(settings, scene.svc.cipher)
+        view: TurnView = await client.get_workflow_handle(turn_id, result_type=TurnView).result()
+        return view
+
+    return run(wait())

@@ -1,0 +1,229 @@
+"""Every event in events/ runs through the handler template.yaml routes it to, against the moto server.
+
+The events are the canonical request shapes (`sam local invoke -e events/<file>`). They use fixed ids, so
+this test runs them, in one deliberate order, against a fresh table seeded with the fixtures they name:
+workspace `ws_events0000000000000000` (owner `user-owner`, shared), key session `ks_events0000000000000000`,
+and for recall/capture an admission of conversation `conv-events` with delivery credential `cred-events`.
+
+The order makes every event succeed: save base 0 -> v1, apply proposal base 1 -> v2, clear base 2 -> v3
+(clear generation 1), undo to v1 base 3 -> v4, recall sees revision 4, capture base 4 -> v5.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scripts.localstack.gateway import FakeContext, LambdaHandler, _load_module
+from scripts.localstack.resources import LocalResources, create_table
+from scripts.localstack.template import Route, load_template, routes
+from workspace_memory import bootstrap, keys
+from workspace_memory.admission import RETENTION_SECONDS, AdmissionRef, credential_context, credential_hash
+from workspace_memory.bootstrap import Services, build_services
+from workspace_memory.clock import iso
+from workspace_memory.keysessions import TTL_GRACE_SECONDS
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+EVENTS = ROOT / "events"
+
+WS = "ws_events0000000000000000"
+OWNER = "user-owner"
+CONV = "conv-events"
+KEY_SESSION = "ks_events0000000000000000"
+CREDENTIAL = "cred-events"
+ADMISSION_ID = AdmissionRef(CONV, WS, OWNER, None).encode("adm_events0000000000000000")
+FAR_FUTURE_SECONDS = 365 * 86400
+
+# The authority the seeded admission was "admitted under" is the state the events before recall/capture
+# leave behind: ai-set bumps consent 0 -> 1, memory-policy-put sets auto at revision 1, memory-clear bumps
+# the clear generation 0 -> 1.
+ADMITTED_CONSENT_REVISION = 1
+ADMITTED_POLICY_REVISION = 1
+ADMITTED_CLEAR_GENERATION = 1
+
+NOT_YET = {"turn-start.json", "turn-get.json"}  # turns issue: the turn routes are not implemented yet
+
+COMMIT = frozenset({"version", "op", "bytes", "ciphertextSha256", "createdAt"})
+POLICY = frozenset({"mode", "policyRevision", "clearGeneration"})
+NOTES_META = frozenset({"revision", "bytes", "updatedAt"})
+
+
+@dataclass(frozen=True)
+class Expect:
+    status: int
+    keys: frozenset[str]
+    """The exact top-level keys of the JSON body; empty means no body at all (204)."""
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+
+# Event file -> expected answer, in the order the events run (dicts keep insertion order).
+SEQUENCE: dict[str, Expect] = {
+    "health.json": Expect(200, frozenset({"status"}), {"status": "ok"}),
+    "workspace-create.json": Expect(201, frozenset({"workspaceId"})),
+    "member-put.json": Expect(200, frozenset({"userId", "role"}), {"userId": "user-editor", "role": "editor"}),
+    "ai-set.json": Expect(200, frozenset({"enabled", "consentRevision"}), {"enabled": True, "consentRevision": 1}),
+    "key-session-open.json": Expect(201, frozenset({"keySessionId", "expiresAt"})),
+    "key-session-revoke.json": Expect(204, frozenset()),
+    "memory-policy-get.json": Expect(200, POLICY, {"mode": "read_only", "policyRevision": 0, "clearGeneration": 0}),
+    "memory-policy-put.json": Expect(200, POLICY, {"mode": "auto", "policyRevision": 1, "clearGeneration": 0}),
+    "memory-save.json": Expect(200, COMMIT, {"version": 1, "op": "save"}),
+    "memory-get.json": Expect(
+        200,
+        frozenset({"version", "content", "bytes", "recallEligible", "updatedAt", "updatedBy"}),
+        {"version": 1, "content": "# Team memory\n- We deploy on Fridays\n", "recallEligible": True},
+    ),
+    "memory-proposals-apply.json": Expect(200, COMMIT, {"version": 2, "op": "save"}),
+    "memory-clear.json": Expect(200, COMMIT | {"clearGeneration"}, {"version": 3, "op": "clear", "clearGeneration": 1}),
+    "memory-undo.json": Expect(200, COMMIT | {"restoredFrom"}, {"version": 4, "op": "undo", "restoredFrom": 1}),
+    "memory-versions.json": Expect(200, frozenset({"versions", "nextCursor"}), {"nextCursor": None}),
+    "memory-version-get.json": Expect(
+        200,
+        frozenset({"version", "op", "author", "createdAt", "bytes", "ciphertextSha256", "content"}),
+        {"version": 1, "op": "save", "author": OWNER},
+    ),
+    "automation-recall.json": Expect(200, frozenset({"status", "revision", "block"}), {"status": "ok", "revision": 4}),
+    "automation-capture.json": Expect(
+        200, frozenset({"outcome", "version", "receipt"}), {"outcome": "committed", "version": 5}
+    ),
+    "memory-receipts.json": Expect(200, frozenset({"receipts"})),
+    "automation-admission.json": Expect(
+        201, frozenset({"admissionId", "credential", "expiresAt", "mode"}), {"mode": "auto"}
+    ),
+    "automation-notes-get.json": Expect(200, NOTES_META | {"notes"}, {"revision": 0, "notes": ""}),
+    "automation-notes-put.json": Expect(200, NOTES_META, {"revision": 1, "bytes": len("check the deploy")}),
+    "automation-notes-delete.json": Expect(200, NOTES_META, {"revision": 2, "bytes": 0}),
+}
+
+
+def _event_files() -> set[str]:
+    return {p.name for p in EVENTS.glob("*.json")}
+
+
+def _handlers() -> dict[str, tuple[Route, LambdaHandler]]:
+    """Route key -> (route, handler), each function's module loaded once from its CodeUri/Handler."""
+    loaded: dict[str, LambdaHandler] = {}
+    out: dict[str, tuple[Route, LambdaHandler]] = {}
+    for route in routes(load_template()):
+        if route.function not in loaded:
+            module_name, _, attr = route.handler.rpartition(".")
+            module = _load_module(f"events_{route.function}", route.code_dir / f"{module_name}.py")
+            loaded[route.function] = getattr(module, attr)
+        out[route.route_key] = (route, loaded[route.function])
+    return out
+
+
+def _seed(svc: Services) -> None:
+    """The fixtures the events name, laid out as the services write them (keys.py)."""
+    now = svc.clock.now()
+    at = iso(now)
+    far = int(now) + FAR_FUTURE_SECONDS
+    svc.table.put(
+        {
+            **keys.as_key(keys.meta(WS)),
+            "workspaceId": WS,
+            "name": "Events workspace",
+            "ownerId": OWNER,
+            "shareType": "shared",
+            "aiEnabled": False,
+            "consentRevision": 0,
+            "createdAt": at,
+        }
+    )
+    svc.table.put({**keys.as_key(keys.member(WS, OWNER)), "userId": OWNER, "role": "owner", "updatedAt": at})
+    svc.table.put(
+        {
+            **keys.as_key(keys.key_session(WS, KEY_SESSION)),
+            "keySessionId": KEY_SESSION,
+            "openedBy": OWNER,
+            "expiresAt": far,
+            "ttl": far + TTL_GRACE_SECONDS,
+        }
+    )
+    nonce_hash = credential_hash(CREDENTIAL)
+    svc.table.put(
+        {
+            **keys.as_key(keys.admission(ADMISSION_ID)),
+            "admissionId": ADMISSION_ID,
+            "conversationId": CONV,
+            "workspaceId": WS,
+            "userId": OWNER,
+            "mode": "auto",
+            "policyRevision": ADMITTED_POLICY_REVISION,
+            "clearGeneration": ADMITTED_CLEAR_GENERATION,
+            "consentRevision": ADMITTED_CONSENT_REVISION,
+            "nonceHash": nonce_hash,
+            "credentialCiphertext": svc.cipher.encrypt(CREDENTIAL.encode(), credential_context(ADMISSION_ID)),
+            "expiresAt": far,
+            "status": "admitted",
+            "createdAt": at,
+            "ttl": far + RETENTION_SECONDS,
+        }
+    )
+    svc.table.put(
+        {
+            **keys.as_key(keys.credential(CONV)),
+            "admissionId": ADMISSION_ID,
+            "nonceHash": nonce_hash,
+            "workspaceId": WS,
+            "expiresAt": far,
+            "ttl": far + RETENTION_SECONDS,
+        }
+    )
+
+
+@pytest.fixture
+def events_svc(
+    stack_env: dict[str, str], svc: Services, resources: LocalResources, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Services]:
+    """Services on a fresh table, which the handlers also use for the duration of the test."""
+    table_name = f"wm-events-{uuid.uuid4().hex[:8]}"
+    create_table(resources.endpoint_url, table_name)
+    monkeypatch.setenv("TABLE_NAME", table_name)
+    bootstrap.services.cache_clear()
+    yield build_services(svc.settings.model_copy(update={"table_name": table_name}), clients=svc.clients)
+    bootstrap.services.cache_clear()
+
+
+def test_every_event_file_is_run_or_explicitly_not_yet() -> None:
+    assert not set(SEQUENCE) & NOT_YET
+    assert set(SEQUENCE) | NOT_YET == _event_files()
+
+
+def test_every_event_runs_through_its_handler(events_svc: Services) -> None:
+    assert bootstrap.services().settings.table_name == events_svc.settings.table_name
+    _seed(events_svc)
+    handlers = _handlers()
+    for name, expect in SEQUENCE.items():
+        event: dict[str, Any] = json.loads((EVENTS / name).read_text(encoding="utf-8"))
+        route, handler = handlers[event["routeKey"]]
+        context = FakeContext(
+            function_name=route.function,
+            aws_request_id=event["requestContext"]["requestId"],
+            deadline=time.monotonic() + 30,
+        )
+        result = handler(copy.deepcopy(event), context)
+        raw = result.get("body") or ""
+        assert (name, result["statusCode"]) == (name, expect.status), raw
+        if not expect.keys:
+            assert raw == "", name
+            continue
+        body = json.loads(raw)
+        assert isinstance(body, dict), name
+        assert (name, set(body)) == (name, set(expect.keys))
+        assert (name, {k: body[k] for k in expect.values}) == (name, dict(expect.values))
+
+    # What the sequence left behind: the capture was fenced on the seeded admission, recall left a receipt.
+    doc = events_svc.document.read(OWNER, WS)
+    assert (doc.version, doc.content) == (5, "# Team memory\n- We deploy on Fridays\n- Use feature flags\n")
+    receipts = events_svc.recall.receipts(OWNER, CONV)
+    assert [(r["admissionId"], r["status"], r["revision"]) for r in receipts] == [(ADMISSION_ID, "ok", 4)]

@@ -25,11 +25,14 @@ import pytest
 from scripts.localstack.gateway import FakeContext, LambdaHandler, _load_module
 from scripts.localstack.resources import LocalResources, create_table
 from scripts.localstack.template import Route, load_template, routes
+from tests.integration.turn_support import running_worker, turn_result, worker_settings
 from workspace_memory import bootstrap, keys
 from workspace_memory.admission import RETENTION_SECONDS, AdmissionRef, credential_context, credential_hash
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.clock import iso
 from workspace_memory.keysessions import TTL_GRACE_SECONDS
+from workspace_memory.settings import Settings
+from workspace_memory.turn_contract import turn_id_for
 
 pytestmark = pytest.mark.integration
 
@@ -51,7 +54,7 @@ ADMITTED_CONSENT_REVISION = 1
 ADMITTED_POLICY_REVISION = 1
 ADMITTED_CLEAR_GENERATION = 1
 
-NOT_YET = {"turn-start.json", "turn-get.json"}  # turns issue: the turn routes are not implemented yet
+TURN_ID = turn_id_for(CONV, "events-turn-1")  # the id turn-get.json names: derived from turn-start's key
 
 COMMIT = frozenset({"version", "op", "bytes", "ciphertextSha256", "createdAt"})
 POLICY = frozenset({"mode", "policyRevision", "clearGeneration"})
@@ -102,6 +105,13 @@ SEQUENCE: dict[str, Expect] = {
     "automation-notes-get.json": Expect(200, NOTES_META | {"notes"}, {"revision": 0, "notes": ""}),
     "automation-notes-put.json": Expect(200, NOTES_META, {"revision": 1, "bytes": len("check the deploy")}),
     "automation-notes-delete.json": Expect(200, NOTES_META, {"revision": 2, "bytes": 0}),
+    # The turn takes over the conversation's credential slot, so it comes after recall and capture.
+    "turn-start.json": Expect(202, frozenset({"turnId", "admissionId"}), {"turnId": TURN_ID}),
+    "turn-get.json": Expect(
+        200,
+        frozenset({"turnId", "status", "answer", "rounds", "toolOutcomes", "receipts"}),
+        {"turnId": TURN_ID, "status": "completed", "rounds": 1, "toolOutcomes": []},
+    ),
 }
 
 
@@ -190,20 +200,28 @@ def events_svc(
     create_table(resources.endpoint_url, table_name)
     monkeypatch.setenv("TABLE_NAME", table_name)
     bootstrap.services.cache_clear()
+    bootstrap.turn_service.cache_clear()
     yield build_services(svc.settings.model_copy(update={"table_name": table_name}), clients=svc.clients)
     bootstrap.services.cache_clear()
+    bootstrap.turn_service.cache_clear()
 
 
-def test_every_event_file_is_run_or_explicitly_not_yet() -> None:
-    assert not set(SEQUENCE) & NOT_YET
-    assert set(SEQUENCE) | NOT_YET == _event_files()
+def test_every_event_file_is_run() -> None:
+    assert set(SEQUENCE) == _event_files()
 
 
-def test_every_event_runs_through_its_handler(events_svc: Services) -> None:
+def test_every_event_runs_through_its_handler(events_svc: Services, settings: Settings, gateway_url: str) -> None:
     assert bootstrap.services().settings.table_name == events_svc.settings.table_name
     _seed(events_svc)
     handlers = _handlers()
+    with running_worker(worker_settings(settings, gateway_url)):
+        _run_sequence(events_svc, handlers)
+
+
+def _run_sequence(events_svc: Services, handlers: dict[str, Any]) -> None:
     for name, expect in SEQUENCE.items():
+        if name == "turn-get.json":
+            turn_result(events_svc.settings, events_svc.cipher, TURN_ID)  # wait for the turn to finish
         event: dict[str, Any] = json.loads((EVENTS / name).read_text(encoding="utf-8"))
         route, handler = handlers[event["routeKey"]]
         context = FakeContext(
@@ -226,4 +244,5 @@ def test_every_event_runs_through_its_handler(events_svc: Services) -> None:
     doc = events_svc.document.read(OWNER, WS)
     assert (doc.version, doc.content) == (5, "# Team memory\n- We deploy on Fridays\n- Use feature flags\n")
     receipts = events_svc.recall.receipts(OWNER, CONV)
-    assert [(r["admissionId"], r["status"], r["revision"]) for r in receipts] == [(ADMISSION_ID, "ok", 4)]
+    assert [(r["status"], r["revision"], r["turnId"]) for r in receipts] == [("ok", 4, None), ("ok", 5, TURN_ID)]
+    assert receipts[0]["admissionId"] == ADMISSION_ID  # the seeded admission's recall, then the turn's

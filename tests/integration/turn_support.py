@@ -60,8 +60,14 @@ def queued_turns(scene: Scene, settings: Settings, queue: str) -> TurnService:
 
 
 def result(settings: Settings, scene: Scene, turn_id: str) -> TurnView:
+    return turn_result(settings, scene.svc.cipher, turn_id)
+
+
+def turn_result(settings: Settings, cipher: Cipher, turn_id: str) -> TurnView:
+    """Waits for the turn's workflow to finish (a Temporal long poll, not a sleep) and returns its view."""
+
     async def wait() -> TurnView:
-        client = await codec_client(settings, scene.svc.cipher)
+        client = await codec_client(settings, cipher)
         view: TurnView = await client.get_workflow_handle(turn_id, result_type=TurnView).result()
         return view
 

@@ -12,7 +12,7 @@ from typing import Any
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from workflows.automation import ApiResponse, ApiUnavailable, AutomationApi
+from workflows.automation import ApiResponse, ApiUnavailable, MemoryApi
 from workflows.payloads import RoundInput, RoundOutput, ToolInput, ToolRun
 from workflows.prompt import TOOLS, compose
 from workflows.providers.base import ModelError, ModelProvider, ModelRequest, ToolResult
@@ -33,7 +33,7 @@ OUTCOME_TEXT = {
 
 
 class TurnActivities:
-    def __init__(self, api: AutomationApi, provider: ModelProvider) -> None:
+    def __init__(self, api: MemoryApi, provider: ModelProvider) -> None:
         self._api = api
         self._provider = provider
 

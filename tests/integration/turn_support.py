@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -72,3 +73,27 @@ def turn_result(settings: Settings, cipher: Cipher, turn_id: str) -> TurnView:
         return view
 
     return run(wait())
+
+
+def start_queued(
+    scene: Scene,
+    settings: Settings,
+    queue: str,
+    message: str,
+    *,
+    session_id: str | None = None,
+    key_session_id: str | None = None,
+) -> tuple[str, str]:
+    """Admits and starts a turn on `queue` for a fresh conversation; returns (conversation, turn id)."""
+    conv = f"conv-{uuid.uuid4().hex[:8]}"
+    started = queued_turns(scene, settings, queue).start(
+        user_id=scene.owner,
+        conversation_id=conv,
+        workspace_id=scene.ws,
+        message=message,
+        idempotency_key="k",
+        memory_state=None,
+        key_session_id=key_session_id,
+        session_id=session_id,
+    )
+    return conv, started.turn_id

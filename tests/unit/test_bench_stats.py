@@ -1,20 +1,31 @@
-"""The benchmark's pure helpers: statistics, call-count aggregation and formatting (no server, no sockets)."""
+"""The benchmark's pure helpers: statistics, call-count aggregation, formatting, the turn checks and the plain
+turn loop (against a fake automation API and the scripted model). No server, no sockets."""
 
 from __future__ import annotations
 
 import json
 import statistics
 from collections.abc import Callable
+from typing import Any, cast
 
 import pytest
+from temporalio.api.enums.v1 import EventType
 
 from scripts.bench import (
+    EXPECTED_TOOLS,
+    PLAIN_TURN,
+    TEMPORAL_TURN,
+    TURN_ROUNDS,
     CallRecorder,
+    CapturingRunner,
     KmsScenario,
     Measured,
     Operation,
+    Rotation,
+    TurnSample,
     call_name,
     calls_per_op,
+    calls_per_round,
     format_calls,
     format_count,
     format_ratio,
@@ -23,12 +34,23 @@ from scripts.bench import (
     median,
     p90,
     percentile,
+    plain_turn,
     ratio,
     render,
+    render_turn_calls,
+    render_turns,
     report_json,
     sample_document,
+    scheduled_activities,
     summarize,
+    summarize_turns,
+    turn_message,
+    turn_problems,
 )
+from workflows.activities import TurnActivities
+from workflows.automation import ApiResponse, AutomationApi
+from workflows.providers.scripted import ScriptedProvider, parse_directives
+from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnInput, TurnView
 
 pytestmark = pytest.mark.unit
 
@@ -153,6 +175,44 @@ def test_measure_refuses_duplicate_names() -> None:
         measure([Operation("read", None, lambda: None)] * 2, CallRecorder(), iterations=1, warmup=0)
 
 
+def test_measure_runs_before_untimed_and_uncounted() -> None:
+    recorder = CallRecorder()
+    order: list[str] = []
+
+    def before() -> None:
+        order.append("admit")
+        recorder("before-call.dynamodb.TransactWriteItems")  # the admission's calls...
+        recorder("before-call.kms.GenerateDataKey")
+
+    def capture() -> None:
+        order.append("capture")
+        recorder("before-call.dynamodb.TransactWriteItems")
+
+    (measured,) = measure([Operation("capture", None, capture, before=before)], recorder, iterations=2, warmup=1)
+    assert order == ["admit", "capture"] * 3
+    assert measured.calls == [["dynamodb.TransactWriteItems"]] * 2  # ...are not the capture's
+    assert len(measured.samples_ms) == 2
+
+
+def test_rotation_is_due_first_and_every_n_runs() -> None:
+    rotation = Rotation(3)
+    assert [rotation.due() for _ in range(7)] == [True, False, False, True, False, False, True]
+    assert rotation.tables == 3
+    assert rotation.runs == 7
+    assert [Rotation(1).due() for _ in range(2)] == [True, True]
+    with pytest.raises(ValueError, match="at least one"):
+        Rotation(0)
+
+
+def test_calls_per_round_divides_by_all_rounds() -> None:
+    turns = [["kms.GenerateDataKey"] * 12 + ["kms.Decrypt"] * 2, ["kms.GenerateDataKey"] * 12]
+    assert calls_per_round(turns, [3, 3]) == {"kms.Decrypt": pytest.approx(2 / 6), "kms.GenerateDataKey": 4.0}
+    assert calls_per_round([[], []], [3, 3], expected=("kms.Decrypt",)) == {"kms.Decrypt": 0.0}
+    assert calls_per_round([], []) == {}
+    with pytest.raises(ValueError, match="one round count per turn"):
+        calls_per_round([["kms.Decrypt"]], [])
+
+
 # -- summaries and formatting --------------------------------------------------------------------------------
 
 
@@ -231,6 +291,7 @@ def test_report_json_round_trips() -> None:
     assert [op["name"] for op in decoded["operations"]] == [m.name for m in _measured()]
     assert decoded["operations"][2]["median_ratio"] == 2.0
     assert decoded["kms_per_read"][0]["kms_calls_per_read"] == {"kms.Decrypt": 0.0}
+    assert decoded["turns"] == []
 
 
 def test_sample_document_is_markdown_of_the_exact_size() -> None:
@@ -239,3 +300,185 @@ def test_sample_document_is_markdown_of_the_exact_size() -> None:
     assert text.startswith("# Team memory\n")
     assert sample_document(2048) == text
     assert len(sample_document(100)) == 100
+
+
+# -- agent turns -------------------------------------------------------------------------------------------
+
+
+def test_turn_message_asks_for_a_capture_a_note_and_an_answer() -> None:
+    directives, other = parse_directives(turn_message("7"))
+    assert [(d.kind, d.text) for d in directives] == [("remember", "- fact 7"), ("note", "n 7")]
+    assert other == ["What do you know?"]
+    assert len(directives) + 1 == TURN_ROUNDS  # one round per directive, then the answer
+
+
+def test_scheduled_activities_counts_only_scheduled_events() -> None:
+    kinds = [
+        EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
+        EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+        EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
+        EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED,
+        EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
+        EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
+    ]
+    assert scheduled_activities(kinds) == 2
+    assert scheduled_activities([]) == 0
+
+
+def _view(rounds: int = 3, outcomes: tuple[tuple[str, str], ...] = EXPECTED_TOOLS, status: str = "ok") -> TurnView:
+    return TurnView(
+        conversation_id="conv",
+        status="completed",
+        answer="done",
+        rounds=rounds,
+        tool_outcomes=[
+            ToolOutcome(round=i + 1, tool=t, ok=o != "refused", outcome=o) for i, (t, o) in enumerate(outcomes)
+        ],
+        receipts=[RoundReceipt(round=i + 1, status=status, revision=1) for i in range(rounds)],
+    )
+
+
+def test_turn_problems_accepts_the_designed_turn_only() -> None:
+    assert turn_problems(_view()) == []
+    assert turn_problems(_view(rounds=2)) == ["2 rounds, not 3"]
+    refused = turn_problems(_view(outcomes=(("remember_in_memory", "refused"), ("working_notes_update", "saved"))))
+    assert len(refused) == 1
+    assert refused[0].startswith("tool outcomes")
+    assert turn_problems(_view(status="superseded")) == ["recall statuses ['superseded', 'superseded', 'superseded']"]
+    assert turn_problems(_view().model_copy(update={"status": "failed"})) == ["status failed"]
+
+
+class FakeApi:
+    """The automation API as the activities see it: a head that captures move, notes kept in memory."""
+
+    def __init__(self, version: int) -> None:
+        self.version = version
+        self.notes = ""
+        self.capture_bases: list[int] = []
+        self.calls: list[str] = []
+
+    def recall(self, workspace_id: str, admission_id: str, credential: str) -> ApiResponse:
+        self.calls.append("recall")
+        block = f"<<<WORKSPACE-MEMORY revision={self.version}\n- a fact\nWORKSPACE-MEMORY>>>"
+        return ApiResponse(200, {"status": "ok", "revision": self.version, "block": block})
+
+    def capture(
+        self, workspace_id: str, admission_id: str, credential: str, edits: list[Any], base_version: int
+    ) -> ApiResponse:
+        self.calls.append("capture")
+        self.capture_bases.append(base_version)
+        self.version += 1
+        return ApiResponse(200, {"outcome": "committed", "version": self.version})
+
+    def notes_get(self, session_id: str) -> ApiResponse:
+        self.calls.append("notes_get")
+        return ApiResponse(200, {"notes": self.notes, "revision": 1 if self.notes else 0})
+
+    def notes_put(self, session_id: str, notes: str) -> ApiResponse:
+        self.calls.append("notes_put")
+        self.notes = notes
+        return ApiResponse(200, {"revision": 1})
+
+    def notes_clear(self, session_id: str) -> ApiResponse:
+        self.calls.append("notes_clear")
+        self.notes = ""
+        return ApiResponse(200, {"revision": 2})
+
+
+def _turn(message: str, session: str | None = "sess-1") -> TurnInput:
+    return TurnInput(
+        turn_id="turn-1",
+        conversation_id="conv-1",
+        workspace_id="ws-1",
+        user_id="owner",
+        admission_id="adm_x.e30",
+        credential="secret",
+        session_id=session,
+        message=message,
+    )
+
+
+def test_plain_turn_runs_the_workflows_rounds_with_the_same_activities() -> None:
+    api = FakeApi(version=4)
+    activities = TurnActivities(cast(AutomationApi, api), ScriptedProvider())
+    view, ran = plain_turn(activities, _turn(turn_message("1")))
+    assert turn_problems(view) == []
+    assert ran == 5  # three model rounds, two tools
+    assert api.capture_bases == [4]  # the base is the revision recalled in the capture's round
+    assert api.calls == ["recall", "notes_get", "capture", "recall", "notes_get", "notes_put", "recall", "notes_get"]
+    assert [r.revision for r in view.receipts] == [4, 5, 5]
+    assert view.answer is not None
+    assert "n 1" in view.answer  # the last round saw the note written in round 2
+
+
+def test_plain_turn_stops_at_the_round_limit() -> None:
+    api = FakeApi(version=1)
+    activities = TurnActivities(cast(AutomationApi, api), ScriptedProvider())
+    turn = _turn("note: a\nnote: b\nnote: c").model_copy(update={"max_rounds": 2})
+    view, ran = plain_turn(activities, turn)
+    assert view.rounds == 2
+    assert ran == 4
+    assert view.answer is not None
+    assert "round limit" in view.answer
+
+
+def test_capturing_runner_keeps_what_ingress_starts() -> None:
+    runner = CapturingRunner()
+    runner.start(_turn("hello"))
+    assert [t.turn_id for t in runner.started] == ["turn-1"]
+    assert runner.view("turn-1") is None
+
+
+def _samples(ms: list[float], codec: list[str]) -> list[TurnSample]:
+    api = ["dynamodb.TransactGetItems", "dynamodb.PutItem"] * 3
+    return [TurnSample(value, 3, 5, api, codec) for value in ms]
+
+
+def test_summarize_turns_per_round_and_ratio_to_the_plain_loop() -> None:
+    temporal = _samples([300.0, 360.0, 330.0], ["kms.GenerateDataKey"] * 12)
+    plain = _samples([150.0, 180.0, 165.0], [])
+    by_name = {s.name: s for s in summarize_turns([(TEMPORAL_TURN, temporal), (PLAIN_TURN, plain)], PLAIN_TURN)}
+    t, p = by_name[TEMPORAL_TURN], by_name[PLAIN_TURN]
+    assert t.turns == p.turns == 3
+    assert t.rounds_per_turn == 3
+    assert t.activities_per_round == pytest.approx(5 / 3)
+    assert t.median_ms_per_round == 110.0
+    assert t.median_ms_per_turn == 330.0
+    assert p.median_ms_per_round == 55.0
+    assert t.median_ratio == 2.0
+    assert t.baseline_name == PLAIN_TURN
+    assert p.median_ratio is None
+    assert p.baseline_name is None
+    assert t.codec_calls_per_round == {"kms.GenerateDataKey": 4.0}
+    assert p.codec_calls_per_round == {}
+    assert t.api_calls_per_round == p.api_calls_per_round == {"dynamodb.PutItem": 1.0, "dynamodb.TransactGetItems": 1.0}
+
+
+def test_render_turns_and_their_calls() -> None:
+    summaries = summarize_turns(
+        [(TEMPORAL_TURN, _samples([300.0], ["kms.GenerateDataKey"] * 12)), (PLAIN_TURN, _samples([150.0], []))],
+        PLAIN_TURN,
+    )
+    table = render_turns(summaries).splitlines()
+    assert len(table) == 4
+    temporal = next(line for line in table if line.startswith(TEMPORAL_TURN))
+    assert "1.67" in temporal
+    assert "100.00" in temporal
+    assert "2.00x plain in-process loop" in temporal
+    assert "(baseline)" in next(line for line in table if line.startswith(PLAIN_TURN))
+    calls = render_turn_calls(summaries)
+    assert "kms.GenerateDataKey=4" in calls
+    assert "(none)" in calls
+
+
+def test_report_json_carries_the_turns() -> None:
+    turns = summarize_turns([(TEMPORAL_TURN, _samples([300.0], [])), (PLAIN_TURN, _samples([150.0], []))], PLAIN_TURN)
+    decoded = json.loads(json.dumps(report_json(summarize(_measured()), [], {"timed_turns": 1}, turns)))
+    assert decoded["turns"][0]["name"] == TEMPORAL_TURN
+    assert decoded["turns"][0]["median_ratio"] == 2.0
+    assert decoded["turns"][1]["activities_per_round"] == pytest.approx(5 / 3)
+
+
+def test_report_json_keeps_meta_from_shadowing_its_sections() -> None:
+    with pytest.raises(ValueError, match="turns"):
+        report_json([], [], {"turns": 5})

@@ -1,0 +1,90 @@
+"""`make demo` (`python -m scripts.demo`) as a developer runs it with no stack up: it starts the local stack on
+the ports it is given, plays the whole scenario over HTTP, stops the stack and exits 0."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scripts.localstack.temporal import free_port
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO_TIMEOUT_SECONDS = 240.0
+STOP_TIMEOUT_SECONDS = 60.0
+
+
+def distinct_free_ports(count: int) -> list[int]:
+    ports: list[int] = []
+    while len(ports) < count:
+        port = free_port()
+        if port not in ports:
+            ports.append(port)
+    return ports
+
+
+@pytest.mark.timeout(DEMO_TIMEOUT_SECONDS + STOP_TIMEOUT_SECONDS + 30)
+def test_demo_starts_the_stack_plays_the_scenario_and_stops_it(tmp_path: Path) -> None:
+    moto_port, gateway_port, temporal_port = distinct_free_ports(3)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEMPORAL_", "AUTOMATION_")) and k != "API"}
+    env.update(
+        MOTO_PORT=str(moto_port),
+        GATEWAY_PORT=str(gateway_port),
+        TEMPORAL_PORT=str(temporal_port),
+        TEMPORAL_UI_PORT="off",
+        LOCAL_STATE_DIR=str(tmp_path / "state"),
+        PYTHONUNBUFFERED="1",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scripts.demo"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=DEMO_TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGINT)  # the demo stops the stack it started before exiting
+        out, err = proc.communicate(timeout=STOP_TIMEOUT_SECONDS)
+        pytest.fail(f"the demo did not finish within {DEMO_TIMEOUT_SECONDS:.0f}s\n{out}\n{err}")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    transcript = f"{out}\n--- stderr ---\n{err}"
+
+    assert proc.returncode == 0, transcript
+    assert "starting `python -m scripts.localstack`" in out, transcript
+    assert f"API http://127.0.0.1:{gateway_port}" in out, transcript
+    # Step 3: the remembered line is in the document, committed as version 2.
+    step3 = out.split("== 3.", 1)[1].split("== 4.", 1)[0]
+    assert "remember_in_memory → committed version=2" in step3, transcript
+    assert (
+        "document v2:\n    | # Team memory\n    | - We deploy on Tuesdays\n    | - Feature flags gate risky changes"
+        in step3
+    )
+    # Step 4: the second turn of the session answers from the note the first one wrote.
+    step4 = out.split("== 4.", 1)[1].split("== 5.", 1)[0]
+    second_answer = step4.split("the next turn of the same session", 1)[1]
+    assert "    | ask Bob about the release train" in second_answer, transcript
+    # Step 6: the capture admitted before the Clear is refused by the policy predicate; nothing written.
+    step6 = out.split("== 6.", 1)[1].split("== 7.", 1)[0]
+    assert '{"outcome": "refused", "predicate": "policy"}' in step6, transcript
+    assert "document v3:" in step6, transcript
+    # Step 7: read_only makes a proposal; a pre-Clear stamp is refused, the current one applies.
+    step7 = out.split("== 7.", 1)[1].split("== 8.", 1)[0]
+    assert "remember_in_memory → proposal" in step7, transcript
+    assert "PROPOSAL_CLEARED" in step7, transcript
+    assert "document v4:\n    | - Releases ship behind a flag" in step7, transcript
+    assert "demo: every step answered as expected" in out, transcript
+    assert "local stack stopped (exit 0)" in out, transcript
+    assert "FAILED" not in err, transcript

@@ -239,6 +239,7 @@ def run(stack: ExitStack, stopping: threading.Event) -> None:
     ui = f"http://{HOST}:{ui_port}" if ui_port is not None else "off (TEMPORAL_UI_PORT=off)"
     worker_line = "not running" if worker is None else f"{WORKER_MODULE}   (task queue {task_queue}, pid {worker.pid})"
     print(f"moto (DynamoDB + KMS)  {endpoint}   (pid {moto.pid})", flush=True)
+    print(f"table / KMS key        {resources.table_name} / {resources.kms_key_arn}", flush=True)
     print(f"API                    {api}", flush=True)
     print(f"Temporal               {address}   (namespace {namespace}, pid {temporal.pid})", flush=True)
     print(f"Temporal UI            {ui}", flush=True)

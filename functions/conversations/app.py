@@ -40,13 +40,13 @@ def get_turn(conv: str, turn_id: str) -> Response[str]:
             "status": out["status"],
             "answer": out["answer"],
             "rounds": out["rounds"],
-            "toolOutcomes": [_camel(o) for o in out["tool_outcomes"]],
+            "toolOutcomes": [_without_nulls(o) for o in out["tool_outcomes"]],
             "receipts": out["receipts"],
         },
     )
 
 
-def _camel(outcome: dict[str, Any]) -> dict[str, Any]:
+def _without_nulls(outcome: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in outcome.items() if v is not None}
 
 

@@ -5,7 +5,10 @@ table. No sockets: cfn-lint runs in-process on the file's text."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -234,11 +237,57 @@ def test_function_layout(template: dict[str, Any]) -> None:
         assert props["CodeUri"] == f"functions/{group}/"
         assert props["Handler"] == "app.handler"
         assert (ROOT / props["CodeUri"]).is_dir()
-    worker = functions["TurnWorkerFunction"]["Properties"]
-    assert worker["CodeUri"] == "workflows/"
-    assert worker["Handler"] == "lambda_worker.handler"
-    assert worker["Timeout"] == 900
-    assert not worker.get("Events")
+    worker = functions["TurnWorkerFunction"]
+    props = worker["Properties"]
+    assert props["CodeUri"] == "workflows/"
+    assert props["Handler"] == "workflows.lambda_worker.handler"
+    assert props["Timeout"] == 900
+    assert props["AutoPublishAlias"] == "live"  # one immutable Lambda version per deploy, for Temporal to pin
+    assert not props.get("Events"), "Temporal invokes the worker; it has no event source"
+    assert worker["Metadata"] == {"BuildMethod": "makefile", "ContextPath": "scripts/sam"}
+
+
+# -- the worker's package --------------------------------------------------------------------------------------
+
+
+def _worker_build(template: dict[str, Any]) -> tuple[Path, str]:
+    worker = template["Resources"]["TurnWorkerFunction"]
+    return ROOT / worker["Metadata"]["ContextPath"] / "Makefile", worker["Properties"]["Handler"]
+
+
+def test_worker_build_target_exists(template: dict[str, Any]) -> None:
+    makefile, _ = _worker_build(template)
+    assert re.search(r"^build-TurnWorkerFunction:", makefile.read_text(encoding="utf-8"), re.MULTILINE)
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_worker_zip_holds_the_workflows_package(template: dict[str, Any], tmp_path: Path) -> None:
+    """What `sam build` does for a makefile build: copy CodeUri to a scratch directory, run the target there
+    with ARTIFACTS_DIR set. The artifact must hold `workflows/` as a package, so the handler's module path
+    (`workflows.lambda_worker`) and its absolute `workflows.*` imports resolve from the zip root."""
+    makefile, handler = _worker_build(template)
+    code_uri = template["Resources"]["TurnWorkerFunction"]["Properties"]["CodeUri"]
+    scratch, artifacts = tmp_path / "scratch", tmp_path / "artifacts"
+    shutil.copytree(ROOT / code_uri, scratch)
+    (scratch / "__pycache__").mkdir(exist_ok=True)
+    (scratch / "__pycache__" / "stale.cpython-313.pyc").write_bytes(b"")
+    subprocess.run(
+        ["make", "--makefile", str(makefile), "build-TurnWorkerFunction"],
+        cwd=scratch,
+        env={**os.environ, "ARTIFACTS_DIR": str(artifacts)},
+        check=True,
+        capture_output=True,
+    )
+    module, _, attribute = handler.rpartition(".")
+    assert attribute == "handler"
+    assert (artifacts / (module.replace(".", "/") + ".py")).is_file()
+    assert (artifacts / "workflows" / "__init__.py").is_file()
+    assert (artifacts / "workflows" / "providers" / "__init__.py").is_file()
+    assert sorted(p.name for p in artifacts.iterdir()) == ["workflows"], "only the package, at the zip root"
+    assert not list(artifacts.rglob("__pycache__"))
+    assert not list(artifacts.rglob("*.pyc"))
+    source = sorted(p.relative_to(ROOT / code_uri) for p in (ROOT / code_uri).rglob("*.py"))
+    assert sorted(p.relative_to(artifacts / "workflows") for p in artifacts.rglob("*.py")) == source
 
 
 # -- events -------------------------------------------------------------------------------------------------
@@ -349,6 +398,72 @@ def test_worker_invokes_only_automation_routes(template: dict[str, Any]) -> None
     assert len(invoke) == 1
     (resource,) = _as_list(invoke[0]["Resource"])
     assert resource["Fn::Sub"].endswith(":${HttpApi}/*/*/v1/automation/*")
+
+
+def _policy(role: dict[str, Any], name: str) -> tuple[dict[str, Any], str | None]:
+    """The role's inline policy `name` and the condition it is under (an Fn::If branch), if any."""
+    for entry in role["Properties"]["Policies"]:
+        condition = None
+        if "Fn::If" in entry:
+            condition, entry, _ = entry["Fn::If"]
+        if entry.get("PolicyName") == name:
+            return entry, condition
+    raise AssertionError(f"no policy {name}")
+
+
+def _allowed(policy: dict[str, Any]) -> set[tuple[str, str]]:
+    return {
+        (action, json.dumps(statement["Resource"], sort_keys=True))
+        for statement in policy["PolicyDocument"]["Statement"]
+        for action in _as_list(statement["Action"])
+    }
+
+
+def test_worker_role_grants_the_codec_the_model_and_the_api_key(template: dict[str, Any]) -> None:
+    role = _role_of(template, "TurnWorkerFunction")
+    key = json.dumps({"Fn::GetAtt": ["MemoryKey", "Arn"]})
+    codec, condition = _policy(role, "payload-codec")
+    assert condition is None
+    assert _allowed(codec) == {("kms:Encrypt", key), ("kms:GenerateDataKey", key), ("kms:Decrypt", key)}
+
+    model, condition = _policy(role, "model")
+    assert condition == "UseBedrock"
+    ((action, resource),) = _allowed(model)
+    assert action == "bedrock:InvokeModel"
+    assert json.loads(resource)["Fn::Sub"].endswith(":foundation-model/${BedrockModelId}")
+
+    api_key, condition = _policy(role, "temporal-api-key")
+    assert condition == "HasTemporalApiKeySecret"
+    assert _allowed(api_key) == {("secretsmanager:GetSecretValue", json.dumps({"Ref": "TemporalApiKeySecretArn"}))}
+
+
+def test_worker_environment(template: dict[str, Any]) -> None:
+    env = template["Resources"]["TurnWorkerFunction"]["Properties"]["Environment"]["Variables"]
+    assert env["AUTOMATION_AUTH"] == "iam"
+    assert env["AUTOMATION_BASE_URL"]["Fn::Sub"].startswith("https://${HttpApi}.execute-api.")
+    assert env["MODEL_PROVIDER"] == {"Ref": "ModelProvider"}
+    assert env["TEMPORAL_DEPLOYMENT_NAME"] == "workspace-memory"
+    assert env["TEMPORAL_BUILD_ID"] == {"Ref": "WorkerBuildId"}
+    assert env["TEMPORAL_API_KEY_SECRET_ARN"] == {
+        "Fn::If": ["HasTemporalApiKeySecret", {"Ref": "TemporalApiKeySecretArn"}, {"Ref": "AWS::NoValue"}]
+    }
+    assert "TEMPORAL_API_KEY" not in env, "the API key is read from Secrets Manager, never configured in clear"
+
+
+def test_temporal_invoke_role(template: dict[str, Any]) -> None:
+    role = template["Resources"]["TemporalInvokeRole"]
+    assert role["Type"] == "AWS::IAM::Role"
+    assert role["Condition"] == "CreateTemporalInvoker"
+    (trust,) = role["Properties"]["AssumeRolePolicyDocument"]["Statement"]
+    assert trust["Principal"] == {"AWS": {"Ref": "TemporalInvokerPrincipals"}}
+    assert trust["Action"] == "sts:AssumeRole"
+    assert trust["Condition"] == {"StringEquals": {"sts:ExternalId": {"Ref": "TemporalInvokerExternalId"}}}
+    assert not role["Properties"].get("ManagedPolicyArns")
+    (policy,) = role["Properties"]["Policies"]
+    versions = json.dumps({"Fn::Sub": "${TurnWorkerFunction.Arn}:*"})
+    assert _allowed(policy) == {("lambda:InvokeFunction", versions), ("lambda:GetFunction", versions)}
+    assert template["Outputs"]["TemporalInvokeRoleArn"]["Condition"] == "CreateTemporalInvoker"
+    assert template["Outputs"]["TurnWorkerVersionArn"]["Value"] == {"Ref": "TurnWorkerFunction.Version"}
 
 
 @pytest.mark.parametrize("function", [*API_FUNCTIONS, "TurnWorkerFunction"])

@@ -6,6 +6,8 @@ import functools
 import os
 from dataclasses import dataclass
 
+from temporalio.envconfig import ClientConfig
+
 from workspace_memory.access import AccessService
 from workspace_memory.adapters.aws import AwsClients, build_clients
 from workspace_memory.adapters.dynamo import DynamoTable
@@ -71,4 +73,7 @@ def services() -> Services:
 def turn_service() -> TurnService:
     """Built on first use, in the conversations function only: it owns the Temporal client's loop."""
     base = services()
-    return TurnService(base.table, base.admission, TemporalTurns(base.settings, base.cipher))
+    # TLS, API key and gRPC metadata for an authenticated namespace, as the worker reads them (TEMPORAL_*
+    # variables or a temporal.toml profile).
+    connect = ClientConfig.load_client_connect_config(override_env_vars=dict(os.environ))
+    return TurnService(base.table, base.admission, TemporalTurns(base.settings, base.cipher, connect))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -37,9 +37,12 @@ _FINISHED = {
 
 
 class TemporalTurns:
-    def __init__(self, settings: Settings, cipher: Cipher) -> None:
+    def __init__(self, settings: Settings, cipher: Cipher, connect: Mapping[str, Any] | None = None) -> None:
+        """`connect`: extra `Client.connect` options (TLS, API key, gRPC metadata), e.g. from
+        `temporalio.envconfig`; address, namespace and the data converter always come from here."""
         self._settings = settings
         self._cipher = cipher
+        self._connect_options = dict(connect or {})
         self._loop = asyncio.new_event_loop()
         threading.Thread(target=self._loop.run_forever, name="temporal-client", daemon=True).start()
         self._client: Client | None = None
@@ -54,11 +57,13 @@ class TemporalTurns:
     async def _connect(self) -> Client:
         async with self._lock:
             if self._client is None:
-                self._client = await Client.connect(
-                    self._settings.temporal_address,
-                    namespace=self._settings.temporal_namespace,
-                    data_converter=data_converter(self._cipher),
-                )
+                options = {
+                    **self._connect_options,
+                    "target_host": self._settings.temporal_address,
+                    "namespace": self._settings.temporal_namespace,
+                    "data_converter": data_converter(self._cipher),
+                }
+                self._client = await Client.connect(**options)
             return self._client
 
     def start(self, turn: TurnInput) -> None:

@@ -67,6 +67,12 @@ def build_resolver() -> APIGatewayHttpResolver:
         logger.info("request refused", extra={"code": exc.code, "status": status})
         return json_response(status, error_body(exc))
 
+    @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
+    def _unexpected(exc: Exception) -> Response[str]:
+        # The type only: an exception's message could carry anything, including memory text.
+        logger.error("unhandled error", extra={"error_type": type(exc).__name__})
+        return json_response(500, {"error": {"code": "INTERNAL", "message": "internal error"}})
+
     @app.not_found
     def _no_route(_: Exception) -> Response[str]:
         return json_response(404, {"error": {"code": "ROUTE_NOT_FOUND", "message": "no such route"}})

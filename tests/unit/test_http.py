@@ -1,0 +1,70 @@
+"""The shared HTTP plumbing: error mapping by class, and nothing of an error's text leaks."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from aws_lambda_powertools.event_handler import Response
+
+from scripts.localstack.gateway import FakeContext
+from workspace_memory import errors
+from workspace_memory.api.errors import status_for
+from workspace_memory.api.http import build_resolver, json_response
+
+pytestmark = pytest.mark.unit
+
+
+CONTEXT: Any = FakeContext(function_name="unit", aws_request_id="r-1")
+
+
+def event(path: str) -> dict[str, Any]:
+    return {
+        "version": "2.0",
+        "routeKey": f"GET {path}",
+        "rawPath": path,
+        "rawQueryString": "",
+        "headers": {},
+        "requestContext": {"http": {"method": "GET", "path": path, "sourceIp": "127.0.0.1"}, "stage": "$default"},
+        "isBase64Encoded": False,
+    }
+
+
+def test_unexpected_errors_are_500_without_their_message() -> None:
+    app = build_resolver()
+
+    @app.get("/boom")
+    def boom() -> Response[str]:
+        raise RuntimeError("SECRET memory text")
+
+    @app.get("/stale")
+    def stale() -> Response[str]:
+        raise errors.StaleBaseVersion("base version 1 is not the current version", current_version=2)
+
+    crashed = app.resolve(event("/boom"), CONTEXT)
+    assert crashed["statusCode"] == 500
+    assert json.loads(crashed["body"]) == {"error": {"code": "INTERNAL", "message": "internal error"}}
+    assert "SECRET" not in crashed["body"]
+    refused = app.resolve(event("/stale"), CONTEXT)
+    assert refused["statusCode"] == 409
+    assert json.loads(refused["body"])["currentVersion"] == 2
+    assert json_response(204).body == ""
+
+
+@pytest.mark.parametrize(
+    ("error", "status"),
+    [
+        (errors.InvalidInput("x"), 400),
+        (errors.Unauthenticated("x"), 401),
+        (errors.AiDisabled("x"), 403),
+        (errors.WorkspaceNotFound("x"), 404),
+        (errors.StalePolicyRevision("x"), 409),
+        (errors.PayloadTooLarge("x"), 413),
+        (errors.PreconditionRequired("x"), 428),
+        (errors.DecryptionFailed("x"), 500),
+        (errors.Unavailable("x"), 503),
+    ],
+)
+def test_status_is_chosen_by_class(error: errors.DomainError, status: int) -> None:
+    assert status_for(error) == status

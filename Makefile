@@ -31,8 +31,12 @@ lint: install
 typecheck: install
 	$(PY) -m mypy layers functions workflows scripts tests
 
+# cfn-lint from the lock; SAM CLI in an isolated tool environment (its pins would fight the project's boto3).
+SAM_CLI := aws-sam-cli==1.170.0
+
 template-lint: install
 	$(VENV)/bin/cfn-lint template.yaml
+	$(UV) tool run --python $(PY) --from $(SAM_CLI) sam validate --lint
 
 unit: install
 	$(PY) -m pytest tests/unit -q

@@ -99,7 +99,7 @@ def test_capture_races_clear(rounds: Rounds) -> None:
 
 @pytest.mark.parametrize("target", [Mode.READ_ONLY, Mode.AUTO])
 def test_capture_races_mode_change(rounds: Rounds, target: Mode) -> None:
-    for n in range(ROUNDS // 2):
+    for n in range(ROUNDS):
         scene = rounds.scene()
         admitted = scene.admit()
         captured, changed = race(

@@ -63,9 +63,8 @@ from scripts.localstack.gateway import Gateway, make_server
 from scripts.localstack.resources import FAKE_CREDENTIALS, LocalResources, create_table, provision
 from scripts.localstack.temporal import free_port, start_temporal, stop
 from workflows.activities import TurnActivities
-from workflows.payloads import RoundInput, ToolInput, ToolRun
-from workflows.providers.base import Message
-from workflows.turn_workflow import ROUND_LIMIT_ANSWER, TOOL_ACTIVITIES
+from workflows.payloads import RoundInput, RoundOutput, ToolInput, ToolRun
+from workflows.turn_workflow import run_turn
 from workflows.worker import build_worker_parts, worker_in_thread
 from workspace_memory import bootstrap, keys
 from workspace_memory.access import ShareType
@@ -731,41 +730,23 @@ class CapturingRunner:
 
 
 def plain_turn(activities: TurnActivities, turn: TurnInput) -> tuple[TurnView, int]:
-    """`AgentTurnWorkflow.run` as a plain loop: the same activity methods called directly, in the same order,
-    with the same inputs; no Temporal, no payload codec, no retries. Returns the view and the activities run."""
-    tools = cast(
-        dict[str, Callable[[ToolInput], ToolRun]], {name: getattr(activities, name) for name in TOOL_ACTIVITIES}
-    )
-    view = TurnView(conversation_id=turn.conversation_id, status="running")
-    messages = [Message(role="user", text=turn.message)]
-    base_version = 0
+    """`AgentTurnWorkflow`'s own loop (`run_turn`) with the same activity methods called directly: no Temporal,
+    no payload codec, no retries. Returns the view and the number of activities run."""
     ran = 0
-    for number in range(1, turn.max_rounds + 1):
-        out = activities.model_round(RoundInput(turn=turn, round=number, messages=messages))
+
+    async def model_round(data: RoundInput) -> RoundOutput:
+        nonlocal ran
         ran += 1
-        view.rounds = number
-        view.receipts.append(out.receipt)
-        if out.receipt.revision is not None:
-            base_version = out.receipt.revision
-        response = out.response
-        messages.append(Message(role="assistant", text=response.text, tool_calls=response.tool_calls))
-        if not response.tool_calls:
-            view.answer = response.text
-            break
-        results = []
-        for call in response.tool_calls:
-            tool = tools.get(call.name)
-            if tool is None:  # the workflow would answer "unknown tool"; the scripted model never asks for one
-                raise RuntimeError(f"the model called an unknown tool {call.name!r}")
-            run = tool(ToolInput(turn=turn, round=number, call=call, base_version=base_version))
-            ran += 1
-            results.append(run.result)
-            view.tool_outcomes.append(run.outcome)
-        messages.append(Message(role="tool", tool_results=results))
-    else:
-        view.answer = ROUND_LIMIT_ANSWER
-    view.status = "completed"
-    return view, ran
+        return activities.model_round(data)
+
+    async def tool(data: ToolInput) -> ToolRun:
+        nonlocal ran
+        ran += 1
+        method = cast(Callable[[ToolInput], ToolRun], getattr(activities, data.call.name))
+        return method(data)
+
+    view = TurnView(conversation_id=turn.conversation_id, status="running")
+    return asyncio.run(run_turn(turn, view, model_round, tool)), ran
 
 
 class TurnScenes:

@@ -6,6 +6,7 @@ the turn (the user's message, the model's outputs, tool results) and receipt met
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
 from temporalio import workflow
@@ -34,6 +35,41 @@ TOOL_RETRY = RetryPolicy(
 )
 
 
+ModelRound = Callable[[RoundInput], Awaitable[RoundOutput]]
+ToolActivity = Callable[[ToolInput], Awaitable[ToolRun]]
+
+
+async def run_turn(turn: TurnInput, view: TurnView, model_round: ModelRound, tool: ToolActivity) -> TurnView:
+    """The turn's loop, apart from how an activity is executed: the workflow runs each step as a Temporal
+    activity, the benchmark's baseline calls the same activity methods directly."""
+    messages = [Message(role="user", text=turn.message)]
+    base_version = 0
+    for number in range(1, turn.max_rounds + 1):
+        out = await model_round(RoundInput(turn=turn, round=number, messages=messages))
+        view.rounds = number
+        view.receipts.append(out.receipt)
+        if out.receipt.revision is not None:
+            base_version = out.receipt.revision
+        response = out.response
+        messages.append(Message(role="assistant", text=response.text, tool_calls=response.tool_calls))
+        if not response.tool_calls:
+            view.answer = response.text
+            break
+        results = []
+        for call in response.tool_calls:
+            if call.name in TOOL_ACTIVITIES:
+                run = await tool(ToolInput(turn=turn, round=number, call=call, base_version=base_version))
+            else:
+                run = _failed(number, call, f"Unknown tool {call.name!r}.", "unknown_tool")
+            results.append(run.result)
+            view.tool_outcomes.append(run.outcome)
+        messages.append(Message(role="tool", tool_results=results))
+    else:
+        view.answer = ROUND_LIMIT_ANSWER
+    view.status = "completed"
+    return view
+
+
 @workflow.defn(name=WORKFLOW_NAME)
 class AgentTurnWorkflow:
     def __init__(self) -> None:
@@ -46,52 +82,33 @@ class AgentTurnWorkflow:
 
     @workflow.run
     async def run(self, turn: TurnInput) -> TurnView:
-        view = self._view = TurnView(conversation_id=turn.conversation_id, status="running")
-        messages = [Message(role="user", text=turn.message)]
-        base_version = 0
-        for number in range(1, turn.max_rounds + 1):
-            out = await workflow.execute_activity(
-                "model_round",
-                RoundInput(turn=turn, round=number, messages=messages),
-                result_type=RoundOutput,
-                start_to_close_timeout=timedelta(seconds=120),
-                retry_policy=MODEL_RETRY,
-            )
-            view.rounds = number
-            view.receipts.append(out.receipt)
-            if out.receipt.revision is not None:
-                base_version = out.receipt.revision
-            response = out.response
-            messages.append(Message(role="assistant", text=response.text, tool_calls=response.tool_calls))
-            if not response.tool_calls:
-                view.answer = response.text
-                break
-            results = []
-            for call in response.tool_calls:
-                run = await self._tool(turn, number, call, base_version)
-                results.append(run.result)
-                view.tool_outcomes.append(run.outcome)
-            messages.append(Message(role="tool", tool_results=results))
-        else:
-            view.answer = ROUND_LIMIT_ANSWER
-        view.status = "completed"
-        return view
+        self._view = TurnView(conversation_id=turn.conversation_id, status="running")
+        return await run_turn(turn, self._view, self._model_round, self._tool)
 
-    async def _tool(self, turn: TurnInput, number: int, call: ToolCall, base_version: int) -> ToolRun:
-        if call.name not in TOOL_ACTIVITIES:
-            return _failed(number, call, f"Unknown tool {call.name!r}.", "unknown_tool")
+    @staticmethod
+    async def _model_round(data: RoundInput) -> RoundOutput:
+        out: RoundOutput = await workflow.execute_activity(
+            "model_round",
+            data,
+            result_type=RoundOutput,
+            start_to_close_timeout=timedelta(seconds=120),
+            retry_policy=MODEL_RETRY,
+        )
+        return out
+
+    @staticmethod
+    async def _tool(data: ToolInput) -> ToolRun:
         try:
             run: ToolRun = await workflow.execute_activity(
-                call.name,
-                ToolInput(turn=turn, round=number, call=call, base_version=base_version),
+                data.call.name,
+                data,
                 result_type=ToolRun,
                 start_to_close_timeout=timedelta(seconds=15),
                 retry_policy=TOOL_RETRY,
             )
         except ActivityError:
-            return _failed(
-                number, call, "The tool could not be reached; whether it took effect is unknown.", "unavailable"
-            )
+            text = "The tool could not be reached; whether it took effect is unknown."
+            return _failed(data.round, data.call, text, "unavailable")
         return run
 
 

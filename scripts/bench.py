@@ -70,7 +70,7 @@ from workspace_memory import bootstrap, keys
 from workspace_memory.access import ShareType
 from workspace_memory.adapters.aws import build_clients
 from workspace_memory.adapters.kms_cipher import KmsCipher
-from workspace_memory.adapters.temporal_codec import data_converter
+from workspace_memory.adapters.temporal_codec import data_converter, payload_cipher
 from workspace_memory.adapters.temporal_turns import RUN_TIMEOUT_SECONDS
 from workspace_memory.admission import Admitted
 from workspace_memory.bootstrap import Services, build_services
@@ -888,7 +888,7 @@ def turn_benchmark(resources: LocalResources, content: str, turns: int, warmup: 
         worker_kms, starter_kms = build_clients(settings).kms, build_clients(settings).kms
         codec_calls.attach(worker_kms, starter_kms)
         parts = dataclasses.replace(
-            build_worker_parts(settings), converter=data_converter(KmsCipher(worker_kms, resources.kms_key_arn))
+            build_worker_parts(settings), converter=data_converter(payload_cipher(worker_kms, resources.kms_key_arn))
         )
         stack.enter_context(worker_in_thread(settings, parts))
         rig = TurnRig(

@@ -31,8 +31,7 @@ from temporalio.api.common.v1 import Payload, Payloads
 from temporalio.converter import PayloadCodec
 
 from workspace_memory.adapters.aws import build_clients
-from workspace_memory.adapters.kms_cipher import KmsCipher
-from workspace_memory.adapters.temporal_codec import KmsPayloadCodec
+from workspace_memory.adapters.temporal_codec import KmsPayloadCodec, payload_cipher
 from workspace_memory.settings import Settings
 
 DEFAULT_PORT = 8888
@@ -206,7 +205,7 @@ def main(argv: list[str] | None = None) -> None:
     if not is_loopback(args.host):
         parser.error(f"codec server binds to loopback only, not {args.host!r}")
     settings = Settings.from_environ(os.environ)
-    codec = KmsPayloadCodec(KmsCipher(build_clients(settings).kms, settings.kms_key_id))
+    codec = KmsPayloadCodec(payload_cipher(build_clients(settings).kms, settings.kms_key_id))
     server = CodecHTTPServer(codec, args.host, args.port, args.origins or DEFAULT_UI_ORIGINS)
     host, port = server.server_address[:2]
     print(f"codec server on http://{host!s}:{port} (UI origins: {', '.join(sorted(server.allowed_origins))})")

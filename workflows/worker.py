@@ -24,8 +24,7 @@ from workflows.automation import Auth, AutomationApi, DevAuth, SigV4Auth
 from workflows.providers import ModelProvider, build_provider
 from workflows.turn_workflow import AgentTurnWorkflow
 from workspace_memory.adapters.aws import build_clients
-from workspace_memory.adapters.kms_cipher import KmsCipher
-from workspace_memory.adapters.temporal_codec import data_converter
+from workspace_memory.adapters.temporal_codec import data_converter, payload_cipher
 from workspace_memory.settings import Settings
 
 
@@ -60,7 +59,7 @@ def build_worker_parts(settings: Settings, provider: ModelProvider | None = None
     api = AutomationApi(settings.automation_base_url, automation_auth(settings))
     return WorkerParts(
         activities=TurnActivities(api, provider or model_provider(settings)),
-        converter=data_converter(KmsCipher(clients.kms, settings.kms_key_id)),
+        converter=data_converter(payload_cipher(clients.kms, settings.kms_key_id)),
     )
 
 

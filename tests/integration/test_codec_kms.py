@@ -32,8 +32,10 @@ from workspace_memory.adapters.temporal_codec import (
     CODEC_NAME,
     ENCODING,
     PAYLOAD_CONTEXT,
+    KmsPayloadCodec,
     data_converter,
     is_encrypted,
+    payload_cipher,
 )
 from workspace_memory.bootstrap import Services
 from workspace_memory.errors import DecryptionFailed
@@ -223,3 +225,20 @@ def test_temporal_history_holds_only_ciphertext(svc: Services, temporal_address:
     )
     decoded = b"\n".join(_payload_data(json.loads(with_codec.stdout)))
     assert decoded.count(marker.encode()) >= 3  # input (text and tag) and memo, decoded by the codec server
+
+
+def test_payload_cipher_reuses_a_data_key_within_its_window(svc: Services) -> None:
+    """Several payloads, one GenerateDataKey; the plaintext cache off, so decrypts hit the data-key cache."""
+    import boto3
+
+    kms = boto3.client("kms", endpoint_url=svc.settings.endpoint_url, region_name=svc.settings.region)
+    calls: list[str] = []
+    kms.meta.events.register("before-call.kms.*", lambda model, **_: calls.append(model.name))
+    cipher = payload_cipher(kms, svc.settings.kms_key_id)
+    codec = KmsPayloadCodec(cipher)
+    payloads = [Payload(metadata={"encoding": b"json/plain"}, data=f'"payload {i}"'.encode()) for i in range(5)]
+    encoded = asyncio.run(codec.encode(payloads))
+    assert calls == ["GenerateDataKey"]
+    fresh = KmsPayloadCodec(payload_cipher(kms, svc.settings.kms_key_id))
+    assert asyncio.run(fresh.decode(encoded)) == payloads
+    assert calls == ["GenerateDataKey", "Decrypt"]  # one KMS Decrypt for the five payloads' shared data key

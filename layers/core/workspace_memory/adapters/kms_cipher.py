@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import aws_encryption_sdk
+from aws_encryption_sdk import CachingCryptoMaterialsManager, LocalCryptoMaterialsCache
 from aws_encryption_sdk.exceptions import AWSEncryptionSDKClientError
 from aws_encryption_sdk.identifiers import Algorithm, CommitmentPolicy
 from aws_encryption_sdk.key_providers.kms import KMSMasterKey, KMSMasterKeyConfig
@@ -23,6 +24,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from workspace_memory.errors import DecryptionFailed, Unavailable
 
 ALGORITHM = Algorithm.AES_256_GCM_HKDF_SHA512_COMMIT_KEY
+DATA_KEY_MAX_MESSAGES = 1000
 
 
 class KmsCipher:
@@ -33,8 +35,24 @@ class KmsCipher:
     the expected context, so a cache hit has passed the same context check as a KMS round trip.
     """
 
-    def __init__(self, kms_client: Any, key_arn: str, cache_entries: int = 256) -> None:
+    def __init__(
+        self, kms_client: Any, key_arn: str, cache_entries: int = 256, data_key_reuse_seconds: float | None = None
+    ) -> None:
+        """`data_key_reuse_seconds`: reuse a data key (and its KMS-decrypted form) for that long, up to
+        `DATA_KEY_MAX_MESSAGES` messages - the SDK's caching materials manager. Meant for the Temporal payload
+        codec, which encrypts several payloads per model round under one constant context; memory versions
+        and notes keep a fresh data key each."""
         self._key = KMSMasterKey(config=KMSMasterKeyConfig(key_id=key_arn, client=kms_client))
+        self._materials: dict[str, Any] = {"key_provider": self._key}
+        if data_key_reuse_seconds is not None:
+            self._materials = {
+                "materials_manager": CachingCryptoMaterialsManager(
+                    cache=LocalCryptoMaterialsCache(capacity=64),
+                    max_age=float(data_key_reuse_seconds),
+                    max_messages_encrypted=DATA_KEY_MAX_MESSAGES,
+                    master_key_provider=self._key,
+                )
+            }
         self._sdk = aws_encryption_sdk.EncryptionSDKClient(
             commitment_policy=CommitmentPolicy.REQUIRE_ENCRYPT_REQUIRE_DECRYPT, max_encrypted_data_keys=1
         )
@@ -45,10 +63,7 @@ class KmsCipher:
     def encrypt(self, plaintext: bytes, context: Mapping[str, str]) -> bytes:
         try:
             ciphertext, _ = self._sdk.encrypt(
-                source=plaintext,
-                key_provider=self._key,
-                encryption_context=dict(context),
-                algorithm=ALGORITHM,
+                source=plaintext, encryption_context=dict(context), algorithm=ALGORITHM, **self._materials
             )
         except (ClientError, BotoCoreError, AWSEncryptionSDKClientError) as exc:
             raise Unavailable(f"encryption failed ({type(exc).__name__})", transient=True) from exc
@@ -63,7 +78,7 @@ class KmsCipher:
                 self._cache.move_to_end(key)
                 return hit
         try:
-            plaintext, header = self._sdk.decrypt(source=ciphertext, key_provider=self._key)
+            plaintext, header = self._sdk.decrypt(source=ciphertext, **self._materials)
         except (ClientError, BotoCoreError) as exc:
             raise Unavailable(f"decryption failed ({type(exc).__name__})", transient=True) from exc
         except AWSEncryptionSDKClientError as exc:

@@ -729,7 +729,7 @@ class CapturingRunner:
         return None
 
 
-def plain_turn(activities: TurnActivities, turn: TurnInput) -> tuple[TurnView, int]:
+async def plain_turn(activities: TurnActivities, turn: TurnInput) -> tuple[TurnView, int]:
     """`AgentTurnWorkflow`'s own loop (`run_turn`) with the same activity methods called directly: no Temporal,
     no payload codec, no retries. Returns the view and the number of activities run."""
     ran = 0
@@ -746,7 +746,7 @@ def plain_turn(activities: TurnActivities, turn: TurnInput) -> tuple[TurnView, i
         return method(data)
 
     view = TurnView(conversation_id=turn.conversation_id, status="running")
-    return asyncio.run(run_turn(turn, view, model_round, tool)), ran
+    return await run_turn(turn, view, model_round, tool), ran
 
 
 class TurnScenes:
@@ -817,10 +817,10 @@ async def _temporal_turn(rig: TurnRig, client: Client, turn: TurnInput) -> TurnS
     return TurnSample(elapsed_ms, _checked(view, TEMPORAL_TURN).rounds, activities, api, codec)
 
 
-def _plain_turn(rig: TurnRig, turn: TurnInput) -> TurnSample:
+async def _plain_turn(rig: TurnRig, turn: TurnInput) -> TurnSample:
     api_mark, codec_mark = len(rig.api_calls.calls), len(rig.codec_calls.calls)
     start = time.perf_counter_ns()
-    view, activities = plain_turn(rig.activities, turn)
+    view, activities = await plain_turn(rig.activities, turn)
     elapsed_ms = (time.perf_counter_ns() - start) / 1e6
     api, codec = rig.api_calls.since(api_mark), rig.codec_calls.since(codec_mark)
     return TurnSample(elapsed_ms, _checked(view, PLAIN_TURN).rounds, activities, api, codec)
@@ -842,7 +842,7 @@ async def _run_turns(rig: TurnRig, turns: int, warmup: int) -> list[tuple[str, l
             if how == TEMPORAL_TURN:
                 sample = await _temporal_turn(rig, client, turn)
             else:
-                sample = _plain_turn(rig, turn)
+                sample = await _plain_turn(rig, turn)
             if number >= warmup:
                 samples[how].append(sample)
     return [(TEMPORAL_TURN, samples[TEMPORAL_TURN]), (PLAIN_TURN, samples[PLAIN_TURN])]

@@ -3,6 +3,7 @@ turn loop (against a fake automation API and the scripted model). No server, no 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import statistics
 from collections.abc import Callable
@@ -401,7 +402,7 @@ def _turn(message: str, session: str | None = "sess-1") -> TurnInput:
 def test_plain_turn_runs_the_workflows_rounds_with_the_same_activities() -> None:
     api = FakeApi(version=4)
     activities = TurnActivities(cast(AutomationApi, api), ScriptedProvider())
-    view, ran = plain_turn(activities, _turn(turn_message("1")))
+    view, ran = asyncio.run(plain_turn(activities, _turn(turn_message("1"))))
     assert turn_problems(view) == []
     assert ran == 5  # three model rounds, two tools
     assert api.capture_bases == [4]  # the base is the revision recalled in the capture's round
@@ -415,7 +416,7 @@ def test_plain_turn_stops_at_the_round_limit() -> None:
     api = FakeApi(version=1)
     activities = TurnActivities(cast(AutomationApi, api), ScriptedProvider())
     turn = _turn("note: a\nnote: b\nnote: c").model_copy(update={"max_rounds": 2})
-    view, ran = plain_turn(activities, turn)
+    view, ran = asyncio.run(plain_turn(activities, turn))
     assert view.rounds == 2
     assert ran == 4
     assert view.answer is not None

@@ -59,6 +59,18 @@ class Api:
             headers={"X-Base-Version": str(base)},
         )
 
+    def undo(self, user: str, ws: str, restore: int, base: int) -> requests.Response:
+        return self.call(
+            "POST",
+            f"/v1/workspaces/{ws}/memory/undo",
+            user=user,
+            json={"restoreVersion": restore},
+            headers={"X-Base-Version": str(base)},
+        )
+
+    def clear(self, user: str, ws: str, base: int) -> requests.Response:
+        return self.call("POST", f"/v1/workspaces/{ws}/memory/clear", user=user, headers={"X-Base-Version": str(base)})
+
     def read(self, user: str, ws: str) -> dict[str, Any]:
         response = self.call("GET", f"/v1/workspaces/{ws}/memory", user=user)
         assert response.status_code == 200, response.text

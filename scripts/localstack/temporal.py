@@ -55,6 +55,16 @@ def free_port(host: str = "127.0.0.1") -> int:
         return port
 
 
+def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
+    """`count` distinct free ports (each probe releases its port, so two probes may return the same one)."""
+    ports: list[int] = []
+    while len(ports) < count:
+        port = free_port(host)
+        if port not in ports:
+            ports.append(port)
+    return ports
+
+
 def _require_free(host: str, port: int, what: str) -> None:
     # Without this, a dev server already on the port would answer the readiness check for ours.
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:

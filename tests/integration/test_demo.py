@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.localstack.temporal import free_port
+from scripts.localstack.temporal import free_ports
 
 pytestmark = pytest.mark.integration
 
@@ -20,18 +20,9 @@ DEMO_TIMEOUT_SECONDS = 240.0
 STOP_TIMEOUT_SECONDS = 60.0
 
 
-def distinct_free_ports(count: int) -> list[int]:
-    ports: list[int] = []
-    while len(ports) < count:
-        port = free_port()
-        if port not in ports:
-            ports.append(port)
-    return ports
-
-
 @pytest.mark.timeout(DEMO_TIMEOUT_SECONDS + STOP_TIMEOUT_SECONDS + 30)
 def test_demo_starts_the_stack_plays_the_scenario_and_stops_it(tmp_path: Path) -> None:
-    moto_port, gateway_port, temporal_port = distinct_free_ports(3)
+    moto_port, gateway_port, temporal_port = free_ports(3)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TEMPORAL_", "AUTOMATION_")) and k != "API"}
     env.update(
         MOTO_PORT=str(moto_port),

@@ -26,18 +26,12 @@ def test_save_read_history_undo_clear_round_trip(api: Api) -> None:
     assert doc["updatedBy"] == owner
     assert doc["recallEligible"] is True
 
-    undo = api.call(
-        "POST",
-        f"/v1/workspaces/{ws}/memory/undo",
-        user=owner,
-        json={"restoreVersion": 1},
-        headers={"X-Base-Version": "2"},
-    )
+    undo = api.undo(owner, ws, 1, 2)
     assert undo.status_code == 200, undo.text
     assert undo.json()["restoredFrom"] == 1
     assert api.read(owner, ws)["content"] == "# Memory\n- alpha\n"
 
-    clear = api.call("POST", f"/v1/workspaces/{ws}/memory/clear", user=owner, headers={"X-Base-Version": "3"})
+    clear = api.clear(owner, ws, 3)
     assert clear.status_code == 200, clear.text
     assert clear.json()["clearGeneration"] == 1
     assert api.read(owner, ws)["content"] == ""
@@ -75,15 +69,9 @@ def test_undo_keeps_generation_and_policy_revision(api: Api) -> None:
     owner = new_user("owner")
     ws = api.workspace(owner)
     api.save(owner, ws, "keep me", 0)
-    api.call("POST", f"/v1/workspaces/{ws}/memory/clear", user=owner, headers={"X-Base-Version": "1"})
+    api.clear(owner, ws, 1)
     api.call("PUT", f"/v1/workspaces/{ws}/memory/policy", user=owner, json={"mode": "auto", "expectedRevision": 0})
-    undo = api.call(
-        "POST",
-        f"/v1/workspaces/{ws}/memory/undo",
-        user=owner,
-        json={"restoreVersion": 1},
-        headers={"X-Base-Version": "2"},
-    )
+    undo = api.undo(owner, ws, 1, 2)
     assert undo.status_code == 200
     assert api.read(owner, ws)["content"] == "keep me"
     policy = api.call("GET", f"/v1/workspaces/{ws}/memory/policy", user=owner).json()
@@ -109,7 +97,7 @@ def test_clear_with_stale_base_leaves_generation_and_text(api: Api) -> None:
     ws = api.workspace(owner)
     api.save(owner, ws, "one", 0)
     api.save(owner, ws, "two", 1)
-    stale = api.call("POST", f"/v1/workspaces/{ws}/memory/clear", user=owner, headers={"X-Base-Version": "1"})
+    stale = api.clear(owner, ws, 1)
     assert stale.status_code == 409
     assert stale.json()["error"]["code"] == "STALE_BASE_VERSION"
     assert api.call("GET", f"/v1/workspaces/{ws}/memory/policy", user=owner).json()["clearGeneration"] == 0

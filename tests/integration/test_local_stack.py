@@ -23,22 +23,13 @@ from typing import IO
 import pytest
 from temporalio.client import Client
 
-from scripts.localstack.temporal import free_port
+from scripts.localstack.temporal import free_ports
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT_SECONDS = 120.0
 STOP_TIMEOUT_SECONDS = 30.0
-
-
-def distinct_free_ports(count: int) -> list[int]:
-    ports: list[int] = []
-    while len(ports) < count:
-        port = free_port()
-        if port not in ports:
-            ports.append(port)
-    return ports
 
 
 def relay(stream: IO[str], lines: queue.Queue[str | None]) -> None:
@@ -91,7 +82,7 @@ async def count_workflows(address: str) -> int:
 
 
 def test_local_stack_starts_serves_and_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
-    moto_port, gateway_port, temporal_port, ui_port = distinct_free_ports(4)
+    moto_port, gateway_port, temporal_port, ui_port = free_ports(4)
     state_dir = tmp_path / "state"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TEMPORAL_", "AUTOMATION_"))}
     env.update(

@@ -28,21 +28,12 @@ def _exercise_and_check(api: Api, resources: LocalResources, logs: Callable[[], 
     ws = api.workspace(owner)
     assert api.save(owner, ws, f"# Memory\n- {marker}\n", 0).status_code == 200
     assert api.save(owner, ws, f"# Memory\n- {marker} again\n", 1).status_code == 200
-    undo = api.call(
-        "POST",
-        f"/v1/workspaces/{ws}/memory/undo",
-        user=owner,
-        json={"restoreVersion": 1},
-        headers={"X-Base-Version": "2"},
-    )
+    undo = api.undo(owner, ws, 1, 2)
     assert undo.status_code == 200
     stale = api.save(owner, ws, f"stale {marker}", 1)
     assert stale.status_code == 409
     assert marker not in stale.text
-    assert (
-        api.call("POST", f"/v1/workspaces/{ws}/memory/clear", user=owner, headers={"X-Base-Version": "3"}).status_code
-        == 200
-    )
+    assert api.clear(owner, ws, 3).status_code == 200
     assert marker in api.call("GET", f"/v1/workspaces/{ws}/memory/versions/1", user=owner).text
 
     items = scan_all(resources)

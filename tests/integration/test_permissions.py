@@ -48,10 +48,7 @@ def test_viewer_reads_but_cannot_write(api: Api) -> None:
     denied = api.save(viewer, ws, "viewer text", 1)
     assert denied.status_code == 403
     assert denied.json()["error"]["code"] == "FORBIDDEN"
-    assert (
-        api.call("POST", f"/v1/workspaces/{ws}/memory/clear", user=viewer, headers={"X-Base-Version": "1"}).status_code
-        == 403
-    )
+    assert api.clear(viewer, ws, 1).status_code == 403
     assert api.read(owner, ws)["version"] == 1
 
 

@@ -55,7 +55,7 @@ def test_clear_racing_saves_one_winner_and_generation_matches(api: Api) -> None:
     api.save(owner, ws, "base", 0)
 
     def clear() -> requests.Response:
-        return api.call("POST", f"/v1/workspaces/{ws}/memory/clear", user=owner, headers={"X-Base-Version": "1"})
+        return api.clear(owner, ws, 1)
 
     calls: list[Callable[[], requests.Response]] = [clear]
     calls += [partial(api.save, owner, ws, f"writer {i}", 1) for i in range(WRITERS - 1)]

@@ -732,3 +732,21 @@ def test_payload_readers_are_optional_and_decrypt_payloads_only(template: dict[s
     assert template["Conditions"]["HasPayloadReaders"] == {
         "Fn::Not": [{"Fn::Equals": [{"Fn::Join": ["", {"Ref": "PayloadReaderPrincipalArns"}]}, ""]}]
     }
+
+
+# -- the API's throttle ---------------------------------------------------------------------------------------
+
+
+def test_http_api_is_throttled(template: dict[str, Any]) -> None:
+    (api,) = _resources(template, "AWS::Serverless::HttpApi").values()
+    settings = api["Properties"]["DefaultRouteSettings"]
+    assert settings == {
+        "ThrottlingRateLimit": {"Ref": "ApiThrottlingRateLimit"},
+        "ThrottlingBurstLimit": {"Ref": "ApiThrottlingBurstLimit"},
+    }
+    assert "RouteSettings" not in api["Properties"], "no route may lift the default throttle"
+    for name in ("ApiThrottlingRateLimit", "ApiThrottlingBurstLimit"):
+        parameter = template["Parameters"][name]
+        assert parameter["Type"] == "Number"
+        assert int(parameter["MinValue"]) >= 1, f"{name}: 0 would shut the API, unset would lift the throttle"
+        assert int(parameter["MinValue"]) <= int(parameter["Default"]) <= 1000

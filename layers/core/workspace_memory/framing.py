@@ -3,9 +3,9 @@ session's working notes - and the one neutralizer both blocks pass their text th
 
 Text inside either block may not pass for a marker of either block, however it is spelled. A line is
 compared through its skeleton: HTML entities decoded (nested, with format characters and combining marks
-removed so none can hide an entity), NFKD, case folded, every character mapped to the Latin letter, digit
-or angle bracket it imitates, and everything else - format characters, combining marks, spaces,
-punctuation - left out. The look-alike mapping is built once, on first use, from the Unicode confusables
+removed so none can hide an entity), NFKD, every character mapped to the lower-case Latin letter, digit or
+angle bracket it imitates (whatever its case), and everything else - format characters, combining marks,
+spaces, punctuation - left out. The look-alike mapping is built once, on first use, from the Unicode confusables
 data (UTS #39) shipped by `confusable-homoglyphs`, plus the Unicode names of small capitals and angle
 brackets; no list of look-alikes is kept here. A line whose skeleton holds a marker form (a `<` before a
 marker word, a `>>` after it, or END / END OF / BEGIN next to it) is replaced by a placeholder; every other
@@ -85,6 +85,11 @@ def _build() -> _Tables:
     fold, joins = _confusable_fold(data)
     for char, text in _named_lookalikes():
         fold.setdefault(ord(char), text)
+    # Text is not case folded (case folding turns some combining marks into letters: U+0345 into iota);
+    # instead the other case of every folded character folds as it does, unless it imitates something else.
+    for cp, text in list(fold.items()):
+        for partner in _case_partners([chr(cp)]):
+            fold.setdefault(ord(partner), text)
     # A representative spelled with letters that fold themselves is folded once more, so text and markers
     # meet on the same skeleton. Invisible characters never fold into the alphabet, and nothing folds to or
     # from a line break (skeletons of many lines are taken in one pass).
@@ -108,14 +113,14 @@ def _confusable_fold(data: dict[str, list[dict[str, str]]]) -> tuple[dict[int, s
     """Map every character of the confusables data that imitates a Latin letter, digit or angle bracket to it.
 
     The data links each character to the prototype it is confusable with (UTS #39 confusables.txt), so its
-    connected groups are the classes that share a skeleton (here: up to the marks the skeleton drops).
-    ASCII upper and lower case are joined as well, so `I`, `l`, `1` and `i` meet. A group's representative
-    is its ASCII spelling: a letter before a digit, then the smallest. A group with no ASCII member takes
-    the representative of an upper- or lower-case partner of one of its members (Cyrillic small ka through
-    its capital, which imitates `K`). A group that is spelled both by one letter and by several (`m` and
-    `rn`) yields a join: the letters are replaced by the one letter in skeletons, which compares them as a
-    UTS #39 skeleton does (there `m` becomes `rn`) while every ASCII character still folds to one character
-    (str.translate's fast path for ASCII text).
+    connected groups are the classes that share a skeleton (here: up to the marks the skeleton drops). A
+    group's representative is its lower-case ASCII spelling: a letter before a digit, then the smallest
+    (`I`, `l`, `1` and `|` are one group, `i`; the caller folds representatives once more, so `L`, whose
+    group is `l`, meets them too). A group with no ASCII member takes the representative of an upper- or
+    lower-case partner of one of its members (Cyrillic small ka through its capital, which imitates `K`).
+    A group spelled both by one letter and by several (`m` and `rn`) yields a join: the letters are
+    replaced by the one letter in skeletons, which compares them as a UTS #39 skeleton does (there `m`
+    becomes `rn`) while every ASCII character still folds to one character (str.translate's fast path).
     """
     parent: dict[str, str] = {}
 
@@ -138,8 +143,6 @@ def _confusable_fold(data: dict[str, list[dict[str, str]]]) -> tuple[dict[int, s
             a, b = _visible(char), _visible(glyph["c"])
             if a and b:
                 union(a, b)
-    for lower in "abcdefghijklmnopqrstuvwxyz":
-        union(lower, lower.upper())
     for symbol in _SKELETON_ALPHABET:
         find(symbol)
 
@@ -220,11 +223,10 @@ def _skeletons(tables: _Tables, lines: list[str]) -> str:
     decoded = [_decode_entities(line) if "&" in line else line for line in lines]
     text = "\n".join(decoded).translate(tables.fold)
     if not text.isascii():
-        # Folded before and after decomposition and case folding: some look-alikes decompose (mathematical
-        # letters, full-width forms), others imitate a letter only in the case they are written in (Greek
-        # capital kappa). ASCII text is folded, case, punctuation and all, by the first pass alone.
+        # Folded before and after decomposition: some look-alikes decompose (mathematical letters, full-width
+        # forms), others imitate a letter only as written (Greek capital kappa, not its decomposition-free
+        # small form). ASCII text is folded, case, punctuation and all, by the first pass alone.
         text = unicodedata.normalize("NFKD", text).translate(tables.fold)
-        text = text.casefold().translate(tables.fold)
         # Only the alphabet is kept: format characters, combining marks, spaces, punctuation and letters
         # that imitate none of it all drop out here.
         text = _OUTSIDE_ALPHABET_OR_BREAK.sub("", text)
@@ -236,7 +238,7 @@ def _skeletons(tables: _Tables, lines: list[str]) -> str:
 def _decode_entities(line: str) -> str:
     """HTML entities decoded level by level, with nothing invisible left to hide one; line breaks that
     entities spell are spaces here (they are text within this one line)."""
-    text = _visible(line)
+    text = line
     for _ in range(_MAX_ENTITY_LEVELS):
         decoded = _visible(html.unescape(text))
         if decoded == text:

@@ -21,7 +21,7 @@ from workspace_memory.document import RECALL_MAX_BYTES, document_context
 from workspace_memory.errors import DecryptionFailed, NotFound, Unavailable
 from workspace_memory.framing import CLOSE_MARKER as CLOSE_MARKER  # re-exported: the block's markers
 from workspace_memory.framing import OPEN_MARKER as OPEN_MARKER
-from workspace_memory.framing import frame
+from workspace_memory.framing import frame as frame
 from workspace_memory.ids import new_id
 from workspace_memory.policy import Mode
 from workspace_memory.ports import Cipher, Item, Table

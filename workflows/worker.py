@@ -43,22 +43,13 @@ def automation_auth(settings: Settings) -> Auth:
     raise ValueError("AUTOMATION_AUTH must be 'iam' or 'dev:<name>'")
 
 
-def model_provider(settings: Settings) -> ModelProvider:
-    if settings.model_provider.strip().lower() == "bedrock":
-        import boto3
-
-        client = boto3.client("bedrock-runtime", region_name=settings.region)
-        return build_provider("bedrock", bedrock_client=client, model_id=settings.bedrock_model_id)
-    return build_provider(settings.model_provider)
-
-
 def build_worker_parts(settings: Settings, provider: ModelProvider | None = None) -> WorkerParts:
     if not settings.automation_base_url:
         raise ValueError("AUTOMATION_BASE_URL is required")
     clients = build_clients(settings)
     api = AutomationApi(settings.automation_base_url, automation_auth(settings))
     return WorkerParts(
-        activities=TurnActivities(api, provider or model_provider(settings)),
+        activities=TurnActivities(api, provider or build_provider(settings)),
         converter=data_converter(payload_cipher(clients.kms, settings.kms_key_id)),
     )
 

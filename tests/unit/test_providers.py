@@ -25,14 +25,14 @@ from workflows.providers import (
     ModelProvider,
     ModelRequest,
     ModelResponse,
-    ScriptedProvider,
     ToolCall,
     ToolResult,
     ToolSpec,
     build_provider,
 )
 from workflows.providers.bedrock import BedrockProvider, to_converse_messages
-from workflows.providers.scripted import extract_notes, extract_section
+from workflows.providers.scripted import ScriptedProvider, extract_notes, extract_section
+from workspace_memory.settings import Settings
 
 pytestmark = pytest.mark.unit
 
@@ -477,13 +477,25 @@ def test_model_error_survives_pickling() -> None:
     assert (str(restored), restored.retryable, restored.code) == ("slow down", True, "ThrottlingException")
 
 
+def settings(provider: str, model_id: str | None = None) -> Settings:
+    return Settings(table_name="t-table", kms_key_id="k", model_provider=provider, bedrock_model_id=model_id)
+
+
 def test_build_provider(client: Any) -> None:
-    assert isinstance(build_provider("scripted"), ScriptedProvider)
-    assert isinstance(build_provider(" Bedrock ", bedrock_client=client, model_id=MODEL_ID), BedrockProvider)
-    with pytest.raises(ValueError, match="bedrock_client"):
-        build_provider("bedrock", model_id=MODEL_ID)
-    with pytest.raises(ValueError, match="unknown model provider"):
-        build_provider("openai")
+    assert isinstance(build_provider(settings("scripted")), ScriptedProvider)
+    bedrock = build_provider(settings(" Bedrock ", MODEL_ID), bedrock_client=client)
+    assert isinstance(bedrock, BedrockProvider)
+    assert bedrock.build_params(request(user("hi")))["modelId"] == MODEL_ID
+    with pytest.raises(ValueError, match="BEDROCK_MODEL_ID"):
+        build_provider(settings("bedrock"), bedrock_client=client)
+    with pytest.raises(ValueError, match="unknown model provider 'openai'"):
+        build_provider(settings("openai"))
+
+
+def test_build_provider_makes_the_bedrock_client_for_the_settings_region() -> None:
+    provider = build_provider(settings("bedrock", MODEL_ID).model_copy(update={"region": "eu-west-1"}))
+    assert isinstance(provider, BedrockProvider)
+    assert provider._client.meta.region_name == "eu-west-1"  # built lazily: no request is sent
 
 
 def test_payloads_round_trip_as_json() -> None:

@@ -14,12 +14,13 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import MethodType
 from typing import Any
 
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from workflows.activities import TurnActivities
+from workflows.activities import TOOL_ACTIVITIES, TurnActivities
 from workflows.automation import Auth, AutomationApi, DevAuth, SigV4Auth
 from workflows.providers import ModelProvider, build_provider
 from workflows.turn_workflow import AgentTurnWorkflow
@@ -55,8 +56,9 @@ def build_worker_parts(settings: Settings, provider: ModelProvider | None = None
 
 
 def activities_of(parts: WorkerParts) -> list[Any]:
+    """Every activity a turn executes, bound to the parts' instance: the model round, then each tool's."""
     a = parts.activities
-    return [a.model_round, a.remember_in_memory, a.working_notes_get, a.working_notes_update, a.working_notes_clear]
+    return [a.model_round, *(MethodType(run, a) for run in TOOL_ACTIVITIES.values())]
 
 
 def build_worker(client: Client, settings: Settings, parts: WorkerParts, executor: ThreadPoolExecutor) -> Worker:

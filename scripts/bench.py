@@ -227,7 +227,7 @@ def turn_problems(view: TurnView) -> list[str]:
     tools = tuple((o.tool, o.outcome) for o in view.tool_outcomes)
     if tools != EXPECTED_TOOLS:
         problems.append(f"tool outcomes {tools}")
-    statuses = [r.status for r in view.receipts]
+    statuses = [r.status.value for r in view.receipts]
     if statuses != ["ok"] * view.rounds:
         problems.append(f"recall statuses {statuses}")
     return problems

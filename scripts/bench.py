@@ -51,7 +51,7 @@ from dataclasses import asdict, dataclass
 from datetime import timedelta
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import boto3
 from temporalio.api.enums.v1 import EventType
@@ -62,8 +62,9 @@ from scripts.localstack.__main__ import start_moto
 from scripts.localstack.gateway import Gateway, make_server
 from scripts.localstack.resources import FAKE_CREDENTIALS, LocalResources, create_table, provision
 from scripts.localstack.temporal import free_port, start_temporal, stop
-from workflows.activities import TurnActivities
+from workflows.activities import TOOL_ACTIVITIES, TurnActivities
 from workflows.payloads import RoundInput, RoundOutput, ToolInput, ToolRun
+from workflows.tools import CallOutcome, ToolName
 from workflows.turn_workflow import run_turn
 from workflows.worker import build_worker_parts, worker_in_thread
 from workspace_memory import bootstrap, keys
@@ -99,7 +100,7 @@ TURN_TABLE = "wm-bench-turns"
 TURN_ROUNDS = 3
 TEMPORAL_TURN = "Temporal workflow"
 PLAIN_TURN = "plain in-process loop"
-EXPECTED_TOOLS = (("remember_in_memory", "committed"), ("working_notes_update", "saved"))
+EXPECTED_TOOLS = ((ToolName.REMEMBER, Outcome.COMMITTED), (ToolName.NOTES_UPDATE, CallOutcome.SAVED))
 
 # -- pure helpers (tested in tests/unit/test_bench_stats.py) ---------------------------------------------
 
@@ -226,7 +227,7 @@ def turn_problems(view: TurnView) -> list[str]:
     tools = tuple((o.tool, o.outcome) for o in view.tool_outcomes)
     if tools != EXPECTED_TOOLS:
         problems.append(f"tool outcomes {tools}")
-    statuses = [r.status for r in view.receipts]
+    statuses = [r.status.value for r in view.receipts]
     if statuses != ["ok"] * view.rounds:
         problems.append(f"recall statuses {statuses}")
     return problems
@@ -739,11 +740,10 @@ async def plain_turn(activities: TurnActivities, turn: TurnInput) -> tuple[TurnV
         ran += 1
         return activities.model_round(data)
 
-    async def tool(data: ToolInput) -> ToolRun:
+    async def tool(name: ToolName, data: ToolInput) -> ToolRun:
         nonlocal ran
         ran += 1
-        method = cast(Callable[[ToolInput], ToolRun], getattr(activities, data.call.name))
-        return method(data)
+        return TOOL_ACTIVITIES[name](activities, data)
 
     view = TurnView(conversation_id=turn.conversation_id, status="running")
     return await run_turn(turn, view, model_round, tool), ran

@@ -1,4 +1,5 @@
-"""`make demo`: a scripted scenario, end to end, against the local stack — HTTP only, stdlib only.
+"""`make demo`: a scripted scenario, end to end, against the local stack — HTTP only, stdlib only (and the
+tool registry `workflows.tools`, for the tool names the turns report).
 
 Uses the stack already answering `GET $API/v1/health` (API defaults to http://127.0.0.1:$GATEWAY_PORT, port
 3000); otherwise starts `python -m scripts.localstack` (same environment, so MOTO_PORT, GATEWAY_PORT,
@@ -32,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import IO, Any
+
+from workflows.tools import ToolName
 
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
@@ -274,11 +277,11 @@ def scenario(http: Http, stack: StackInfo) -> None:
     )
     check(saved["version"] == 1, "version 1", saved)
 
-    step(3, "A turn remembers a line: the scripted model calls remember_in_memory, the fence commits it")
+    step(3, f"A turn remembers a line: the scripted model calls {ToolName.REMEMBER}, the fence commits it")
     view = run_turn(http, conv, ws, f"remember: {REMEMBERED}\nWhat do you remember?")
     check(
-        outcomes(view) == [("remember_in_memory", "committed")] and view["toolOutcomes"][0].get("version") == 2,
-        "one remember_in_memory outcome, committed as version 2",
+        outcomes(view) == [(ToolName.REMEMBER, "committed")] and view["toolOutcomes"][0].get("version") == 2,
+        f"one {ToolName.REMEMBER} outcome, committed as version 2",
         view["toolOutcomes"],
     )
     check(REMEMBERED in (view["answer"] or ""), "the final round's memory block to quote the new line", view["answer"])
@@ -288,7 +291,9 @@ def scenario(http: Http, stack: StackInfo) -> None:
     step(4, f"A turn writes a working note and answers from it (session {session}), then a later turn sees it")
     view = run_turn(http, conv, ws, f"note: {NOTE}\nWhat is in my notes?", session)
     check(
-        outcomes(view) == [("working_notes_update", "saved")], "one working_notes_update, saved", view["toolOutcomes"]
+        outcomes(view) == [(ToolName.NOTES_UPDATE, "saved")],
+        f"one {ToolName.NOTES_UPDATE}, saved",
+        view["toolOutcomes"],
     )
     check(NOTE in (view["answer"] or ""), "round 2's notes block to carry the note", view["answer"])
     say("the next turn of the same session, with no directive:")
@@ -362,7 +367,7 @@ def scenario(http: Http, stack: StackInfo) -> None:
     )
     view = run_turn(http, conv, ws, f"remember: {PROPOSED}\nWhat do you remember?")
     check(
-        outcomes(view) == [("remember_in_memory", "proposal")], "one remember_in_memory proposal", view["toolOutcomes"]
+        outcomes(view) == [(ToolName.REMEMBER, "proposal")], f"one {ToolName.REMEMBER} proposal", view["toolOutcomes"]
     )
     say("→ not committed, and the model was told so (see its tool result in the answer above)")
     generation = policy["clearGeneration"]

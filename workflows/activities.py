@@ -1,12 +1,15 @@
 """Activities: all I/O of a turn. Recall, prompt composition and the model call share one activity, so
 the memory text stays inside it; tool calls are activities of their own, persisted when they run.
 
-Bad tool arguments and fence refusals become tool results the model sees; only transient failures
-(transport errors, 5xx, throttled models) raise, so Temporal retries them with backoff.
+Bad tool arguments and fence refusals become tool results the model sees, in the words of the tool's
+entry in the registry (`workflows.tools`); only transient failures (transport errors, 5xx, throttled
+models) raise, so Temporal retries them with backoff.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from temporalio import activity
@@ -14,22 +17,14 @@ from temporalio.exceptions import ApplicationError
 
 from workflows.automation import Admission, ApiResponse, ApiUnavailable, MemoryApi
 from workflows.payloads import RoundInput, RoundOutput, ToolInput, ToolRun
-from workflows.prompt import compose, tools_for
+from workflows.prompt import compose
 from workflows.providers.base import ModelError, ModelProvider, ModelRequest, ToolResult
+from workflows.tools import NO_NOTES, SUCCEEDED, TOOLS, CallOutcome, Tool, ToolName, ToolOutcomeCode, tools_for
+from workspace_memory.capture import Outcome
+from workspace_memory.recall import MemoryWrite, RecallStatus
 from workspace_memory.turn_contract import RoundReceipt, ToolOutcome
 
 NO_ADMISSION_BLOCK = "Workspace memory not provided because this turn's admission is not valid."
-NOTES_UNAVAILABLE = "Working notes persistence unavailable right now; nothing was saved."
-
-OUTCOME_TEXT = {
-    "committed": "Remembered (memory version {version}).",
-    "proposal": "Not remembered: the workspace memory is read-only for the assistant; the change was "
-    "returned as a proposal for a member to apply.",
-    "noop": "Nothing to change: memory is off for this turn or already says this.",
-    "conflict": "Not remembered: the memory changed since this turn read it (now version {version}); the "
-    "change was returned as a proposal against the newer text, which was left untouched.",
-    "refused": "Not remembered: the memory fence refused the edit ({predicate}).",
-}
 
 
 class TurnActivities:
@@ -46,13 +41,13 @@ class TurnActivities:
                 recalled.body["block"],
                 RoundReceipt(round=data.round, status=recalled.body["status"], revision=recalled.body.get("revision")),
             )
-            memory_write = str(recalled.body.get("memoryWrite", "none"))
+            memory_write = _memory_write(recalled.body.get("memoryWrite"))
         else:
-            block, receipt = NO_ADMISSION_BLOCK, RoundReceipt(round=data.round, status="no_access")
-            memory_write = "none"
+            block, receipt = NO_ADMISSION_BLOCK, RoundReceipt(round=data.round, status=RecallStatus.NO_ACCESS)
+            memory_write = MemoryWrite.NONE
         notes, notes_ok = self._read_notes(data)
         # Tools follow authority: a write tool only when this turn could commit or propose with it now.
-        tools = tools_for(memory_write=memory_write, notes=turn.session_id is not None)
+        tools = tools_for(memory_write=memory_write, session=turn.session_id is not None)
         prompt = compose(block, notes, tools, notes_unavailable=not notes_ok)
         request = ModelRequest(system_prompt=prompt, messages=data.messages, tools=tools)
         try:
@@ -80,11 +75,12 @@ class TurnActivities:
             raise ApplicationError(str(exc), type="ApiUnavailable") from exc  # retried with backoff
         return response
 
-    @activity.defn(name="remember_in_memory")
-    def remember_in_memory(self, data: ToolInput) -> ToolRun:
+    @activity.defn(name=ToolName.REMEMBER)
+    def remember(self, data: ToolInput) -> ToolRun:
+        tool = TOOLS[ToolName.REMEMBER]
         edits = data.call.arguments.get("edits")
         if not isinstance(edits, list) or not edits:
-            return _error(data, "edits must be a non-empty list of add/replace/remove edits", "invalid")
+            return _bad_arguments(tool, data)
         turn = data.turn
         response = self._retrying(
             self._api.capture, turn.workspace_id, turn.admission_id, turn.credential, edits, data.base_version
@@ -92,51 +88,39 @@ class TurnActivities:
         if response.status != 200:
             problems = response.body.get("problems") or []
             detail = ", ".join(f"edit {p['index']}: {p['reason']}" for p in problems) or response.error_code
-            return _error(data, f"Not remembered: the edits were rejected ({detail}).", "invalid")
+            return _run(tool, data, CallOutcome.INVALID, detail=detail)
         body = response.body
-        outcome = body["outcome"]
-        text = OUTCOME_TEXT[outcome].format(version=body.get("version"), predicate=body.get("predicate"))
-        return ToolRun(
-            result=ToolResult(
-                tool_call_id=data.call.id, name=data.call.name, content=text, is_error=outcome != "committed"
-            ),
-            outcome=ToolOutcome(
-                round=data.round,
-                tool=data.call.name,
-                ok=outcome == "committed",
-                outcome=outcome,
-                version=body.get("version"),
-                predicate=body.get("predicate"),
-            ),
-        )
+        version, predicate = body.get("version"), body.get("predicate")
+        return _run(tool, data, Outcome(body["outcome"]), version=version, predicate=predicate)
 
-    @activity.defn(name="working_notes_get")
-    def working_notes_get(self, data: ToolInput) -> ToolRun:
+    @activity.defn(name=ToolName.NOTES_GET)
+    def notes_get(self, data: ToolInput) -> ToolRun:
+        tool = TOOLS[ToolName.NOTES_GET]
         if data.turn.session_id is None:
-            return _error(data, "No session: working notes are not available in this turn.", "no_session")
+            return _run(tool, data, CallOutcome.NO_SESSION)
         try:
             found = self._api.notes_get(_admission(data), data.turn.session_id)
         except ApiUnavailable:
-            return _error(data, "Working notes unavailable right now.", "unavailable")
-        notes = str(found.body.get("notes", ""))
-        return _ok(data, notes or "(no working notes)", "read")
+            return _run(tool, data, CallOutcome.UNAVAILABLE)
+        return _run(tool, data, CallOutcome.READ, notes=str(found.body.get("notes", "")) or NO_NOTES)
 
-    @activity.defn(name="working_notes_update")
-    def working_notes_update(self, data: ToolInput) -> ToolRun:
+    @activity.defn(name=ToolName.NOTES_UPDATE)
+    def notes_update(self, data: ToolInput) -> ToolRun:
+        tool = TOOLS[ToolName.NOTES_UPDATE]
         notes = data.call.arguments.get("notes")
         if not isinstance(notes, str):
-            return _error(data, "notes must be a string", "invalid")
-        return self._write_notes(data, notes)
+            return _bad_arguments(tool, data)
+        return self._write_notes(tool, data, notes)
 
-    @activity.defn(name="working_notes_clear")
-    def working_notes_clear(self, data: ToolInput) -> ToolRun:
-        return self._write_notes(data, "")
+    @activity.defn(name=ToolName.NOTES_CLEAR)
+    def notes_clear(self, data: ToolInput) -> ToolRun:
+        return self._write_notes(TOOLS[ToolName.NOTES_CLEAR], data, "")
 
-    def _write_notes(self, data: ToolInput, notes: str) -> ToolRun:
+    def _write_notes(self, tool: Tool, data: ToolInput, notes: str) -> ToolRun:
         """Persisted now, at tool execution: a turn that fails or is cancelled later keeps them."""
         session_id = data.turn.session_id
         if session_id is None:
-            return _error(data, "No session: working notes are not available in this turn.", "no_session")
+            return _run(tool, data, CallOutcome.NO_SESSION)
         try:
             admission = _admission(data)
             saved = (
@@ -145,30 +129,64 @@ class TurnActivities:
                 else self._api.notes_put(admission, session_id, notes)
             )
         except ApiUnavailable:
-            return _error(data, NOTES_UNAVAILABLE, "unavailable")
+            return _run(tool, data, CallOutcome.UNAVAILABLE)
         if saved.status == 413:
-            return _error(
-                data, "Not saved: notes are over the 32 KiB cap; the existing notes are unchanged.", "too_large"
-            )
+            return _run(tool, data, CallOutcome.TOO_LARGE)
         if saved.status != 200:
-            return _error(data, f"Not saved ({saved.error_code}); the existing notes are unchanged.", "refused")
-        verb = "cleared" if notes == "" else "saved"
-        return _ok(data, f"Working notes {verb} (revision {saved.body['revision']}).", verb)
+            return _run(tool, data, Outcome.REFUSED, code=saved.error_code)
+        done = CallOutcome.CLEARED if notes == "" else CallOutcome.SAVED
+        return _run(tool, data, done, revision=saved.body["revision"])
+
+
+ToolMethod = Callable[[TurnActivities, ToolInput], ToolRun]
+
+TOOL_ACTIVITIES: Mapping[ToolName, ToolMethod] = MappingProxyType(
+    {
+        ToolName.REMEMBER: TurnActivities.remember,
+        ToolName.NOTES_GET: TurnActivities.notes_get,
+        ToolName.NOTES_UPDATE: TurnActivities.notes_update,
+        ToolName.NOTES_CLEAR: TurnActivities.notes_clear,
+    }
+)
+"""The activity each tool runs as, by reference: the workflow executes them, the worker registers them."""
+
+
+def _memory_write(raw: object) -> MemoryWrite:
+    """What the recall says a write tool could do now; anything unrecognised offers none."""
+    try:
+        return MemoryWrite(str(raw))
+    except ValueError:
+        return MemoryWrite.NONE
 
 
 def _admission(data: RoundInput | ToolInput) -> Admission:
     return Admission(data.turn.admission_id, data.turn.credential)
 
 
-def _ok(data: ToolInput, text: str, outcome: str) -> ToolRun:
+def _run(
+    tool: Tool,
+    data: ToolInput,
+    outcome: ToolOutcomeCode,
+    *,
+    version: int | None = None,
+    predicate: str | None = None,
+    **words: Any,
+) -> ToolRun:
+    """The call as the model is told it (the tool's words for the outcome) and as the turn records it (tool,
+    outcome, version and predicate: never text)."""
+    ok = outcome in SUCCEEDED
+    content = tool.text(outcome, version=version, predicate=predicate, **words)
     return ToolRun(
-        result=ToolResult(tool_call_id=data.call.id, name=data.call.name, content=text),
-        outcome=ToolOutcome(round=data.round, tool=data.call.name, ok=True, outcome=outcome),
+        result=ToolResult(tool_call_id=data.call.id, name=data.call.name, content=content, is_error=not ok),
+        outcome=ToolOutcome(
+            round=data.round, tool=data.call.name, ok=ok, outcome=outcome, version=version, predicate=predicate
+        ),
     )
 
 
-def _error(data: ToolInput, text: str, outcome: str) -> ToolRun:
+def _bad_arguments(tool: Tool, data: ToolInput) -> ToolRun:
+    assert tool.bad_arguments is not None
     return ToolRun(
-        result=ToolResult(tool_call_id=data.call.id, name=data.call.name, content=text, is_error=True),
-        outcome=ToolOutcome(round=data.round, tool=data.call.name, ok=False, outcome=outcome),
+        result=ToolResult(tool_call_id=data.call.id, name=data.call.name, content=tool.bad_arguments, is_error=True),
+        outcome=ToolOutcome(round=data.round, tool=data.call.name, ok=False, outcome=CallOutcome.INVALID),
     )

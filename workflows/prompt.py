@@ -20,53 +20,6 @@ NOTES_PREAMBLE = (
     "tokens, credentials) into working notes."
 )
 
-EDIT_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "op": {"type": "string", "enum": ["add", "replace", "remove"]},
-        "line": {"type": "string", "maxLength": 500},
-        "heading": {"type": "string"},
-        "old": {"type": "string"},
-        "new": {"type": "string"},
-    },
-    "required": ["op"],
-}
-
-TOOLS = [
-    ToolSpec(
-        name="remember_in_memory",
-        description="Add, replace or remove single lines of the workspace memory (at most 5 edits, one line "
-        "each of at most 500 bytes). Commits only if the workspace allows automatic memory.",
-        input_schema={
-            "type": "object",
-            "properties": {"edits": {"type": "array", "items": EDIT_SCHEMA, "minItems": 1, "maxItems": 5}},
-            "required": ["edits"],
-        },
-    ),
-    ToolSpec(
-        name="working_notes_get", description="Read this session's working notes.", input_schema={"type": "object"}
-    ),
-    ToolSpec(
-        name="working_notes_update",
-        description="Replace this session's working notes (at most 32 KiB; an empty string clears them).",
-        input_schema={"type": "object", "properties": {"notes": {"type": "string"}}, "required": ["notes"]},
-    ),
-    ToolSpec(
-        name="working_notes_clear", description="Clear this session's working notes.", input_schema={"type": "object"}
-    ),
-]
-
-
-REMEMBER_TOOL = TOOLS[0]
-NOTES_TOOLS = TOOLS[1:]
-
-
-def tools_for(*, memory_write: str, notes: bool) -> list[ToolSpec]:
-    """The tools this round may offer: the memory write tool only when the turn could commit or propose
-    (`memoryWrite` of the recall), the notes tools only when the turn has a session."""
-    offered = [REMEMBER_TOOL] if memory_write in ("commit", "propose") else []
-    return offered + (NOTES_TOOLS if notes else [])
-
 
 def memory_section(block: str) -> str | None:
     """The recall block under its heading; `off` and `empty` recall an empty block, which adds nothing."""
@@ -82,6 +35,7 @@ def notes_section(notes: str) -> str | None:
 
 
 def tools_section(tools: list[ToolSpec]) -> str | None:
+    """The offered entries of the tool registry (`workflows.tools.tools_for`), one line each."""
     if not tools:
         return None
     return "### Tools\n" + "\n".join(f"- {t.name}: {t.description}" for t in tools)

@@ -14,11 +14,12 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
+    from workflows.activities import TOOL_ACTIVITIES, TurnActivities
     from workflows.payloads import RoundInput, RoundOutput, ToolInput, ToolRun
     from workflows.providers.base import Message, ToolCall, ToolResult
+    from workflows.tools import CallOutcome, ToolName, tool_named
     from workspace_memory.turn_contract import STATUS_QUERY, WORKFLOW_NAME, ToolOutcome, TurnInput, TurnView
 
-TOOL_ACTIVITIES = {"remember_in_memory", "working_notes_get", "working_notes_update", "working_notes_clear"}
 ROUND_LIMIT_ANSWER = "(The turn stopped at its round limit before the model gave a final answer.)"
 
 MODEL_RETRY = RetryPolicy(
@@ -36,7 +37,7 @@ TOOL_RETRY = RetryPolicy(
 
 
 ModelRound = Callable[[RoundInput], Awaitable[RoundOutput]]
-ToolActivity = Callable[[ToolInput], Awaitable[ToolRun]]
+ToolActivity = Callable[[ToolName, ToolInput], Awaitable[ToolRun]]
 
 
 async def run_turn(turn: TurnInput, view: TurnView, model_round: ModelRound, tool: ToolActivity) -> TurnView:
@@ -57,10 +58,11 @@ async def run_turn(turn: TurnInput, view: TurnView, model_round: ModelRound, too
             break
         results = []
         for call in response.tool_calls:
-            if call.name in TOOL_ACTIVITIES:
-                run = await tool(ToolInput(turn=turn, round=number, call=call, base_version=base_version))
+            name = tool_named(call.name)
+            if name is None:
+                run = _failed(number, call, f"Unknown tool {call.name!r}.", CallOutcome.UNKNOWN_TOOL)
             else:
-                run = _failed(number, call, f"Unknown tool {call.name!r}.", "unknown_tool")
+                run = await tool(name, ToolInput(turn=turn, round=number, call=call, base_version=base_version))
             results.append(run.result)
             view.tool_outcomes.append(run.outcome)
         messages.append(Message(role="tool", tool_results=results))
@@ -87,32 +89,29 @@ class AgentTurnWorkflow:
 
     @staticmethod
     async def _model_round(data: RoundInput) -> RoundOutput:
-        out: RoundOutput = await workflow.execute_activity(
-            "model_round",
+        return await workflow.execute_activity_method(
+            TurnActivities.model_round,
             data,
-            result_type=RoundOutput,
             start_to_close_timeout=timedelta(seconds=120),
             retry_policy=MODEL_RETRY,
         )
-        return out
 
     @staticmethod
-    async def _tool(data: ToolInput) -> ToolRun:
+    async def _tool(name: ToolName, data: ToolInput) -> ToolRun:
         try:
-            run: ToolRun = await workflow.execute_activity(
-                data.call.name,
+            run = await workflow.execute_activity_method(
+                TOOL_ACTIVITIES[name],
                 data,
-                result_type=ToolRun,
                 start_to_close_timeout=timedelta(seconds=15),
                 retry_policy=TOOL_RETRY,
             )
         except ActivityError:
             text = "The tool could not be reached; whether it took effect is unknown."
-            return _failed(data.round, data.call, text, "unavailable")
+            return _failed(data.round, data.call, text, CallOutcome.UNAVAILABLE)
         return run
 
 
-def _failed(number: int, call: ToolCall, text: str, outcome: str) -> ToolRun:
+def _failed(number: int, call: ToolCall, text: str, outcome: CallOutcome) -> ToolRun:
     return ToolRun(
         result=ToolResult(tool_call_id=call.id, name=call.name, content=text, is_error=True),
         outcome=ToolOutcome(round=number, tool=call.name, ok=False, outcome=outcome),

@@ -14,12 +14,13 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import MethodType
 from typing import Any
 
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from workflows.activities import TurnActivities
+from workflows.activities import TOOL_ACTIVITIES, TurnActivities
 from workflows.automation import Auth, AutomationApi, DevAuth, SigV4Auth
 from workflows.providers import ModelProvider, build_provider
 from workflows.turn_workflow import AgentTurnWorkflow
@@ -43,29 +44,21 @@ def automation_auth(settings: Settings) -> Auth:
     raise ValueError("AUTOMATION_AUTH must be 'iam' or 'dev:<name>'")
 
 
-def model_provider(settings: Settings) -> ModelProvider:
-    if settings.model_provider.strip().lower() == "bedrock":
-        import boto3
-
-        client = boto3.client("bedrock-runtime", region_name=settings.region)
-        return build_provider("bedrock", bedrock_client=client, model_id=settings.bedrock_model_id)
-    return build_provider(settings.model_provider)
-
-
 def build_worker_parts(settings: Settings, provider: ModelProvider | None = None) -> WorkerParts:
     if not settings.automation_base_url:
         raise ValueError("AUTOMATION_BASE_URL is required")
     clients = build_clients(settings)
     api = AutomationApi(settings.automation_base_url, automation_auth(settings))
     return WorkerParts(
-        activities=TurnActivities(api, provider or model_provider(settings)),
+        activities=TurnActivities(api, provider or build_provider(settings)),
         converter=data_converter(payload_cipher(clients.kms, settings.kms_key_id)),
     )
 
 
 def activities_of(parts: WorkerParts) -> list[Any]:
+    """Every activity a turn executes, bound to the parts' instance: the model round, then each tool's."""
     a = parts.activities
-    return [a.model_round, a.remember_in_memory, a.working_notes_get, a.working_notes_update, a.working_notes_clear]
+    return [a.model_round, *(MethodType(run, a) for run in TOOL_ACTIVITIES.values())]
 
 
 def build_worker(client: Client, settings: Settings, parts: WorkerParts, executor: ThreadPoolExecutor) -> Worker:

@@ -31,7 +31,12 @@ def admit(conv: str, body: Annotated[Admit, Body()]) -> Response[str]:
     adm = admitted.admission
     return json_response(
         200 if admitted.replayed else 201,
-        {"admissionId": adm.id, "credential": admitted.credential, "expiresAt": adm.expires_at_iso, "mode": adm.mode},
+        {
+            "admissionId": adm.id,
+            "credential": admitted.credential,
+            "expiresAt": adm.expires_at_iso,
+            "mode": adm.mode.value,
+        },
     )
 
 

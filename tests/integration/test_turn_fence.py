@@ -19,7 +19,8 @@ from tests.integration.turn_support import (
     start_queued,
     worker_settings,
 )
-from workflows.providers import ModelError, ModelRequest, ModelResponse, ScriptedProvider
+from workflows.providers import ModelError, ModelRequest, ModelResponse
+from workflows.providers.scripted import ScriptedProvider
 from workspace_memory.policy import Mode
 from workspace_memory.settings import Settings
 

@@ -7,10 +7,11 @@ from typing import Any
 import pytest
 from temporalio.exceptions import ApplicationError
 
-from workflows.activities import NO_ADMISSION_BLOCK, NOTES_UNAVAILABLE, TurnActivities
+from workflows.activities import NO_ADMISSION_BLOCK, TurnActivities
 from workflows.automation import Admission, ApiResponse, ApiUnavailable
 from workflows.payloads import RoundInput, ToolInput
 from workflows.providers.base import Message, ModelError, ModelRequest, ModelResponse, ToolCall
+from workflows.tools import NOTES_UNAVAILABLE, ToolName
 from workspace_memory.turn_contract import TurnInput
 
 pytestmark = pytest.mark.unit
@@ -141,9 +142,7 @@ def test_a_transport_failure_of_recall_is_retried_not_answered() -> None:
 )
 def test_capture_outcomes_and_only_committed_says_remembered(body: dict[str, Any], ok: bool, text: str) -> None:
     api = FakeApi(capture=ApiResponse(200, body))
-    run = TurnActivities(api, RecordingModel()).remember_in_memory(
-        tool("remember_in_memory", edits=[{"op": "add", "line": "x"}])
-    )
+    run = TurnActivities(api, RecordingModel()).remember(tool(ToolName.REMEMBER, edits=[{"op": "add", "line": "x"}]))
     assert run.outcome.ok is ok
     assert text in run.result.content
     assert ("Remembered" in run.result.content) is ok
@@ -157,10 +156,10 @@ def test_bad_edits_are_a_tool_error_the_model_sees() -> None:
         )
     )
     activities = TurnActivities(api, RecordingModel())
-    run = activities.remember_in_memory(tool("remember_in_memory", edits=[{"op": "remove", "line": "x"}]))
+    run = activities.remember(tool(ToolName.REMEMBER, edits=[{"op": "remove", "line": "x"}]))
     assert (run.result.is_error, run.outcome.outcome) == (True, "invalid")
     assert "edit 0: ambiguous" in run.result.content
-    missing = activities.remember_in_memory(tool("remember_in_memory"))
+    missing = activities.remember(tool(ToolName.REMEMBER))
     assert missing.result.is_error
     assert len(api.calls) == 1  # malformed arguments never reach the API
 
@@ -168,17 +167,16 @@ def test_bad_edits_are_a_tool_error_the_model_sees() -> None:
 def test_notes_update_outcomes() -> None:
     saved = TurnActivities(FakeApi(notes_put=ApiResponse(200, {"revision": 2})), RecordingModel())
     assert (
-        saved.working_notes_update(tool("working_notes_update", notes="n")).result.content
-        == "Working notes saved (revision 2)."
+        saved.notes_update(tool(ToolName.NOTES_UPDATE, notes="n")).result.content == "Working notes saved (revision 2)."
     )
     too_big = TurnActivities(
         FakeApi(notes_put=ApiResponse(413, {"error": {"code": "NOTES_TOO_LARGE"}})), RecordingModel()
     )
-    run = too_big.working_notes_update(tool("working_notes_update", notes="n"))
+    run = too_big.notes_update(tool(ToolName.NOTES_UPDATE, notes="n"))
     assert (run.outcome.outcome, run.result.is_error) == ("too_large", True)
     down = TurnActivities(FakeApi(notes_put=ApiUnavailable("x")), RecordingModel())
-    assert down.working_notes_update(tool("working_notes_update", notes="n")).result.content == NOTES_UNAVAILABLE
+    assert down.notes_update(tool(ToolName.NOTES_UPDATE, notes="n")).result.content == NOTES_UNAVAILABLE
     cleared = TurnActivities(FakeApi(notes_clear=ApiResponse(200, {"revision": 3})), RecordingModel())
-    assert cleared.working_notes_clear(tool("working_notes_clear")).outcome.outcome == "cleared"
-    not_text = saved.working_notes_update(tool("working_notes_update", notes=5))
+    assert cleared.notes_clear(tool(ToolName.NOTES_CLEAR)).outcome.outcome == "cleared"
+    not_text = saved.notes_update(tool(ToolName.NOTES_UPDATE, notes=5))
     assert not_text.result.is_error

@@ -51,6 +51,7 @@ from scripts.bench import (
 from workflows.activities import TurnActivities
 from workflows.automation import Admission, ApiResponse, AutomationApi
 from workflows.providers.scripted import ScriptedProvider, parse_directives
+from workflows.tools import ToolName
 from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnInput, TurnView
 
 pytestmark = pytest.mark.unit
@@ -342,7 +343,7 @@ def _view(rounds: int = 3, outcomes: tuple[tuple[str, str], ...] = EXPECTED_TOOL
 def test_turn_problems_accepts_the_designed_turn_only() -> None:
     assert turn_problems(_view()) == []
     assert turn_problems(_view(rounds=2)) == ["2 rounds, not 3"]
-    refused = turn_problems(_view(outcomes=(("remember_in_memory", "refused"), ("working_notes_update", "saved"))))
+    refused = turn_problems(_view(outcomes=((ToolName.REMEMBER, "refused"), (ToolName.NOTES_UPDATE, "saved"))))
     assert len(refused) == 1
     assert refused[0].startswith("tool outcomes")
     assert turn_problems(_view(status="superseded")) == ["recall statuses ['superseded', 'superseded', 'superseded']"]

@@ -1,4 +1,4 @@
-"""Unit tests for the `remember_in_memory` edit engine (pure: no sockets, no I/O)."""
+"""Unit tests for the memory write tool's edit engine (pure: no sockets, no I/O)."""
 
 import re
 from collections.abc import Callable

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from workflows.prompt import NOTES_PREAMBLE, PERSONA, TOOLS, compose
+from workflows.prompt import NOTES_PREAMBLE, PERSONA, compose
 from workflows.providers.base import MEMORY_HEADING, NOTES_CLOSE, NOTES_HEADING, NOTES_OPEN
 from workflows.providers.scripted import extract_notes
+from workflows.tools import ToolName, tools_for
+from workspace_memory.recall import MemoryWrite
 
 pytestmark = pytest.mark.unit
 
+TOOLS = tools_for(memory_write=MemoryWrite.COMMIT, session=True)
 BLOCK = "<<<WORKSPACE-MEMORY revision=3\npreamble\n\n- fact\nWORKSPACE-MEMORY>>>"
 
 
@@ -56,5 +59,5 @@ def test_unreadable_notes_are_reported() -> None:
 
 def test_every_tool_is_listed() -> None:
     prompt = compose("", "", TOOLS)
-    for tool in ("remember_in_memory", "working_notes_get", "working_notes_update", "working_notes_clear"):
+    for tool in ToolName:
         assert f"- {tool}:" in prompt

@@ -25,14 +25,15 @@ from workflows.providers import (
     ModelProvider,
     ModelRequest,
     ModelResponse,
-    ScriptedProvider,
     ToolCall,
     ToolResult,
     ToolSpec,
     build_provider,
 )
 from workflows.providers.bedrock import BedrockProvider, to_converse_messages
-from workflows.providers.scripted import extract_notes, extract_section
+from workflows.providers.scripted import ScriptedProvider, extract_notes, extract_section
+from workflows.tools import ToolName
+from workspace_memory.settings import Settings
 
 pytestmark = pytest.mark.unit
 
@@ -80,17 +81,17 @@ def test_scripted_provider_satisfies_protocol() -> None:
     [
         (
             "remember: prefers spaces",
-            "remember_in_memory",
+            ToolName.REMEMBER,
             {"edits": [{"op": "add", "line": "prefers spaces"}]},
         ),
         (
             "Forget:   prefers tabs  ",
-            "remember_in_memory",
+            ToolName.REMEMBER,
             {"edits": [{"op": "remove", "line": "prefers tabs"}]},
         ),
-        ("NOTE: step 2 done", "working_notes_update", {"notes": f"{NOTES_TEXT}\nstep 2 done"}),
-        ("clear notes", "working_notes_clear", {}),
-        ("Show Notes", "working_notes_get", {}),
+        ("NOTE: step 2 done", ToolName.NOTES_UPDATE, {"notes": f"{NOTES_TEXT}\nstep 2 done"}),
+        ("clear notes", ToolName.NOTES_CLEAR, {}),
+        ("Show Notes", ToolName.NOTES_GET, {}),
     ],
 )
 def test_each_directive_yields_one_tool_call(text: str, name: str, arguments: dict[str, Any]) -> None:
@@ -134,10 +135,10 @@ def test_directives_run_in_order_one_per_round() -> None:
             ),
         ]
     assert [(c.id, c.name) for c in seen] == [
-        ("call-1", "remember_in_memory"),
-        ("call-2", "remember_in_memory"),
-        ("call-3", "working_notes_clear"),
-        ("call-4", "working_notes_get"),
+        ("call-1", ToolName.REMEMBER),
+        ("call-2", ToolName.REMEMBER),
+        ("call-3", ToolName.NOTES_CLEAR),
+        ("call-4", ToolName.NOTES_GET),
     ]
     assert seen[1].arguments == {"edits": [{"op": "remove", "line": "b"}]}
     assert response.stop_reason == "end_turn"
@@ -145,10 +146,10 @@ def test_directives_run_in_order_one_per_round() -> None:
     assert response.text.splitlines()[:6] == [
         "Answer to: What changed?",
         "Tool results:",
-        "- remember_in_memory → done 1",
-        "- remember_in_memory → done 2",
-        "- working_notes_clear → done 3",
-        "- working_notes_get → done 4",
+        f"- {ToolName.REMEMBER} → done 1",
+        f"- {ToolName.REMEMBER} → done 2",
+        f"- {ToolName.NOTES_CLEAR} → done 3",
+        f"- {ToolName.NOTES_GET} → done 4",
     ]
 
 
@@ -167,11 +168,11 @@ def test_consecutive_notes_build_on_the_prompt_of_each_round() -> None:
             system_prompt=compose(MEMORY_SECTION, notes_section("one")),
         )
     )
-    assert second.tool_calls == [ToolCall(id="call-2", name="working_notes_update", arguments={"notes": "one\ntwo"})]
+    assert second.tool_calls == [ToolCall(id="call-2", name=ToolName.NOTES_UPDATE, arguments={"notes": "one\ntwo"})]
 
 
 def test_final_answer_quotes_memory_and_notes_sections_verbatim() -> None:
-    call = ToolCall(id="call-1", name="remember_in_memory", arguments={})
+    call = ToolCall(id="call-1", name=ToolName.REMEMBER, arguments={})
     response = ScriptedProvider().complete(
         request(
             user("remember: x"),
@@ -181,7 +182,7 @@ def test_final_answer_quotes_memory_and_notes_sections_verbatim() -> None:
                 tool_results=[
                     ToolResult(
                         tool_call_id="call-1",
-                        name="remember_in_memory",
+                        name=ToolName.REMEMBER,
                         content="refused\nover cap",
                         is_error=True,
                     )
@@ -195,7 +196,7 @@ def test_final_answer_quotes_memory_and_notes_sections_verbatim() -> None:
         [
             "Answer to: (directives only)",
             "Tool results:",
-            "- remember_in_memory → error: refused\\nover cap",
+            f"- {ToolName.REMEMBER} → error: refused\\nover cap",
             "Memory I was given:",
             MEMORY_SECTION,
             "Working notes I was given:",
@@ -226,14 +227,14 @@ def test_no_directive_answers_immediately_and_reports_missing_sections() -> None
 
 
 def test_only_tool_results_after_the_last_user_message_count() -> None:
-    earlier_call = ToolCall(id="call-1", name="remember_in_memory", arguments={})
+    earlier_call = ToolCall(id="call-1", name=ToolName.REMEMBER, arguments={})
     response = ScriptedProvider().complete(
         request(
             user("remember: old"),
             Message(role="assistant", tool_calls=[earlier_call]),
             Message(
                 role="tool",
-                tool_results=[ToolResult(tool_call_id="call-1", name="remember_in_memory", content="ok")],
+                tool_results=[ToolResult(tool_call_id="call-1", name=ToolName.REMEMBER, content="ok")],
             ),
             Message(role="assistant", text="done"),
             user("remember: new"),
@@ -241,7 +242,7 @@ def test_only_tool_results_after_the_last_user_message_count() -> None:
     )
 
     assert response.tool_calls == [
-        ToolCall(id="call-1", name="remember_in_memory", arguments={"edits": [{"op": "add", "line": "new"}]})
+        ToolCall(id="call-1", name=ToolName.REMEMBER, arguments={"edits": [{"op": "add", "line": "new"}]})
     ]
 
 
@@ -257,7 +258,7 @@ def test_extract_section_stops_at_next_heading_and_end_of_text() -> None:
 
 MODEL_ID = "anthropic.claude-3-5-haiku-20241022-v1:0"
 REMEMBER_SPEC = ToolSpec(
-    name="remember_in_memory",
+    name=ToolName.REMEMBER,
     description="Edit workspace memory.",
     input_schema={"type": "object", "properties": {"edits": {"type": "array"}}, "required": ["edits"]},
 )
@@ -297,12 +298,12 @@ def test_bedrock_request_params_with_prior_tool_call_and_result(client: Any, stu
             Message(
                 role="assistant",
                 text="Saving that.",
-                tool_calls=[ToolCall(id="tu-1", name="remember_in_memory", arguments={"edits": [{"op": "add"}]})],
+                tool_calls=[ToolCall(id="tu-1", name=ToolName.REMEMBER, arguments={"edits": [{"op": "add"}]})],
             ),
             Message(
                 role="tool",
                 tool_results=[
-                    ToolResult(tool_call_id="tu-1", name="remember_in_memory", content="bad edit", is_error=True)
+                    ToolResult(tool_call_id="tu-1", name=ToolName.REMEMBER, content="bad edit", is_error=True)
                 ],
             ),
         ],
@@ -320,7 +321,7 @@ def test_bedrock_request_params_with_prior_tool_call_and_result(client: Any, stu
                     {
                         "toolUse": {
                             "toolUseId": "tu-1",
-                            "name": "remember_in_memory",
+                            "name": ToolName.REMEMBER,
                             "input": {"edits": [{"op": "add"}]},
                         }
                     },
@@ -343,7 +344,7 @@ def test_bedrock_request_params_with_prior_tool_call_and_result(client: Any, stu
             "tools": [
                 {
                     "toolSpec": {
-                        "name": "remember_in_memory",
+                        "name": ToolName.REMEMBER,
                         "description": "Edit workspace memory.",
                         "inputSchema": {"json": REMEMBER_SPEC.input_schema},
                     }
@@ -362,7 +363,7 @@ def test_bedrock_request_params_with_prior_tool_call_and_result(client: Any, stu
 def test_bedrock_maps_text_and_tool_use(client: Any, stubber: Stubber) -> None:
     content: list[dict[str, Any]] = [
         {"text": "Let me note that."},
-        {"toolUse": {"toolUseId": "tu-9", "name": "working_notes_update", "input": {"notes": "a\nb"}}},
+        {"toolUse": {"toolUseId": "tu-9", "name": ToolName.NOTES_UPDATE, "input": {"notes": "a\nb"}}},
     ]
     stubber.add_response("converse", converse_reply(content, "tool_use"))
 
@@ -370,7 +371,7 @@ def test_bedrock_maps_text_and_tool_use(client: Any, stubber: Stubber) -> None:
 
     assert response == ModelResponse(
         text="Let me note that.",
-        tool_calls=[ToolCall(id="tu-9", name="working_notes_update", arguments={"notes": "a\nb"})],
+        tool_calls=[ToolCall(id="tu-9", name=ToolName.NOTES_UPDATE, arguments={"notes": "a\nb"})],
         stop_reason="tool_use",
     )
 
@@ -447,8 +448,8 @@ def test_bedrock_malformed_output_is_retryable(client: Any, stubber: Stubber) ->
 def test_converse_messages_alternate_roles_and_drop_blank_text() -> None:
     messages = [
         user("q"),
-        Message(role="assistant", tool_calls=[ToolCall(id="t1", name="working_notes_get", arguments={})]),
-        Message(role="tool", tool_results=[ToolResult(tool_call_id="t1", name="working_notes_get", content="")]),
+        Message(role="assistant", tool_calls=[ToolCall(id="t1", name=ToolName.NOTES_GET, arguments={})]),
+        Message(role="tool", tool_results=[ToolResult(tool_call_id="t1", name=ToolName.NOTES_GET, content="")]),
         user("follow-up"),
     ]
 
@@ -456,7 +457,7 @@ def test_converse_messages_alternate_roles_and_drop_blank_text() -> None:
         {"role": "user", "content": [{"text": "q"}]},
         {
             "role": "assistant",
-            "content": [{"toolUse": {"toolUseId": "t1", "name": "working_notes_get", "input": {}}}],
+            "content": [{"toolUse": {"toolUseId": "t1", "name": ToolName.NOTES_GET, "input": {}}}],
         },
         {
             "role": "user",
@@ -477,13 +478,25 @@ def test_model_error_survives_pickling() -> None:
     assert (str(restored), restored.retryable, restored.code) == ("slow down", True, "ThrottlingException")
 
 
+def settings(provider: str, model_id: str | None = None) -> Settings:
+    return Settings(table_name="t-table", kms_key_id="k", model_provider=provider, bedrock_model_id=model_id)
+
+
 def test_build_provider(client: Any) -> None:
-    assert isinstance(build_provider("scripted"), ScriptedProvider)
-    assert isinstance(build_provider(" Bedrock ", bedrock_client=client, model_id=MODEL_ID), BedrockProvider)
-    with pytest.raises(ValueError, match="bedrock_client"):
-        build_provider("bedrock", model_id=MODEL_ID)
-    with pytest.raises(ValueError, match="unknown model provider"):
-        build_provider("openai")
+    assert isinstance(build_provider(settings("scripted")), ScriptedProvider)
+    bedrock = build_provider(settings(" Bedrock ", MODEL_ID), bedrock_client=client)
+    assert isinstance(bedrock, BedrockProvider)
+    assert bedrock.build_params(request(user("hi")))["modelId"] == MODEL_ID
+    with pytest.raises(ValueError, match="BEDROCK_MODEL_ID"):
+        build_provider(settings("bedrock"), bedrock_client=client)
+    with pytest.raises(ValueError, match="unknown model provider 'openai'"):
+        build_provider(settings("openai"))
+
+
+def test_build_provider_makes_the_bedrock_client_for_the_settings_region() -> None:
+    provider = build_provider(settings("bedrock", MODEL_ID).model_copy(update={"region": "eu-west-1"}))
+    assert isinstance(provider, BedrockProvider)
+    assert provider._client.meta.region_name == "eu-west-1"  # built lazily: no request is sent
 
 
 def test_payloads_round_trip_as_json() -> None:

@@ -16,6 +16,7 @@ from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
+from workflows.tools import ToolName
 from workflows.turn_workflow import AgentTurnWorkflow
 from workspace_memory.turn_contract import WORKFLOW_NAME, TurnInput, TurnView
 
@@ -30,7 +31,7 @@ class Reordered:
 
     @workflow.run
     async def run(self, turn: TurnInput) -> TurnView:
-        await workflow.execute_activity("working_notes_get", turn, start_to_close_timeout=timedelta(seconds=5))
+        await workflow.execute_activity(ToolName.NOTES_GET.value, turn, start_to_close_timeout=timedelta(seconds=5))
         return TurnView(conversation_id=turn.conversation_id, status="completed")
 
 

@@ -1,14 +1,14 @@
 """Model providers behind one small interface (`ModelProvider.complete`).
 
-`build_provider` is the single switch between the offline scripted provider and Bedrock, so the
-worker picks one by configuration and nothing else depends on which. Importing this package stays
-light (pydantic only): workflow code can use the payload models without pulling botocore into the
-Temporal workflow sandbox; `BedrockProvider` lives in `workflows.providers.bedrock` and is imported
-only when asked for.
+`build_provider` is the one place a provider is chosen: the offline scripted provider or Bedrock, by
+configuration, and nothing else depends on which. Importing this package stays light (pydantic only):
+workflow code can use the payload models without pulling botocore into the Temporal workflow sandbox;
+each provider's module is imported only when it is asked for.
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 from workflows.providers.base import (
@@ -25,7 +25,7 @@ from workflows.providers.base import (
     ToolResult,
     ToolSpec,
 )
-from workflows.providers.scripted import ScriptedProvider
+from workspace_memory.settings import Settings
 
 __all__ = [
     "MEMORY_HEADING",
@@ -37,7 +37,7 @@ __all__ = [
     "ModelProvider",
     "ModelRequest",
     "ModelResponse",
-    "ScriptedProvider",
+    "ProviderName",
     "ToolCall",
     "ToolResult",
     "ToolSpec",
@@ -45,19 +45,35 @@ __all__ = [
 ]
 
 
-def build_provider(name: str, *, bedrock_client: Any = None, model_id: str | None = None) -> ModelProvider:
-    """Return the provider called `name` ("scripted" or "bedrock").
+class ProviderName(StrEnum):
+    """The values of `MODEL_PROVIDER` (`Settings.model_provider`), case and surrounding blanks ignored."""
 
-    Bedrock needs an injected `bedrock-runtime` client and a model id; missing either is a
-    configuration error raised here, at startup, rather than on the first model call.
+    SCRIPTED = "scripted"
+    BEDROCK = "bedrock"
+
+
+def build_provider(settings: Settings, *, bedrock_client: Any = None) -> ModelProvider:
+    """The provider `settings.model_provider` names.
+
+    Bedrock needs a model id (`BEDROCK_MODEL_ID`); its `bedrock-runtime` client is built for the
+    settings' region unless one is injected. A missing model id or an unknown provider is a configuration
+    error raised here, at startup, rather than on the first model call.
     """
-    key = name.strip().lower()
-    if key == "scripted":
-        return ScriptedProvider()
-    if key == "bedrock":
-        from workflows.providers.bedrock import BedrockProvider  # lazy: keeps botocore out of plain imports
+    try:
+        name = ProviderName(settings.model_provider.strip().lower())
+    except ValueError:
+        expected = " or ".join(repr(p.value) for p in ProviderName)
+        raise ValueError(f"unknown model provider {settings.model_provider!r} (expected {expected})") from None
+    if name is ProviderName.SCRIPTED:
+        from workflows.providers.scripted import ScriptedProvider
 
-        if bedrock_client is None or not model_id:
-            raise ValueError("the bedrock provider needs bedrock_client and model_id")
-        return BedrockProvider(bedrock_client, model_id)
-    raise ValueError(f"unknown model provider {name!r} (expected 'scripted' or 'bedrock')")
+        return ScriptedProvider()
+    from workflows.providers.bedrock import BedrockProvider  # lazy: keeps botocore out of plain imports
+
+    if not settings.bedrock_model_id:
+        raise ValueError("the bedrock provider needs BEDROCK_MODEL_ID")
+    if bedrock_client is None:
+        import boto3
+
+        bedrock_client = boto3.client("bedrock-runtime", region_name=settings.region)
+    return BedrockProvider(bedrock_client, settings.bedrock_model_id)

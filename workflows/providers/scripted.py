@@ -22,11 +22,7 @@ from workflows.providers.base import (
     ToolCall,
     ToolResult,
 )
-
-REMEMBER_TOOL = "remember_in_memory"
-NOTES_UPDATE_TOOL = "working_notes_update"
-NOTES_CLEAR_TOOL = "working_notes_clear"
-NOTES_GET_TOOL = "working_notes_get"
+from workflows.tools import ToolName
 
 _SECTION_PREFIX = "### "
 
@@ -153,22 +149,22 @@ def _last_user_index(messages: list[Message]) -> int | None:
 
 
 def _tool_call(directive: Directive, call_id: str, system_prompt: str) -> ToolCall:
-    name: str
+    name: ToolName
     arguments: dict[str, Any]
     if directive.kind == "remember":
-        name, arguments = REMEMBER_TOOL, {"edits": [{"op": "add", "line": directive.text}]}
+        name, arguments = ToolName.REMEMBER, {"edits": [{"op": "add", "line": directive.text}]}
     elif directive.kind == "forget":
-        name, arguments = REMEMBER_TOOL, {"edits": [{"op": "remove", "line": directive.text}]}
+        name, arguments = ToolName.REMEMBER, {"edits": [{"op": "remove", "line": directive.text}]}
     elif directive.kind == "note":
         # Read the notes from *this* round's prompt: an earlier `note:` of the same turn has already
         # been folded into it, so consecutive notes accumulate.
         existing = extract_notes(system_prompt)
         notes = f"{existing}\n{directive.text}" if existing else directive.text
-        name, arguments = NOTES_UPDATE_TOOL, {"notes": notes}
+        name, arguments = ToolName.NOTES_UPDATE, {"notes": notes}
     elif directive.kind == "clear":
-        name, arguments = NOTES_CLEAR_TOOL, {}
+        name, arguments = ToolName.NOTES_CLEAR, {}
     elif directive.kind == "show":
-        name, arguments = NOTES_GET_TOOL, {}
+        name, arguments = ToolName.NOTES_GET, {}
     else:  # pragma: no cover - parse_directives only produces the kinds above
         raise ValueError(f"unknown directive kind {directive.kind!r}")
     return ToolCall(id=call_id, name=name, arguments=arguments)

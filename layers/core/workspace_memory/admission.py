@@ -31,7 +31,7 @@ from workspace_memory.errors import (
 )
 from workspace_memory.ids import new_id, new_secret, require_identifier
 from workspace_memory.keysessions import ALL_SCOPES, Scope, scopes_of
-from workspace_memory.policy import Policy
+from workspace_memory.policy import Mode, Policy
 from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
 
 ADMISSION_TTL_SECONDS = 15 * 60
@@ -118,7 +118,7 @@ class Admission:
     conversation_id: str
     workspace_id: str
     user_id: str
-    mode: str
+    mode: Mode
     policy_revision: int
     clear_generation: int
     consent_revision: int
@@ -141,7 +141,7 @@ class Admission:
             conversation_id=item["conversationId"],
             workspace_id=item["workspaceId"],
             user_id=item["userId"],
-            mode=item["mode"],
+            mode=Mode(item["mode"]),
             policy_revision=int(item["policyRevision"]),
             clear_generation=int(item["clearGeneration"]),
             consent_revision=int(item["consentRevision"]),

@@ -93,10 +93,10 @@ class Authority:
             or not self.workspace.ai_enabled
             or self.workspace.consent_revision != adm.consent_revision,
             Predicate.KEY_SESSION: not self.key_session_valid(now),
-            Predicate.POLICY: policy.mode.value != adm.mode
+            Predicate.POLICY: policy.mode is not adm.mode
             or policy.revision != adm.policy_revision
             or policy.clear_generation != adm.clear_generation,
-            Predicate.ACCESS: self.role is None or (adm.mode == Mode.AUTO.value and not self.can_write()),
+            Predicate.ACCESS: self.role is None or (adm.mode is Mode.AUTO and not self.can_write()),
         }
         return next((p for p in PREDICATE_PRIORITY if failing.get(p)), None)
 

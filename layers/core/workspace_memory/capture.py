@@ -152,14 +152,14 @@ class CaptureService:
         if retired is not None:
             return CaptureResult(Outcome.REFUSED, predicate=retired)
         mode = authority.admission.mode
-        if mode == Mode.OFF.value:
+        if mode is Mode.OFF:
             return CaptureResult(Outcome.NOOP)
         head = authority.head
         current = self._text(workspace_id, head)
         if base_version != head.version:
             # The edits were computed on another text than the one read here: never apply them to it.
             return self._conflict(edits, head, authority.policy, current)
-        if mode == Mode.READ_ONLY.value:
+        if mode is Mode.READ_ONLY:
             _apply(current, edits)  # a proposal must apply to the text it is stamped against
             return CaptureResult(Outcome.PROPOSAL, proposal=self._proposal(edits, head, authority.policy))
         # From here the transaction decides: a competing event that lands between the read and the write is

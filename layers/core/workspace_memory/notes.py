@@ -4,7 +4,7 @@ A notebook belongs to a (workspace, user, session): the admission freezes the tu
 notes routes reach only that admission's notebook, so a reused session id is another user's separate,
 empty notebook.
 
-The agent's `working_notes_*` tools are the only writers. Every write is a compare-and-set on the
+The agent's working-notes tools are the only writers. Every write is a compare-and-set on the
 revision, so revisions are strictly monotonic and two writers can never both claim the same revision;
 the tool-facing `update` retries a lost race exactly once and then reports the conflict. Notes are
 bounded (32 KiB UTF-8) and refused, never truncated, above the cap. The item holds only ciphertext,
@@ -192,7 +192,7 @@ class NotesService:
         return Notes(text, revision, len(raw), item["updatedAt"])
 
     def update(self, notebook: Notebook, text: str) -> Notes:
-        """The `working_notes_update` tool: last writer wins, but never silently.
+        """The notes update tool's write: last writer wins, but never silently.
 
         One bounded retry against the revision the conflict reported; a second loss propagates as
         NotesConflict so the turn can say so rather than spin.
@@ -205,7 +205,7 @@ class NotesService:
             return self.put(notebook, text, exc.current_revision)
 
     def clear(self, notebook: Notebook) -> Notes:
-        """The `working_notes_clear` tool: an update to the empty text."""
+        """The notes clear tool's write: an update to the empty text."""
         return self.update(notebook, "")
 
     def _current_revision(self, notebook: Notebook) -> int:

@@ -86,9 +86,9 @@ def memory_write(authority: Authority, status: RecallStatus, now: float) -> Memo
     if Scope.MEMORY_WRITE not in authority.admission.scopes or authority.retired(now) is not None:
         return MemoryWrite.NONE
     mode = authority.admission.mode
-    if mode == Mode.READ_ONLY.value:
+    if mode is Mode.READ_ONLY:
         return MemoryWrite.PROPOSE
-    if mode == Mode.AUTO.value and authority.can_write():
+    if mode is Mode.AUTO and authority.can_write():
         return MemoryWrite.COMMIT
     return MemoryWrite.NONE
 

@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from workspace_memory.recall import RecallStatus
+
 WORKFLOW_NAME = "AgentTurnWorkflow"
 STATUS_QUERY = "status"
 MAX_ROUNDS = 8
@@ -34,7 +36,7 @@ class TurnInput(BaseModel):
 
 class RoundReceipt(BaseModel):
     round: int
-    status: str
+    status: RecallStatus
     revision: int | None = None
 
 

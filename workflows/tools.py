@@ -1,0 +1,177 @@
+"""The agent's tools, in one registry: for each tool its name, what the model is told about it, when a
+turn offers it, and the words each of its outcomes is reported in.
+
+A tool's name is spelled here and nowhere else: the workflow dispatches on `ToolName`, the activities are
+registered under it, the prompt lists the offered entries, the scripted provider calls them by it. The
+activity that runs each tool is bound to its name beside the activities (`workflows.activities.
+TOOL_ACTIVITIES`): they import this module for their names, so the binding cannot live here.
+
+Pure data and no I/O; imports stay light (pydantic and the core's enums), so the providers can use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum, StrEnum
+from types import MappingProxyType
+from typing import Any
+
+from workflows.providers.base import ToolSpec
+from workspace_memory.capture import Outcome
+from workspace_memory.recall import MemoryWrite
+
+
+class ToolName(StrEnum):
+    """The wire names: what the model calls, and the activity type each call runs as in the workflow
+    history. Recorded histories and transcripts carry them, so a value never changes."""
+
+    REMEMBER = "remember_in_memory"
+    NOTES_GET = "working_notes_get"
+    NOTES_UPDATE = "working_notes_update"
+    NOTES_CLEAR = "working_notes_clear"
+
+
+class CallOutcome(StrEnum):
+    """What a tool call came to, beside the capture outcomes (`workspace_memory.capture.Outcome`)."""
+
+    READ = "read"
+    SAVED = "saved"
+    CLEARED = "cleared"
+    INVALID = "invalid"
+    NO_SESSION = "no_session"
+    TOO_LARGE = "too_large"
+    UNAVAILABLE = "unavailable"
+    UNKNOWN_TOOL = "unknown_tool"
+
+
+ToolOutcomeCode = Outcome | CallOutcome
+"""Every outcome a tool call can have; `ToolOutcome.outcome` carries its value."""
+
+SUCCEEDED: frozenset[ToolOutcomeCode] = frozenset(
+    {Outcome.COMMITTED, CallOutcome.READ, CallOutcome.SAVED, CallOutcome.CLEARED}
+)
+"""The outcomes of a call that did what it was asked; any other is reported to the model as an error."""
+
+
+class Grant(Enum):
+    """What a turn needs for a tool to be offered: tools follow authority."""
+
+    MEMORY_WRITE = "the recall says this turn could commit or propose a memory edit now"
+    SESSION = "the turn has a session, hence a notebook"
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: ToolName
+    description: str
+    input_schema: Mapping[str, Any]
+    grant: Grant
+    says: Mapping[ToolOutcomeCode, str]
+    """What the model is told for each outcome (`str.format` fields filled by the activity)."""
+    bad_arguments: str | None = None
+    """What the model is told when its arguments do not fit `input_schema` (outcome `invalid`)."""
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(name=self.name, description=self.description, input_schema=dict(self.input_schema))
+
+    def text(self, outcome: ToolOutcomeCode, **fields: Any) -> str:
+        return self.says[outcome].format(**fields)
+
+
+EDIT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "op": {"type": "string", "enum": ["add", "replace", "remove"]},
+        "line": {"type": "string", "maxLength": 500},
+        "heading": {"type": "string"},
+        "old": {"type": "string"},
+        "new": {"type": "string"},
+    },
+    "required": ["op"],
+}
+
+NO_NOTES = "(no working notes)"
+NO_SESSION = "No session: working notes are not available in this turn."
+NOTES_UNAVAILABLE = "Working notes persistence unavailable right now; nothing was saved."
+
+_NOTES_WRITE_SAYS: Mapping[ToolOutcomeCode, str] = {
+    CallOutcome.SAVED: "Working notes saved (revision {revision}).",
+    CallOutcome.CLEARED: "Working notes cleared (revision {revision}).",
+    CallOutcome.TOO_LARGE: "Not saved: notes are over the 32 KiB cap; the existing notes are unchanged.",
+    Outcome.REFUSED: "Not saved ({code}); the existing notes are unchanged.",
+    CallOutcome.UNAVAILABLE: NOTES_UNAVAILABLE,
+    CallOutcome.NO_SESSION: NO_SESSION,
+}
+
+_REGISTRY = (
+    Tool(
+        name=ToolName.REMEMBER,
+        description="Add, replace or remove single lines of the workspace memory (at most 5 edits, one line "
+        "each of at most 500 bytes). Commits only if the workspace allows automatic memory.",
+        input_schema={
+            "type": "object",
+            "properties": {"edits": {"type": "array", "items": EDIT_SCHEMA, "minItems": 1, "maxItems": 5}},
+            "required": ["edits"],
+        },
+        grant=Grant.MEMORY_WRITE,
+        says={
+            Outcome.COMMITTED: "Remembered (memory version {version}).",
+            Outcome.PROPOSAL: "Not remembered: the workspace memory is read-only for the assistant; the change "
+            "was returned as a proposal for a member to apply.",
+            Outcome.NOOP: "Nothing to change: memory is off for this turn or already says this.",
+            Outcome.CONFLICT: "Not remembered: the memory changed since this turn read it (now version "
+            "{version}); the change was returned as a proposal against the newer text, which was left "
+            "untouched.",
+            Outcome.REFUSED: "Not remembered: the memory fence refused the edit ({predicate}).",
+            CallOutcome.INVALID: "Not remembered: the edits were rejected ({detail}).",
+        },
+        bad_arguments="edits must be a non-empty list of add/replace/remove edits",
+    ),
+    Tool(
+        name=ToolName.NOTES_GET,
+        description="Read this session's working notes.",
+        input_schema={"type": "object"},
+        grant=Grant.SESSION,
+        says={
+            CallOutcome.READ: "{notes}",
+            CallOutcome.UNAVAILABLE: "Working notes unavailable right now.",
+            CallOutcome.NO_SESSION: NO_SESSION,
+        },
+    ),
+    Tool(
+        name=ToolName.NOTES_UPDATE,
+        description="Replace this session's working notes (at most 32 KiB; an empty string clears them).",
+        input_schema={"type": "object", "properties": {"notes": {"type": "string"}}, "required": ["notes"]},
+        grant=Grant.SESSION,
+        says=_NOTES_WRITE_SAYS,
+        bad_arguments="notes must be a string",
+    ),
+    Tool(
+        name=ToolName.NOTES_CLEAR,
+        description="Clear this session's working notes.",
+        input_schema={"type": "object"},
+        grant=Grant.SESSION,
+        says=_NOTES_WRITE_SAYS,
+    ),
+)
+
+TOOLS: Mapping[ToolName, Tool] = MappingProxyType({tool.name: tool for tool in _REGISTRY})
+"""Every tool, by name, in the order the prompt lists them."""
+
+
+def tool_named(name: str) -> ToolName | None:
+    """The tool a model's call names, or None for a name that is no tool."""
+    try:
+        return ToolName(name)
+    except ValueError:
+        return None
+
+
+def tools_for(*, memory_write: MemoryWrite, session: bool) -> list[ToolSpec]:
+    """The tools a round offers: the memory write tool only when the turn could commit or propose with it
+    now (`memoryWrite` of the recall), the notes tools only when the turn has a session."""
+    granted = {Grant.MEMORY_WRITE} if memory_write in (MemoryWrite.COMMIT, MemoryWrite.PROPOSE) else set()
+    if session:
+        granted.add(Grant.SESSION)
+    return [tool.spec() for tool in TOOLS.values() if tool.grant in granted]

@@ -175,9 +175,9 @@ def check(condition: bool, expected: str, got: Any) -> None:
         raise DemoFailure(f"expected {expected}; got {_show(got)}")
 
 
-def healthy(api: str) -> bool:
+def healthy(api: str, timeout: float = 2.0) -> bool:
     try:
-        with urllib.request.urlopen(f"{api}/v1/health", timeout=2) as response:
+        with urllib.request.urlopen(f"{api}/v1/health", timeout=timeout) as response:
             return bool(response.status == 200)
     except (OSError, ValueError):
         return False
@@ -597,7 +597,8 @@ def local_stack(api: str) -> Iterator[StackInfo]:
     failed = show_output = False
     try:
         stack.wait_ready()
-        if not healthy(api):
+        # The first request cold-starts the handler (imports, clients): on a busy machine that takes seconds.
+        if not healthy(api, timeout=HTTP_TIMEOUT_SECONDS):
             raise DemoFailure(f"the stack is ready but {api}/v1/health does not answer 200\n{stack.transcript()}")
         ui = stack.banner("Temporal UI")
         namespace = env.get("TEMPORAL_NAMESPACE", "default")

@@ -109,12 +109,14 @@ SEQUENCE: dict[str, Expect] = {
         200, frozenset({"outcome", "version", "receipt"}), {"outcome": "committed", "version": 5}
     ),
     "memory-receipts.json": Expect(200, frozenset({"receipts", "nextCursor"}), {"nextCursor": None}),
-    "automation-admission.json": Expect(
-        201, frozenset({"admissionId", "credential", "expiresAt", "mode"}), {"mode": "auto"}
-    ),
     "automation-notes-get.json": Expect(200, NOTES_META | {"notes"}, {"revision": 0, "notes": ""}),
     "automation-notes-put.json": Expect(200, NOTES_META, {"revision": 1, "bytes": len("check the deploy")}),
     "automation-notes-delete.json": Expect(200, NOTES_META, {"revision": 2, "bytes": 0}),
+    # The runtime's admission takes the conversation's credential slot from <admission>, so it comes after
+    # every event that uses <admission>.
+    "automation-admission.json": Expect(
+        201, frozenset({"admissionId", "credential", "expiresAt", "mode"}), {"mode": "auto"}
+    ),
     # The turn takes over the conversation's credential slot, so it comes after recall and capture.
     "turn-start.json": Expect(202, frozenset({"turnId", "admissionId"}), {"turnId": TURN_ID}),
     "turn-get.json": Expect(

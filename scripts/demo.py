@@ -528,14 +528,17 @@ class Stack:
 
         SIGINT is re-sent every few seconds: one that lands before the stack has installed its handler is
         lost when it inherited an ignored SIGINT (as under `make demo &`). Its handler only sets an event,
-        so a repeat during an orderly shutdown changes nothing. Our own SIGINT/SIGTERM are ignored
-        meanwhile, so a second Ctrl-C cannot abandon the stack half-stopped; the wait is bounded.
+        so a repeat during an orderly shutdown changes nothing; but once the stack has printed `stopped` it
+        is tearing the interpreter down, which restores the default SIGINT action, so a repeat then would
+        kill it (exit -2): no SIGINT is sent after `stopped`. Our own SIGINT/SIGTERM are ignored meanwhile,
+        so a second Ctrl-C cannot abandon the stack half-stopped; the wait is bounded.
         """
         previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
             deadline = time.monotonic() + timeout
             while self.proc.poll() is None and (remaining := deadline - time.monotonic()) > 0:
-                self.proc.send_signal(signal.SIGINT)
+                if not self._said_stopped():
+                    self.proc.send_signal(signal.SIGINT)
                 with suppress(subprocess.TimeoutExpired):
                     self.proc.wait(timeout=min(remaining, RESIGNAL_SECONDS))
             if self.proc.poll() is None:
@@ -549,7 +552,11 @@ class Stack:
         return code
 
     def stopped_cleanly(self, code: int) -> bool:
-        return code == 0 and "stopped" in (line.strip() for line in self.output)
+        return code == 0 and self._said_stopped()
+
+    def _said_stopped(self) -> bool:
+        self._drain_nowait()
+        return "stopped" in (line.strip() for line in self.output)
 
     def _drain(self) -> None:
         deadline = time.monotonic() + 5.0

@@ -7,8 +7,9 @@ TEMPORAL_PORT, TEMPORAL_UI_PORT and LOCAL_STATE_DIR apply), runs the scenario an
 
 The scenario: Alice sets up a shared workspace with the policy `auto`; saves a document; a turn remembers a
 line (committed through the fence); a turn writes a working note and a later turn of the same session sees
-it; an agent runtime admits a capture, Alice clears the memory first, and the stale capture is refused
-(`policy`); with the policy `read_only` a turn's edit becomes a proposal that Alice applies herself.
+it; Alice opens a key session for her agent runtime, which admits a capture under it, Alice clears the memory
+first, and the stale capture is refused (`policy`); with the policy `read_only` a turn's edit becomes a
+proposal that Alice applies herself.
 
 Exit 0 when every step answered as expected; 1 (saying what was expected) otherwise.
 """
@@ -177,9 +178,9 @@ def check(condition: bool, expected: str, got: Any) -> None:
         raise DemoFailure(f"expected {expected}; got {_show(got)}")
 
 
-def healthy(api: str) -> bool:
+def healthy(api: str, timeout: float = 2.0) -> bool:
     try:
-        with urllib.request.urlopen(f"{api}/v1/health", timeout=2) as response:
+        with urllib.request.urlopen(f"{api}/v1/health", timeout=timeout) as response:
             return bool(response.status == 200)
     except (OSError, ValueError):
         return False
@@ -301,13 +302,32 @@ def scenario(http: Http, stack: StackInfo) -> None:
     check(NOTE in (view["answer"] or ""), "the note to carry over into the next turn of the session", view["answer"])
     say(f"→ the note written in the previous turn was folded into this turn's prompt: {NOTE!r}")
 
-    step(5, "An agent runtime admits a turn and recalls version 2; then Alice clears the memory")
+    step(5, "Alice opens a key session; her agent runtime admits under it and recalls v2; then Alice clears")
+    # An agent runtime acts for Alice only under a key session she opened (its scopes bound what it may do).
+    key_session = http.expect(
+        "POST",
+        f"{ws_path}/key-sessions",
+        201,
+        user=ALICE,
+        body={"ttlSeconds": 900},
+        fields=("keySessionId", "scopes"),
+    )
+    check(
+        key_session["scopes"] == ["memory:read", "memory:write", "notes"],
+        "a key session with all three scopes",
+        key_session,
+    )
     admitted = http.expect(
         "POST",
         f"/v1/automation/conversations/{runtime_conv}/admissions",
         201,
         automation=RUNTIME,
-        body={"workspaceId": ws, "userId": ALICE, "idempotencyKey": f"runtime-{run}"},
+        body={
+            "workspaceId": ws,
+            "userId": ALICE,
+            "idempotencyKey": f"runtime-{run}",
+            "keySessionId": key_session["keySessionId"],
+        },
     )
     admission, credential = admitted["admissionId"], admitted["credential"]
     check(admitted["mode"] == "auto", "an admission frozen under auto", admitted)
@@ -317,9 +337,13 @@ def scenario(http: Http, stack: StackInfo) -> None:
         200,
         automation=RUNTIME,
         headers={"X-Admission-Id": admission, "X-Delivery-Credential": credential},
-        fields=("status", "revision"),
+        fields=("status", "revision", "memoryWrite"),
     )
-    check(recalled["status"] == "ok" and recalled["revision"] == 2, "recall status ok at revision 2", recalled)
+    check(
+        recalled["status"] == "ok" and recalled["revision"] == 2 and recalled["memoryWrite"] == "commit",
+        "recall status ok at revision 2, a write tool that could commit",
+        recalled,
+    )
     cleared = http.expect(
         "POST",
         f"{ws_path}/memory/clear",
@@ -350,8 +374,10 @@ def scenario(http: Http, stack: StackInfo) -> None:
         captured,
     )
     say(
-        "why: the admission froze clearGeneration 0; the Clear moved it to 1, so the fence's policy condition "
-        "failed and the transaction wrote nothing (the Clear landed first and wins)."
+        "why: the admission froze clearGeneration 0; the Clear moved it to 1, so the admission is retired: it is "
+        "refused with the policy predicate before anything is read or decrypted, and nothing is written (the "
+        "Clear landed first and wins; had it landed during the capture, the fence transaction would refuse it "
+        "the same way)."
     )
     doc = show_document(http, ws)
     check(doc["version"] == 3 and doc["content"] == "", "the document untouched: the empty version 3", doc)
@@ -396,13 +422,7 @@ def scenario(http: Http, stack: StackInfo) -> None:
     check(PROPOSED in doc["content"], f"the document to contain {PROPOSED!r}", doc)
 
     step(8, "Where to look")
-    receipts = http.expect(
-        "GET",
-        f"/v1/conversations/{conv}/memory-receipts",
-        200,
-        user=ALICE,
-        summary=lambda body: f"{len(body['receipts'])} receipts, one per model call (never text):",
-    )["receipts"]
+    receipts = memory_receipts(http, conv)
     for receipt in receipts:
         say(f"  {receipt['turnId']}  {receipt['status']:<6} revision {receipt['revision']}  {receipt['at']}")
     say(f"Temporal UI: {stack.ui}  (each turn's workflow id is its turnId, e.g. {view['turnId']})")
@@ -414,6 +434,25 @@ def scenario(http: Http, stack: StackInfo) -> None:
     if stack.started:
         say("This stack was started by the demo and stops with it: run `make dev` first to browse afterwards.")
     print("\ndemo: every step answered as expected", flush=True)
+
+
+def memory_receipts(http: Http, conv: str) -> list[dict[str, Any]]:
+    """Every receipt of the conversation (Alice's: only its owner reads them), a page at a time."""
+    receipts: list[dict[str, Any]] = []
+    cursor: str | None = None
+    while True:
+        query = "" if cursor is None else "?cursor=" + urllib.parse.quote(cursor, safe="")
+        page = http.expect(
+            "GET",
+            f"/v1/conversations/{conv}/memory-receipts{query}",
+            200,
+            user=ALICE,
+            summary=lambda body: f"{len(body['receipts'])} receipts, one per model call (never text):",
+        )
+        receipts += page["receipts"]
+        cursor = page["nextCursor"]
+        if cursor is None:
+            return receipts
 
 
 # -- the stack ----------------------------------------------------------------------------------------------
@@ -494,14 +533,17 @@ class Stack:
 
         SIGINT is re-sent every few seconds: one that lands before the stack has installed its handler is
         lost when it inherited an ignored SIGINT (as under `make demo &`). Its handler only sets an event,
-        so a repeat during an orderly shutdown changes nothing. Our own SIGINT/SIGTERM are ignored
-        meanwhile, so a second Ctrl-C cannot abandon the stack half-stopped; the wait is bounded.
+        so a repeat during an orderly shutdown changes nothing; but once the stack has printed `stopped` it
+        is tearing the interpreter down, which restores the default SIGINT action, so a repeat then would
+        kill it (exit -2): no SIGINT is sent after `stopped`. Our own SIGINT/SIGTERM are ignored meanwhile,
+        so a second Ctrl-C cannot abandon the stack half-stopped; the wait is bounded.
         """
         previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
             deadline = time.monotonic() + timeout
             while self.proc.poll() is None and (remaining := deadline - time.monotonic()) > 0:
-                self.proc.send_signal(signal.SIGINT)
+                if not self._said_stopped():
+                    self.proc.send_signal(signal.SIGINT)
                 with suppress(subprocess.TimeoutExpired):
                     self.proc.wait(timeout=min(remaining, RESIGNAL_SECONDS))
             if self.proc.poll() is None:
@@ -515,7 +557,11 @@ class Stack:
         return code
 
     def stopped_cleanly(self, code: int) -> bool:
-        return code == 0 and "stopped" in (line.strip() for line in self.output)
+        return code == 0 and self._said_stopped()
+
+    def _said_stopped(self) -> bool:
+        self._drain_nowait()
+        return "stopped" in (line.strip() for line in self.output)
 
     def _drain(self) -> None:
         deadline = time.monotonic() + 5.0
@@ -563,7 +609,8 @@ def local_stack(api: str) -> Iterator[StackInfo]:
     failed = show_output = False
     try:
         stack.wait_ready()
-        if not healthy(api):
+        # The first request cold-starts the handler (imports, clients): on a busy machine that takes seconds.
+        if not healthy(api, timeout=HTTP_TIMEOUT_SECONDS):
             raise DemoFailure(f"the stack is ready but {api}/v1/health does not answer 200\n{stack.transcript()}")
         ui = stack.banner("Temporal UI")
         namespace = env.get("TEMPORAL_NAMESPACE", "default")

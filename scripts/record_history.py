@@ -59,8 +59,15 @@ def main() -> None:
         svc.document.save(owner, ws, "# Memory\n- recorded for replay\n", 0)
         conv = "conv-replay"
         turn_id = turn_id_for(conv, "record")
+        session_id = f"sess-{uuid.uuid4().hex[:8]}"
+        # The admission freezes the session: the turn's notes tools reach only that session's notebook.
         admitted = svc.admission.admit(
-            conversation_id=conv, workspace_id=ws, user_id=owner, idempotency_key="record", turn_id=turn_id
+            conversation_id=conv,
+            workspace_id=ws,
+            user_id=owner,
+            idempotency_key="record",
+            session_id=session_id,
+            turn_id=turn_id,
         )
         turn = TurnInput(
             turn_id=turn_id,
@@ -69,7 +76,7 @@ def main() -> None:
             user_id=owner,
             admission_id=admitted.admission.id,
             credential=admitted.credential,
-            session_id=f"sess-{uuid.uuid4().hex[:8]}",
+            session_id=session_id,
             message=MESSAGE,
         )
         parts = dataclasses.replace(build_worker_parts(settings), converter=pydantic_data_converter)
@@ -90,8 +97,8 @@ async def _run(settings: Settings, turn: TurnInput) -> str:
         WORKFLOW_NAME, turn, id=turn.turn_id, task_queue=settings.temporal_task_queue, result_type=TurnView
     )
     view = await handle.result()
-    if view.status != "completed" or len(view.tool_outcomes) != 4:
-        raise RuntimeError(f"the recorded turn did not run every tool: {view}")
+    if view.status != "completed" or len(view.tool_outcomes) != 4 or not all(o.ok for o in view.tool_outcomes):
+        raise RuntimeError(f"the recorded turn did not run every tool successfully: {view}")
     return (await handle.fetch_history()).to_json()
 
 

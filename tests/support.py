@@ -71,6 +71,14 @@ class Api:
     def clear(self, user: str, ws: str, base: int) -> requests.Response:
         return self.call("POST", f"/v1/workspaces/{ws}/memory/clear", user=user, headers={"X-Base-Version": str(base)})
 
+    def key_session(self, user: str, ws: str, scopes: list[str] | None = None) -> str:
+        """A key session `user` opens in `ws` (all scopes unless given): what automation admits under."""
+        body: dict[str, Any] = {} if scopes is None else {"scopes": scopes}
+        response = self.call("POST", f"/v1/workspaces/{ws}/key-sessions", user=user, json=body)
+        assert response.status_code == 201, response.text
+        key_session_id: str = response.json()["keySessionId"]
+        return key_session_id
+
     def read(self, user: str, ws: str) -> dict[str, Any]:
         response = self.call("GET", f"/v1/workspaces/{ws}/memory", user=user)
         assert response.status_code == 200, response.text

@@ -12,6 +12,7 @@ from workspace_memory.admission import Admitted, MemoryState
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.capture import CaptureResult
 from workspace_memory.clock import ManualClock
+from workspace_memory.notes import Notebook
 from workspace_memory.policy import Mode
 from workspace_memory.settings import Settings
 
@@ -33,6 +34,7 @@ class Scene:
         state: MemoryState | None = None,
         key_session: str | None = None,
         user: str | None = None,
+        session: str | None = None,
     ) -> Admitted:
         return self.svc.admission.admit(
             conversation_id=conv or f"conv-{uuid.uuid4().hex[:8]}",
@@ -41,7 +43,12 @@ class Scene:
             idempotency_key=key or uuid.uuid4().hex,
             memory_state=state,
             key_session_id=key_session,
+            session_id=session,
         )
+
+    def notebook(self, session_id: str, user: str | None = None) -> Notebook:
+        """The notebook a turn of `user` (the owner by default) in this workspace writes for `session_id`."""
+        return Notebook(self.ws, user or self.owner, session_id)
 
     def capture(self, admitted: Admitted, line: str, base: int, *, op: str = "add") -> CaptureResult:
         edit = {"op": op, "line": line}

@@ -27,13 +27,16 @@ def auto_workspace(api: Api, content: str) -> tuple[str, str]:
     return owner, ws
 
 
-def admit(api: Api, conv: str, ws: str, user: str, key: str, **extra: Any) -> Any:
-    return api.call(
-        "POST",
-        f"/v1/automation/conversations/{conv}/admissions",
-        automation=RUNTIME,
-        json={"workspaceId": ws, "userId": user, "idempotencyKey": key, **extra},
-    )
+def admit(api: Api, conv: str, ws: str, user: str, key: str, key_session: str | None, **extra: Any) -> Any:
+    """The runtime's admission for `user`, under the key session `user` opened (None: sent without one)."""
+    body = {"workspaceId": ws, "userId": user, "idempotencyKey": key, **extra}
+    if key_session is not None:
+        body["keySessionId"] = key_session
+    return api.call("POST", f"/v1/automation/conversations/{conv}/admissions", automation=RUNTIME, json=body)
+
+
+def admission_headers(admission: dict[str, Any]) -> dict[str, str]:
+    return {"X-Admission-Id": admission["admissionId"], "X-Delivery-Credential": admission["credential"]}
 
 
 def recall(api: Api, ws: str, admission: dict[str, Any]) -> Any:
@@ -41,7 +44,7 @@ def recall(api: Api, ws: str, admission: dict[str, Any]) -> Any:
         "GET",
         f"/v1/automation/workspaces/{ws}/memory?purpose=recall",
         automation=RUNTIME,
-        headers={"X-Admission-Id": admission["admissionId"], "X-Delivery-Credential": admission["credential"]},
+        headers=admission_headers(admission),
     )
 
 
@@ -64,19 +67,21 @@ def capture(
 
 def test_admit_recall_capture_and_receipts(api: Api) -> None:
     owner, ws = auto_workspace(api, "# Memory\n- deploys on Fridays\n")
+    key_session = api.key_session(owner, ws)
     conv = f"conv-{uuid.uuid4().hex[:8]}"
-    first = admit(api, conv, ws, owner, "turn-1")
+    first = admit(api, conv, ws, owner, "turn-1", key_session)
     assert first.status_code == 201, first.text
     admission = first.json()
     assert set(admission) == {"admissionId", "credential", "expiresAt", "mode"}
-    again = admit(api, conv, ws, owner, "turn-1")
+    again = admit(api, conv, ws, owner, "turn-1", key_session)
     assert again.status_code == 200
     assert again.json() == admission  # same key -> same admission and credential
 
     recalled = recall(api, ws, admission)
     assert recalled.status_code == 200
     body = recalled.json()
-    assert (body["status"], body["revision"]) == ("ok", 1)
+    assert set(body) == {"status", "revision", "block", "memoryWrite"}
+    assert (body["status"], body["revision"], body["memoryWrite"]) == ("ok", 1, "commit")
     assert "- deploys on Fridays" in body["block"]
 
     captured = capture(api, ws, admission, [{"op": "add", "line": "- use feature flags", "heading": "# Memory"}], 1)
@@ -90,21 +95,66 @@ def test_admit_recall_capture_and_receipts(api: Api) -> None:
     receipts = api.call("GET", f"/v1/conversations/{conv}/memory-receipts", user=owner)
     assert receipts.status_code == 200
     assert [(r["status"], r["revision"]) for r in receipts.json()["receipts"]] == [("ok", 1)]
-    stranger = api.call("GET", f"/v1/conversations/{conv}/memory-receipts", user=new_user("stranger"))
-    assert stranger.status_code == 404
+    assert receipts.json()["nextCursor"] is None
+    # Only the conversation's owner reads its receipts: a stranger and a fellow member get the very same
+    # 404 as for a conversation that does not exist.
+    member = new_user("member")
+    api.add_member(owner, ws, member, "editor")
+    missing = api.call("GET", f"/v1/conversations/conv-missing-{conv}/memory-receipts", user=owner)
+    assert (missing.status_code, missing.json()["error"]["code"]) == (404, "CONVERSATION_NOT_FOUND")
+    for other in (new_user("stranger"), member):
+        denied = api.call("GET", f"/v1/conversations/{conv}/memory-receipts", user=other)
+        assert (denied.status_code, denied.json()) == (404, missing.json())
 
 
 def test_admission_is_refused_while_ai_is_off(api: Api) -> None:
     owner = new_user("owner")
     ws = api.workspace(owner)
-    refused = admit(api, "conv-ai-off", ws, owner, "k1")
+    refused = admit(api, "conv-ai-off", ws, owner, "k1", api.key_session(owner, ws))
     assert refused.status_code == 403
     assert refused.json()["error"]["code"] == "AI_DISABLED"
 
 
+def test_automation_admission_needs_a_live_key_session_of_the_same_user(api: Api) -> None:
+    owner, ws = auto_workspace(api, "# Memory\n- one\n")
+    member = new_user("member")
+    api.add_member(owner, ws, member, "editor")
+    revoked = api.key_session(owner, ws)
+    assert api.call("DELETE", f"/v1/workspaces/{ws}/key-sessions/{revoked}", user=owner).status_code == 204
+    conv = f"conv-{uuid.uuid4().hex[:8]}"
+    missing = admit(api, conv, ws, owner, "k", None)
+    assert (missing.status_code, missing.json()["error"]["code"]) == (400, "KEY_SESSION_REQUIRED")
+    for key_session in (api.key_session(member, ws), revoked, "ks_unknown"):
+        invalid = admit(api, conv, ws, owner, "k", key_session)
+        assert (invalid.status_code, invalid.json()["error"]["code"]) == (403, "KEY_SESSION_INVALID"), key_session
+    # A key session narrowed to reading: recall, but no write tool and no capture.
+    opened = api.call("POST", f"/v1/workspaces/{ws}/key-sessions", user=owner, json={"scopes": ["memory:read"]})
+    assert (opened.status_code, opened.json()["scopes"]) == (201, ["memory:read"])
+    admission = admit(api, conv, ws, owner, "k", opened.json()["keySessionId"]).json()
+    recalled = recall(api, ws, admission).json()
+    assert (recalled["status"], recalled["revision"], recalled["memoryWrite"]) == ("ok", 1, "none")
+    denied = capture(api, ws, admission, [{"op": "add", "line": "- x"}], 1)
+    assert (denied.status_code, denied.json()["error"]["code"]) == (403, "SCOPE_NOT_GRANTED")
+    assert api.read(owner, ws)["version"] == 1
+
+
+def test_a_conversation_answers_to_the_workspace_and_user_of_its_first_admission(api: Api) -> None:
+    owner, ws = auto_workspace(api, "# Memory\n- one\n")
+    member = new_user("member")
+    api.add_member(owner, ws, member, "editor")
+    conv = f"conv-{uuid.uuid4().hex[:8]}"
+    assert admit(api, conv, ws, owner, "k", api.key_session(owner, ws)).status_code == 201
+    foreign = admit(api, conv, ws, member, "k-member", api.key_session(member, ws))
+    assert (foreign.status_code, foreign.json()["error"]["code"]) == (404, "CONVERSATION_NOT_FOUND")
+    other_ws = api.workspace(owner)  # the same user, another of their workspaces
+    assert api.call("PUT", f"/v1/workspaces/{other_ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    moved = admit(api, conv, other_ws, owner, "k-other", api.key_session(owner, other_ws))
+    assert (moved.status_code, moved.json()["error"]["code"]) == (409, "CONVERSATION_WORKSPACE_MISMATCH")
+
+
 def test_capture_errors_are_clear_and_change_nothing(api: Api) -> None:
     owner, ws = auto_workspace(api, "# Memory\n- one\n- one\n")
-    admission = admit(api, f"conv-{uuid.uuid4().hex[:8]}", ws, owner, "k").json()
+    admission = admit(api, f"conv-{uuid.uuid4().hex[:8]}", ws, owner, "k", api.key_session(owner, ws)).json()
     wrong_key = capture(api, ws, admission, [{"op": "add", "line": "- x"}], 1, key="memory:other")
     assert (wrong_key.status_code, wrong_key.json()["error"]["code"]) == (400, "INVALID_REQUEST")
     ambiguous = capture(api, ws, admission, [{"op": "remove", "line": "- one"}], 1)
@@ -126,19 +176,25 @@ def test_no_plaintext_in_admissions_receipts_or_logs(api: Api, resources: LocalR
     with captured_service_logs() as logs:
         owner, ws = auto_workspace(api, f"# Memory\n- {marker}\n")
         conv = f"conv-{uuid.uuid4().hex[:8]}"
-        admission = admit(api, conv, ws, owner, "k").json()
+        key_session = api.key_session(owner, ws)
+        admission = admit(api, conv, ws, owner, "k", key_session).json()
         assert marker in recall(api, ws, admission).json()["block"]
         assert (
             capture(api, ws, admission, [{"op": "add", "line": f"- {marker} captured"}], 1).json()["outcome"]
             == "committed"
         )
-        conflict = capture(
-            api, ws, admit(api, conv, ws, owner, "k2").json(), [{"op": "add", "line": f"- {marker} 2"}], 1
-        )
+        second = admit(api, conv, ws, owner, "k2", key_session, sessionId=f"s-{conv}").json()
+        conflict = capture(api, ws, second, [{"op": "add", "line": f"- {marker} 2"}], 1)
         assert conflict.json()["outcome"] == "conflict"
         receipts = api.call("GET", f"/v1/conversations/{conv}/memory-receipts", user=owner)
         assert marker not in receipts.text
-        notes = api.call("PUT", f"/v1/automation/sessions/s-{conv}/notes", automation=RUNTIME, json={"notes": marker})
+        notes = api.call(
+            "PUT",
+            f"/v1/automation/sessions/s-{conv}/notes",
+            automation=RUNTIME,
+            json={"notes": marker},
+            headers=admission_headers(second),
+        )
         assert notes.status_code == 200
         assert marker not in notes.text
     items = scan_all(resources)
@@ -150,23 +206,61 @@ def test_no_plaintext_in_admissions_receipts_or_logs(api: Api, resources: LocalR
 
 
 def test_notes_routes(api: Api) -> None:
+    owner, ws = auto_workspace(api, "# Memory\n")
     sid = f"sess-{uuid.uuid4().hex[:8]}"
+    conv = f"conv-{uuid.uuid4().hex[:8]}"
+    admission = admit(api, conv, ws, owner, "k", api.key_session(owner, ws), sessionId=sid).json()
+    headers = admission_headers(admission)
     path = f"/v1/automation/sessions/{sid}/notes"
-    assert api.call("GET", path, automation=RUNTIME).json() == {
+    assert api.call("GET", path, automation=RUNTIME, headers=headers).json() == {
         "revision": 0,
         "bytes": 0,
         "updatedAt": None,
         "notes": "",
     }
     put = api.call(
-        "PUT", path, automation=RUNTIME, json={"notes": "check the deploy"}, headers={"X-Expected-Revision": "0"}
+        "PUT",
+        path,
+        automation=RUNTIME,
+        json={"notes": "check the deploy"},
+        headers={**headers, "X-Expected-Revision": "0"},
     )
     assert put.json()["revision"] == 1
-    stale = api.call("PUT", path, automation=RUNTIME, json={"notes": "other"}, headers={"X-Expected-Revision": "0"})
+    stale = api.call(
+        "PUT", path, automation=RUNTIME, json={"notes": "other"}, headers={**headers, "X-Expected-Revision": "0"}
+    )
     assert (stale.status_code, stale.json()["error"]["code"]) == (409, "NOTES_REVISION_CONFLICT")
-    big = api.call("PUT", path, automation=RUNTIME, json={"notes": "x" * (32 * 1024 + 1)})
+    big = api.call("PUT", path, automation=RUNTIME, json={"notes": "x" * (32 * 1024 + 1)}, headers=headers)
     assert (big.status_code, big.json()["error"]["code"]) == (413, "NOTES_TOO_LARGE")
-    assert api.call("GET", path, automation=RUNTIME).json()["notes"] == "check the deploy"
-    assert api.call("DELETE", path, automation=RUNTIME).json()["revision"] == 2
-    assert api.call("GET", path, automation=RUNTIME).json()["notes"] == ""
+    assert api.call("GET", path, automation=RUNTIME, headers=headers).json()["notes"] == "check the deploy"
+    assert api.call("DELETE", path, automation=RUNTIME, headers=headers).json()["revision"] == 2
+    assert api.call("GET", path, automation=RUNTIME, headers=headers).json()["notes"] == ""
     assert api.call("GET", path, user="a-human").status_code == 401
+
+
+def test_notes_are_reached_only_through_an_admission_of_that_session(api: Api) -> None:
+    owner, ws = auto_workspace(api, "# Memory\n")
+    sid = f"sess-{uuid.uuid4().hex[:8]}"
+    admission = admit(api, f"conv-{uuid.uuid4().hex[:8]}", ws, owner, "k", api.key_session(owner, ws), sessionId=sid)
+    headers = admission_headers(admission.json())
+    path = f"/v1/automation/sessions/{sid}/notes"
+    saved = api.call("PUT", path, automation=RUNTIME, json={"notes": "mine"}, headers=headers)
+    assert saved.json()["revision"] == 1
+    calls: list[tuple[str, dict[str, str] | None]] = [("GET", None), ("PUT", {"notes": "x"}), ("DELETE", None)]
+    for method, body in calls:
+        bare = api.call(method, path, automation=RUNTIME, json=body)
+        assert (bare.status_code, bare.json()["error"]["code"]) == (400, "ADMISSION_REQUIRED"), method
+        other = api.call(
+            method, f"/v1/automation/sessions/{sid}-other/notes", automation=RUNTIME, json=body, headers=headers
+        )
+        assert (other.status_code, other.json()["error"]["code"]) == (404, "SESSION_NOT_FOUND"), method
+        forged = api.call(
+            method, path, automation=RUNTIME, json=body, headers={**headers, "X-Delivery-Credential": "forged"}
+        )
+        assert (forged.status_code, forged.json()["error"]["code"]) == (403, "INVALID_ADMISSION"), method
+    # The same session id in another member's turn is that member's own, empty notebook.
+    member = new_user("member")
+    api.add_member(owner, ws, member, "editor")
+    theirs = admit(api, f"conv-{uuid.uuid4().hex[:8]}", ws, member, "k", api.key_session(member, ws), sessionId=sid)
+    assert api.call("GET", path, automation=RUNTIME, headers=admission_headers(theirs.json())).json()["revision"] == 0
+    assert api.call("GET", path, automation=RUNTIME, headers=headers).json()["notes"] == "mine"

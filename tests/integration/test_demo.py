@@ -67,6 +67,12 @@ def test_demo_starts_the_stack_plays_the_scenario_and_stops_it(tmp_path: Path) -
     step4 = out.split("== 4.", 1)[1].split("== 5.", 1)[0]
     second_answer = step4.split("the next turn of the same session", 1)[1]
     assert "    | ask Bob about the release train" in second_answer, transcript
+    # Step 5: Alice opens a key session (all scopes); the runtime admits under it and recalls version 2.
+    step5 = out.split("== 5.", 1)[1].split("== 6.", 1)[0]
+    assert '"scopes": ["memory:read", "memory:write", "notes"]' in step5, transcript
+    admission_request = next(line for line in step5.splitlines() if "/admissions" in line)
+    assert '"keySessionId": "ks_' in admission_request, transcript
+    assert '← 200 {"status": "ok", "revision": 2, "memoryWrite": "commit"}' in step5, transcript
     # Step 6: the capture admitted before the Clear is refused by the policy predicate; nothing written.
     step6 = out.split("== 6.", 1)[1].split("== 7.", 1)[0]
     assert '{"outcome": "refused", "predicate": "policy"}' in step6, transcript
@@ -76,6 +82,9 @@ def test_demo_starts_the_stack_plays_the_scenario_and_stops_it(tmp_path: Path) -
     assert "remember_in_memory → proposal" in step7, transcript
     assert "PROPOSAL_CLEARED" in step7, transcript
     assert "document v4:\n    | - Releases ship behind a flag" in step7, transcript
+    # Step 8: Alice, the conversation's owner, reads its receipts.
+    step8 = out.split("== 8.", 1)[1]
+    assert "receipts, one per model call (never text):" in step8, transcript
     assert "demo: every step answered as expected" in out, transcript
     assert "local stack stopped (exit 0)" in out, transcript
     assert "FAILED" not in err, transcript

@@ -2,8 +2,10 @@
 
 The events are the canonical request shapes (`sam local invoke -e events/<file>`). They use fixed ids, so
 this test runs them, in one deliberate order, against a fresh table seeded with the fixtures they name:
-workspace `ws_events0000000000000000` (owner `user-owner`, shared), key session `ks_events0000000000000000`,
-and for recall/capture an admission of conversation `conv-events` with delivery credential `cred-events`.
+workspace `ws_events0000000000000000` (owner `user-owner`, shared), key sessions `ks_events0000000000000000`
+(revoked by key-session-revoke) and `ks_events0000000000000001` (the automation admission's), and for
+recall, capture and the notes an admission of conversation `conv-events` (owned by `user-owner` in that
+workspace) for session `sess-events`, with delivery credential `cred-events`.
 
 The order makes every event succeed: save base 0 -> v1, apply proposal base 1 -> v2, clear base 2 -> v3
 (clear generation 1), undo to v1 base 3 -> v4, recall sees revision 4, capture base 4 -> v5.
@@ -31,6 +33,7 @@ from workspace_memory.admission import RETENTION_SECONDS, AdmissionRef, credenti
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.clock import iso
 from workspace_memory.keysessions import TTL_GRACE_SECONDS
+from workspace_memory.notes import Notebook
 from workspace_memory.settings import Settings
 from workspace_memory.turn_contract import turn_id_for
 
@@ -42,7 +45,10 @@ EVENTS = ROOT / "events"
 WS = "ws_events0000000000000000"
 OWNER = "user-owner"
 CONV = "conv-events"
-KEY_SESSION = "ks_events0000000000000000"
+KEY_SESSION = "ks_events0000000000000000"  # revoked by key-session-revoke.json
+LIVE_KEY_SESSION = "ks_events0000000000000001"  # automation-admission.json admits under it
+SESSION = "sess-events"
+ALL_SCOPES = ["memory:read", "memory:write", "notes"]
 CREDENTIAL = "cred-events"
 ADMISSION_ID = AdmissionRef(CONV, WS, OWNER, None).encode("adm_events0000000000000000")
 FAR_FUTURE_SECONDS = 365 * 86400
@@ -75,7 +81,7 @@ SEQUENCE: dict[str, Expect] = {
     "workspace-create.json": Expect(201, frozenset({"workspaceId"})),
     "member-put.json": Expect(200, frozenset({"userId", "role"}), {"userId": "user-editor", "role": "editor"}),
     "ai-set.json": Expect(200, frozenset({"enabled", "consentRevision"}), {"enabled": True, "consentRevision": 1}),
-    "key-session-open.json": Expect(201, frozenset({"keySessionId", "expiresAt"})),
+    "key-session-open.json": Expect(201, frozenset({"keySessionId", "expiresAt", "scopes"}), {"scopes": ALL_SCOPES}),
     "key-session-revoke.json": Expect(204, frozenset()),
     "memory-policy-get.json": Expect(200, POLICY, {"mode": "read_only", "policyRevision": 0, "clearGeneration": 0}),
     "memory-policy-put.json": Expect(200, POLICY, {"mode": "auto", "policyRevision": 1, "clearGeneration": 0}),
@@ -94,17 +100,23 @@ SEQUENCE: dict[str, Expect] = {
         frozenset({"version", "op", "author", "createdAt", "bytes", "ciphertextSha256", "content"}),
         {"version": 1, "op": "save", "author": OWNER},
     ),
-    "automation-recall.json": Expect(200, frozenset({"status", "revision", "block"}), {"status": "ok", "revision": 4}),
+    "automation-recall.json": Expect(
+        200,
+        frozenset({"status", "revision", "block", "memoryWrite"}),
+        {"status": "ok", "revision": 4, "memoryWrite": "commit"},
+    ),
     "automation-capture.json": Expect(
         200, frozenset({"outcome", "version", "receipt"}), {"outcome": "committed", "version": 5}
     ),
-    "memory-receipts.json": Expect(200, frozenset({"receipts"})),
-    "automation-admission.json": Expect(
-        201, frozenset({"admissionId", "credential", "expiresAt", "mode"}), {"mode": "auto"}
-    ),
+    "memory-receipts.json": Expect(200, frozenset({"receipts", "nextCursor"}), {"nextCursor": None}),
     "automation-notes-get.json": Expect(200, NOTES_META | {"notes"}, {"revision": 0, "notes": ""}),
     "automation-notes-put.json": Expect(200, NOTES_META, {"revision": 1, "bytes": len("check the deploy")}),
     "automation-notes-delete.json": Expect(200, NOTES_META, {"revision": 2, "bytes": 0}),
+    # The runtime's admission takes the conversation's credential slot from <admission>, so it comes after
+    # every event that uses <admission>.
+    "automation-admission.json": Expect(
+        201, frozenset({"admissionId", "credential", "expiresAt", "mode"}), {"mode": "auto"}
+    ),
     # The turn takes over the conversation's credential slot, so it comes after recall and capture.
     "turn-start.json": Expect(202, frozenset({"turnId", "admissionId"}), {"turnId": TURN_ID}),
     "turn-get.json": Expect(
@@ -150,15 +162,17 @@ def _seed(svc: Services) -> None:
         }
     )
     svc.table.put({**keys.as_key(keys.member(WS, OWNER)), "userId": OWNER, "role": "owner", "updatedAt": at})
-    svc.table.put(
-        {
-            **keys.as_key(keys.key_session(WS, KEY_SESSION)),
-            "keySessionId": KEY_SESSION,
-            "openedBy": OWNER,
-            "expiresAt": far,
-            "ttl": far + TTL_GRACE_SECONDS,
-        }
-    )
+    for key_session in (KEY_SESSION, LIVE_KEY_SESSION):
+        svc.table.put(
+            {
+                **keys.as_key(keys.key_session(WS, key_session)),
+                "keySessionId": key_session,
+                "openedBy": OWNER,
+                "scopes": ALL_SCOPES,
+                "expiresAt": far,
+                "ttl": far + TTL_GRACE_SECONDS,
+            }
+        )
     nonce_hash = credential_hash(CREDENTIAL)
     svc.table.put(
         {
@@ -171,6 +185,8 @@ def _seed(svc: Services) -> None:
             "policyRevision": ADMITTED_POLICY_REVISION,
             "clearGeneration": ADMITTED_CLEAR_GENERATION,
             "consentRevision": ADMITTED_CONSENT_REVISION,
+            "scopes": ALL_SCOPES,
+            "sessionId": SESSION,
             "nonceHash": nonce_hash,
             "credentialCiphertext": svc.cipher.encrypt(CREDENTIAL.encode(), credential_context(ADMISSION_ID)),
             "expiresAt": far,
@@ -189,6 +205,7 @@ def _seed(svc: Services) -> None:
             "ttl": far + RETENTION_SECONDS,
         }
     )
+    svc.table.put({**keys.as_key(keys.conversation_owner(CONV)), "workspaceId": WS, "userId": OWNER, "createdAt": at})
 
 
 @pytest.fixture
@@ -243,6 +260,11 @@ def _run_sequence(events_svc: Services, handlers: dict[str, Any]) -> None:
     # What the sequence left behind: the capture was fenced on the seeded admission, recall left a receipt.
     doc = events_svc.document.read(OWNER, WS)
     assert (doc.version, doc.content) == (5, "# Team memory\n- We deploy on Fridays\n- Use feature flags\n")
-    receipts = events_svc.recall.receipts(OWNER, CONV)
+    page = events_svc.recall.receipts(OWNER, CONV, 100, None)
+    receipts = page.receipts
+    assert page.next_cursor is None
     assert [(r["status"], r["revision"], r["turnId"]) for r in receipts] == [("ok", 4, None), ("ok", 5, TURN_ID)]
     assert receipts[0]["admissionId"] == ADMISSION_ID  # the seeded admission's recall, then the turn's
+    # The notes events wrote the owner's notebook of the seeded admission's session, which the turn then read.
+    notes = events_svc.notes.get(Notebook(WS, OWNER, SESSION))
+    assert (notes.revision, notes.text) == (2, "")

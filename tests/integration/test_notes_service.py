@@ -8,20 +8,46 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from tests.integration.fence_support import make_scene
 from tests.support import item_bytes
 from workspace_memory import keys
+from workspace_memory.access import Role
 from workspace_memory.adapters.kms_cipher import KmsCipher
+from workspace_memory.admission import InvalidAdmission
 from workspace_memory.bootstrap import Services
-from workspace_memory.errors import DecryptionFailed
-from workspace_memory.notes import NOTES_MAX_BYTES, Notes, NotesConflict, NotesService, NotesTooLarge
+from workspace_memory.errors import DecryptionFailed, ScopeNotGranted
+from workspace_memory.keysessions import Scope
+from workspace_memory.notes import (
+    NOTES_MAX_BYTES,
+    AdmissionRetired,
+    Notebook,
+    Notes,
+    NotesConflict,
+    NotesService,
+    NotesTooLarge,
+    SessionNotFound,
+)
+from workspace_memory.settings import Settings
 
 pytestmark = pytest.mark.integration
 
 WRITERS = 8
 
 
+WS = "ws-notes"
+USER = "user-notes"
+
+
 def new_session() -> str:
     return f"sess-{uuid.uuid4().hex[:12]}"
+
+
+def new_notebook() -> Notebook:
+    return Notebook(WS, USER, new_session())
+
+
+def key_of(notebook: Notebook) -> tuple[str, str]:
+    return keys.notes(notebook.workspace_id, notebook.user_id, notebook.session_id)
 
 
 @pytest.fixture
@@ -30,11 +56,11 @@ def notes(svc: Services) -> NotesService:
 
 
 def test_a_new_session_has_empty_notes_at_revision_zero(notes: NotesService) -> None:
-    assert notes.get(new_session()) == Notes("", 0, 0, None)
+    assert notes.get(new_notebook()) == Notes("", 0, 0, None)
 
 
 def test_round_trip_and_revisions_increment(notes: NotesService) -> None:
-    sid = new_session()
+    sid = new_notebook()
     first = notes.update(sid, "# plan\n- step one ✓")
     assert (first.revision, first.bytes) == (1, len("# plan\n- step one ✓".encode()))
     assert notes.get(sid) == first
@@ -47,7 +73,7 @@ def test_round_trip_and_revisions_increment(notes: NotesService) -> None:
 
 
 def test_a_stale_expected_revision_conflicts_and_leaves_the_text(notes: NotesService) -> None:
-    sid = new_session()
+    sid = new_notebook()
     notes.put(sid, "v1", 0)
     notes.put(sid, "v2", 1)
     with pytest.raises(NotesConflict) as info:
@@ -59,7 +85,7 @@ def test_a_stale_expected_revision_conflicts_and_leaves_the_text(notes: NotesSer
 
 
 def test_over_the_cap_is_refused_and_the_notes_are_unchanged(notes: NotesService) -> None:
-    sid = new_session()
+    sid = new_notebook()
     notes.update(sid, "a" * NOTES_MAX_BYTES)
     with pytest.raises(NotesTooLarge):
         notes.update(sid, "b" * (NOTES_MAX_BYTES + 1))
@@ -68,25 +94,34 @@ def test_over_the_cap_is_refused_and_the_notes_are_unchanged(notes: NotesService
 
 
 def test_the_stored_item_holds_no_plaintext(notes: NotesService, svc: Services) -> None:
-    sid = new_session()
+    notebook = new_notebook()
     marker = f"MARKER-{uuid.uuid4().hex}"
-    notes.update(sid, f"remember {marker} for later", workspace_id="ws-notes")
-    item = svc.table.get(*keys.notes(sid))
+    notes.update(notebook, f"remember {marker} for later")
+    item = svc.table.get(*key_of(notebook))
     assert item is not None
+    assert (item["pk"], item["sk"]) == (f"WS#{WS}", f"NOTES#{USER}#{notebook.session_id}")
     assert marker.encode() not in item_bytes(item)
     assert item["revision"] == 1
-    assert item["workspaceId"] == "ws-notes"
+    assert item["workspaceId"] == WS
     assert item["ttl"] > svc.clock.now()
     assert isinstance(item["ciphertext"], bytes)
 
 
-def test_ciphertext_moved_to_another_session_fails_to_decrypt(notes: NotesService, svc: Services) -> None:
-    source, target = new_session(), new_session()
-    notes.update(source, "secret of the source session")
+@pytest.mark.parametrize("differs", ["session", "user", "workspace"])
+def test_ciphertext_moved_to_another_notebook_fails_to_decrypt(
+    notes: NotesService, svc: Services, differs: str
+) -> None:
+    source = new_notebook()
+    target = {
+        "session": Notebook(WS, USER, new_session()),
+        "user": Notebook(WS, f"other-{uuid.uuid4().hex[:8]}", source.session_id),
+        "workspace": Notebook(f"ws-other-{uuid.uuid4().hex[:8]}", USER, source.session_id),
+    }[differs]
+    notes.update(source, "secret of the source notebook")
     notes.update(target, "the target's own notes")
-    stolen = svc.table.get(*keys.notes(source))
+    stolen = svc.table.get(*key_of(source))
     assert stolen is not None
-    svc.table.put({**stolen, **keys.as_key(keys.notes(target))})  # same revision: only the session differs
+    svc.table.put({**stolen, **keys.as_key(key_of(target))})  # same revision: only the notebook differs
     with pytest.raises(DecryptionFailed):
         notes.get(target)
     with pytest.raises(DecryptionFailed):  # a cold cipher (no cache) checks the context the same way
@@ -94,7 +129,7 @@ def test_ciphertext_moved_to_another_session_fails_to_decrypt(notes: NotesServic
 
 
 def test_concurrent_updates_lose_no_revision(notes: NotesService) -> None:
-    sid = new_session()
+    sid = new_notebook()
     barrier = threading.Barrier(WRITERS)
 
     def write(i: int) -> Notes | NotesConflict:
@@ -113,3 +148,36 @@ def test_concurrent_updates_lose_no_revision(notes: NotesService) -> None:
     final = notes.get(sid)
     assert final.revision == len(wins)
     assert final.text == max(wins, key=lambda w: w.revision).text
+
+
+def test_an_admission_opens_only_its_own_sessions_notebook_while_it_is_live(settings: Settings) -> None:
+    scene = make_scene(settings)
+    session = new_session()
+    mine = scene.admit(session=session)
+    notes = scene.svc.notes
+    notebook = notes.open(mine.admission.id, mine.credential, session)
+    assert notebook == Notebook(scene.ws, scene.owner, session)
+    notes.update(notebook, "the owner's plan")
+    with pytest.raises(SessionNotFound):  # another session id: as if it had never been used
+        notes.open(mine.admission.id, mine.credential, new_session())
+    with pytest.raises(InvalidAdmission):
+        notes.open(mine.admission.id, "not-the-credential", session)
+
+    # Another member reusing the session id reaches a separate, empty notebook of their own.
+    member = f"member-{uuid.uuid4().hex[:8]}"
+    scene.svc.access.put_member(scene.owner, scene.ws, member, Role.EDITOR)
+    theirs = scene.admit(user=member, session=session)
+    their_notebook = notes.open(theirs.admission.id, theirs.credential, session)
+    assert their_notebook == Notebook(scene.ws, member, session)
+    assert notes.get(their_notebook) == Notes("", 0, 0, None)
+
+    # A key session without the `notes` scope opens no notebook.
+    read_only = scene.svc.key_sessions.open(scene.owner, scene.ws, 3600, [Scope.MEMORY_READ])
+    scoped = scene.admit(key_session=read_only.id, session=session)
+    with pytest.raises(ScopeNotGranted):
+        notes.open(scoped.admission.id, scoped.credential, session)
+
+    scene.clock.advance(15 * 60 + 1)  # the admission expired
+    with pytest.raises(AdmissionRetired):
+        notes.open(mine.admission.id, mine.credential, session)
+    assert notes.get(notebook).text == "the owner's plan"

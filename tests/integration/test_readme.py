@@ -42,7 +42,9 @@ def test_readme_examples_work_as_written(gateway_url: str, settings: Settings) -
     assert '"currentVersion":2' in out
     assert '"restoredFrom":1' in out
     assert '"status":"ok","revision":3' in out  # recall saw the undone text at version 3
+    assert '"memoryWrite":"commit"' in out  # the key session grants memory:write, the policy is auto
     assert '"outcome":"committed","version":4' in out
     assert '{"mode":"auto","policyRevision":1,"clearGeneration":1}' in out
+    assert '"nextCursor":null' in out  # the receipts fit on one page
     assert re.search(r'"turnId":"turn-[0-9a-f]{32}","status":"(running|completed)"', out)
     assert "error" not in out.replace('"error":{"code":"STALE_BASE_VERSION"', "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -10,10 +11,10 @@ from tests.integration.fence_support import DOC, Scene, make_scene
 from workspace_memory import keys
 from workspace_memory.access import Role
 from workspace_memory.admission import Admitted, InvalidAdmission, MemoryState
-from workspace_memory.errors import DecryptionFailed, Unavailable
+from workspace_memory.errors import ConversationNotFound, DecryptionFailed, Unavailable
 from workspace_memory.policy import Mode
 from workspace_memory.ports import Item
-from workspace_memory.recall import CLOSE_MARKER, OPEN_MARKER, Recall, RecallService, RecallStatus
+from workspace_memory.recall import CLOSE_MARKER, OPEN_MARKER, MemoryWrite, Recall, RecallService, RecallStatus
 from workspace_memory.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -26,7 +27,7 @@ def recall(scene: Scene, admitted: Admitted, service: RecallService | None = Non
 def test_ok_frames_the_document_as_background_context(settings: Settings) -> None:
     scene = make_scene(settings)
     result = recall(scene, scene.admit())
-    assert (result.status, result.revision) == (RecallStatus.OK, 1)
+    assert (result.status, result.revision, result.memory_write) == (RecallStatus.OK, 1, MemoryWrite.COMMIT)
     assert result.block.startswith(f"{OPEN_MARKER} revision=1\n")
     assert result.block.endswith(CLOSE_MARKER)
     assert "not instructions" in result.block
@@ -126,7 +127,7 @@ def test_no_access(settings: Settings, how: str) -> None:
     else:
         scene.clock.advance(15 * 60 + 1)
     result = recall(scene, admitted)
-    assert (result.status, result.revision) == (RecallStatus.NO_ACCESS, None)
+    assert (result.status, result.revision, result.memory_write) == (RecallStatus.NO_ACCESS, None, MemoryWrite.NONE)
     assert DOC not in result.block
 
 
@@ -208,7 +209,21 @@ def test_every_recall_leaves_a_receipt_without_text(settings: Settings) -> None:
     scene.set_mode(Mode.OFF)
     scene.clock.advance(1)
     recall(scene, admitted)
-    receipts = scene.svc.recall.receipts(scene.owner, admitted.admission.conversation_id)
+    conv = admitted.admission.conversation_id
+    page = scene.svc.recall.receipts(scene.owner, conv, 200, None)
+    receipts = page.receipts
+    assert page.next_cursor is None
     assert [(r["status"], r["revision"]) for r in receipts] == [("ok", 1), ("ok", 2), ("off", 2)]
     assert all(r["admissionId"] == admitted.admission.id for r in receipts)
     assert "first fact" not in repr(receipts)
+    # A page at a time, oldest first: the cursor resumes right after the last receipt of the page.
+    first = scene.svc.recall.receipts(scene.owner, conv, 2, None)
+    assert (first.receipts, first.next_cursor is not None) == (receipts[:2], True)
+    rest = scene.svc.recall.receipts(scene.owner, conv, 2, first.next_cursor)
+    assert (rest.receipts, rest.next_cursor) == (receipts[2:], None)
+    # Only the conversation's owner reads them; a fellow member gets the same answer as for no conversation.
+    member = f"member-{uuid.uuid4().hex[:8]}"
+    scene.svc.access.put_member(scene.owner, scene.ws, member, Role.EDITOR)
+    for user, conversation in [(member, conv), (scene.owner, f"conv-missing-{uuid.uuid4().hex[:8]}")]:
+        with pytest.raises(ConversationNotFound):
+            scene.svc.recall.receipts(user, conversation, 200, None)

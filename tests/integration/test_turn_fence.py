@@ -84,7 +84,7 @@ def test_a_note_persisted_mid_turn_survives_the_turn_failing(settings: Settings,
             result(wsettings, scene, turn_id)
         view = queued_turns(scene, settings, queue).view(scene.owner, conv, turn_id)  # a query needs a worker
     assert view.status == "failed"
-    assert scene.svc.notes.get(session).text == note
+    assert scene.svc.notes.get(scene.notebook(session)).text == note
 
 
 def test_a_note_persisted_mid_turn_survives_cancellation(settings: Settings, gateway_url: str) -> None:
@@ -92,13 +92,14 @@ def test_a_note_persisted_mid_turn_survives_cancellation(settings: Settings, gat
     queue, session, note = f"q-{uuid.uuid4().hex[:8]}", f"s-{uuid.uuid4().hex[:8]}", f"keep {uuid.uuid4().hex}"
     _, turn_id = _turn_with_note(scene, settings, queue, session, note)
     wsettings = worker_settings(settings, gateway_url, queue)
+    notebook = scene.notebook(session)
 
     async def cancel_once_the_note_is_written() -> None:
         client = await codec_client(wsettings, scene.svc.cipher)
         handle = client.get_workflow_handle(turn_id)
         async for event in handle.fetch_history_events(wait_new_event=True):
             # The tool activity completed: the note is persisted; the model now fails and is retried.
-            if event.HasField("activity_task_completed_event_attributes") and scene.svc.notes.get(session).revision:
+            if event.HasField("activity_task_completed_event_attributes") and scene.svc.notes.get(notebook).revision:
                 break
         await handle.cancel()
         with pytest.raises(WorkflowFailureError):
@@ -106,4 +107,4 @@ def test_a_note_persisted_mid_turn_survives_cancellation(settings: Settings, gat
 
     with running_worker(wsettings, FailsAfterATool(retryable=True)):
         run(cancel_once_the_note_is_written())
-    assert scene.svc.notes.get(session).text == note
+    assert scene.svc.notes.get(notebook).text == note

@@ -46,6 +46,34 @@ def start_turn(
     return turn_id
 
 
+def stored_notes(api: Api, owner: str, ws: str, session: str) -> dict[str, Any]:
+    """The session's notes as the owner's agent runtime reads them: through an admission of that session,
+    under a key session the owner opened."""
+    admitted = api.call(
+        "POST",
+        f"/v1/automation/conversations/conv-read-{uuid.uuid4().hex[:8]}/admissions",
+        automation="test",
+        json={
+            "workspaceId": ws,
+            "userId": owner,
+            "idempotencyKey": "read-notes",
+            "keySessionId": api.key_session(owner, ws),
+            "sessionId": session,
+        },
+    )
+    assert admitted.status_code == 201, admitted.text
+    admission = admitted.json()
+    response = api.call(
+        "GET",
+        f"/v1/automation/sessions/{session}/notes",
+        automation="test",
+        headers={"X-Admission-Id": admission["admissionId"], "X-Delivery-Credential": admission["credential"]},
+    )
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
 def finish(settings: Settings, svc: Services, turn_id: str) -> TurnView:
     async def wait() -> TurnView:
         client = await codec_client(settings, svc.cipher)
@@ -81,10 +109,17 @@ def test_a_turn_remembers_notes_and_answers_from_both(api: Api, svc: Services, w
     assert status["rounds"] == 3
     assert status["answer"] == view.answer
     assert status["toolOutcomes"][0]["version"] == 2
-    receipts = api.call("GET", f"/v1/conversations/{conv}/memory-receipts", user=owner).json()["receipts"]
-    assert [r["turnId"] for r in receipts] == [turn_id] * 3
+    receipts = api.call("GET", f"/v1/conversations/{conv}/memory-receipts", user=owner).json()
+    assert [r["turnId"] for r in receipts["receipts"]] == [turn_id] * 3
+    assert receipts["nextCursor"] is None
     assert api.call("GET", f"/v1/conversations/{conv}/turns/{turn_id}", user=new_user("x")).status_code == 404
-    assert api.call("GET", f"/v1/conversations/{conv}/turns/turn-nope", user=owner).status_code == 404
+    nope = api.call("GET", f"/v1/conversations/{conv}/turns/turn-nope", user=owner)
+    assert (nope.status_code, nope.json()["error"]["code"]) == (404, "TURN_NOT_FOUND")
+    # The turn is its conversation's owner's: a fellow member gets the very answer of a turn that does not exist.
+    member = new_user("member")
+    api.add_member(owner, ws, member, "editor")
+    denied = api.call("GET", f"/v1/conversations/{conv}/turns/{turn_id}", user=member)
+    assert (denied.status_code, denied.json()) == (404, nope.json())
 
 
 def test_notes_reach_the_next_round_and_turn_but_not_a_new_session(api: Api, svc: Services, worker: Settings) -> None:
@@ -115,7 +150,7 @@ def test_notes_over_the_cap_are_refused_and_unchanged(api: Api, svc: Services, w
     assert [(o.tool, o.ok, o.outcome) for o in view.tool_outcomes] == [("working_notes_update", False, "too_large")]
     assert view.answer is not None
     assert "over the 32 KiB cap" in view.answer
-    stored = api.call("GET", f"/v1/automation/sessions/{session}/notes", automation="test").json()
+    stored = stored_notes(api, owner, ws, session)
     assert stored["notes"] == big
     assert stored["revision"] == 1
 

@@ -12,9 +12,9 @@ from typing import Any
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from workflows.automation import ApiResponse, ApiUnavailable, MemoryApi
+from workflows.automation import Admission, ApiResponse, ApiUnavailable, MemoryApi
 from workflows.payloads import RoundInput, RoundOutput, ToolInput, ToolRun
-from workflows.prompt import TOOLS, compose
+from workflows.prompt import compose, tools_for
 from workflows.providers.base import ModelError, ModelProvider, ModelRequest, ToolResult
 from workspace_memory.turn_contract import RoundReceipt, ToolOutcome
 
@@ -46,23 +46,28 @@ class TurnActivities:
                 recalled.body["block"],
                 RoundReceipt(round=data.round, status=recalled.body["status"], revision=recalled.body.get("revision")),
             )
+            memory_write = str(recalled.body.get("memoryWrite", "none"))
         else:
             block, receipt = NO_ADMISSION_BLOCK, RoundReceipt(round=data.round, status="no_access")
-        notes, notes_ok = self._read_notes(turn.session_id)
-        prompt = compose(block, notes, TOOLS, notes_unavailable=not notes_ok)
-        request = ModelRequest(system_prompt=prompt, messages=data.messages, tools=TOOLS)
+            memory_write = "none"
+        notes, notes_ok = self._read_notes(data)
+        # Tools follow authority: a write tool only when this turn could commit or propose with it now.
+        tools = tools_for(memory_write=memory_write, notes=turn.session_id is not None)
+        prompt = compose(block, notes, tools, notes_unavailable=not notes_ok)
+        request = ModelRequest(system_prompt=prompt, messages=data.messages, tools=tools)
         try:
             response = self._provider.complete(request)
         except ModelError as exc:
             raise ApplicationError(f"model call failed: {exc}", non_retryable=not exc.retryable) from exc
         return RoundOutput(response=response, receipt=receipt)
 
-    def _read_notes(self, session_id: str | None) -> tuple[str, bool]:
+    def _read_notes(self, data: RoundInput) -> tuple[str, bool]:
         """The session's notes, and whether they could be read (a store failure never fails the turn)."""
+        session_id = data.turn.session_id
         if session_id is None:
             return "", True
         try:
-            found = self._api.notes_get(session_id)
+            found = self._api.notes_get(_admission(data), session_id)
         except ApiUnavailable:
             return "", False
         return (str(found.body.get("notes", "")), True) if found.status == 200 else ("", False)
@@ -110,7 +115,7 @@ class TurnActivities:
         if data.turn.session_id is None:
             return _error(data, "No session: working notes are not available in this turn.", "no_session")
         try:
-            found = self._api.notes_get(data.turn.session_id)
+            found = self._api.notes_get(_admission(data), data.turn.session_id)
         except ApiUnavailable:
             return _error(data, "Working notes unavailable right now.", "unavailable")
         notes = str(found.body.get("notes", ""))
@@ -133,7 +138,12 @@ class TurnActivities:
         if session_id is None:
             return _error(data, "No session: working notes are not available in this turn.", "no_session")
         try:
-            saved = self._api.notes_clear(session_id) if notes == "" else self._api.notes_put(session_id, notes)
+            admission = _admission(data)
+            saved = (
+                self._api.notes_clear(admission, session_id)
+                if notes == ""
+                else self._api.notes_put(admission, session_id, notes)
+            )
         except ApiUnavailable:
             return _error(data, NOTES_UNAVAILABLE, "unavailable")
         if saved.status == 413:
@@ -144,6 +154,10 @@ class TurnActivities:
             return _error(data, f"Not saved ({saved.error_code}); the existing notes are unchanged.", "refused")
         verb = "cleared" if notes == "" else "saved"
         return _ok(data, f"Working notes {verb} (revision {saved.body['revision']}).", verb)
+
+
+def _admission(data: RoundInput | ToolInput) -> Admission:
+    return Admission(data.turn.admission_id, data.turn.credential)
 
 
 def _ok(data: ToolInput, text: str, outcome: str) -> ToolRun:

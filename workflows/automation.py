@@ -51,6 +51,17 @@ class SigV4Auth:
         return dict(request.headers.items())
 
 
+@dataclass(frozen=True)
+class Admission:
+    """The turn's admission id and delivery credential: what every notes call is reached through."""
+
+    id: str
+    credential: str
+
+    def headers(self) -> dict[str, str]:
+        return {"X-Admission-Id": self.id, "X-Delivery-Credential": self.credential}
+
+
 class ApiUnavailable(Exception):
     """Transport failure or a 5xx: worth retrying with backoff."""
 
@@ -75,11 +86,11 @@ class MemoryApi(Protocol):
         self, workspace_id: str, admission_id: str, credential: str, edits: list[Any], base_version: int
     ) -> ApiResponse: ...
 
-    def notes_get(self, session_id: str) -> ApiResponse: ...
+    def notes_get(self, admission: Admission, session_id: str) -> ApiResponse: ...
 
-    def notes_put(self, session_id: str, notes: str) -> ApiResponse: ...
+    def notes_put(self, admission: Admission, session_id: str, notes: str) -> ApiResponse: ...
 
-    def notes_clear(self, session_id: str) -> ApiResponse: ...
+    def notes_clear(self, admission: Admission, session_id: str) -> ApiResponse: ...
 
 
 class AutomationApi:
@@ -105,7 +116,7 @@ class AutomationApi:
         return self._call(
             "GET",
             f"/v1/automation/workspaces/{quote(workspace_id)}/memory?purpose=recall",
-            headers={"X-Admission-Id": admission_id, "X-Delivery-Credential": credential},
+            headers=Admission(admission_id, credential).headers(),
         )
 
     def capture(
@@ -118,11 +129,15 @@ class AutomationApi:
             headers={"Idempotency-Key": f"memory:{admission_id}"},
         )
 
-    def notes_get(self, session_id: str) -> ApiResponse:
-        return self._call("GET", f"/v1/automation/sessions/{quote(session_id)}/notes")
+    def notes_get(self, admission: Admission, session_id: str) -> ApiResponse:
+        return self._call("GET", _notes_path(session_id), headers=admission.headers())
 
-    def notes_put(self, session_id: str, notes: str) -> ApiResponse:
-        return self._call("PUT", f"/v1/automation/sessions/{quote(session_id)}/notes", {"notes": notes})
+    def notes_put(self, admission: Admission, session_id: str, notes: str) -> ApiResponse:
+        return self._call("PUT", _notes_path(session_id), {"notes": notes}, headers=admission.headers())
 
-    def notes_clear(self, session_id: str) -> ApiResponse:
-        return self._call("DELETE", f"/v1/automation/sessions/{quote(session_id)}/notes")
+    def notes_clear(self, admission: Admission, session_id: str) -> ApiResponse:
+        return self._call("DELETE", _notes_path(session_id), headers=admission.headers())
+
+
+def _notes_path(session_id: str) -> str:
+    return f"/v1/automation/sessions/{quote(session_id)}/notes"

@@ -19,13 +19,14 @@ app = build_resolver()
 @app.post("/v1/automation/conversations/<conv>/admissions")
 def admit(conv: str, body: Annotated[Admit, Body()]) -> Response[str]:
     automation_caller(app)
-    admitted = services().admission.admit(
+    admitted = services().admission.admit_for_runtime(
         conversation_id=conv,
         workspace_id=body.workspace_id,
         user_id=body.user_id,
         idempotency_key=body.idempotency_key,
-        memory_state=body.memory_state,
         key_session_id=body.key_session_id,
+        memory_state=body.memory_state,
+        session_id=body.session_id,
     )
     adm = admitted.admission
     return json_response(
@@ -45,7 +46,15 @@ def recall(
     if purpose != "recall":
         raise InvalidInput("purpose must be 'recall'")
     result = services().recall.recall(ws, admission_id, credential)
-    return json_response(200, {"status": result.status.value, "revision": result.revision, "block": result.block})
+    return json_response(
+        200,
+        {
+            "status": result.status.value,
+            "revision": result.revision,
+            "block": result.block,
+            "memoryWrite": result.memory_write.value,
+        },
+    )
 
 
 @app.put("/v1/automation/workspaces/<ws>/memory")
@@ -68,10 +77,16 @@ def _notes_out(notes: Notes, *, with_text: bool) -> dict[str, Any]:
     return out
 
 
+AdmissionIdHeader = Annotated[str | None, Header(alias="x-admission-id", max_length=1024)]
+CredentialHeader = Annotated[str | None, Header(alias="x-delivery-credential", max_length=200)]
+
+
 @app.get("/v1/automation/sessions/<sid>/notes")
-def get_notes(sid: str) -> Response[str]:
+def get_notes(sid: str, admission_id: AdmissionIdHeader = None, credential: CredentialHeader = None) -> Response[str]:
     automation_caller(app)
-    return json_response(200, _notes_out(services().notes.get(sid), with_text=True))
+    notes_service = services().notes
+    notebook = notes_service.open(admission_id, credential, sid)
+    return json_response(200, _notes_out(notes_service.get(notebook), with_text=True))
 
 
 @app.put("/v1/automation/sessions/<sid>/notes")
@@ -79,18 +94,27 @@ def put_notes(
     sid: str,
     body: Annotated[PutNotes, Body()],
     expected: Annotated[int | None, Header(alias="x-expected-revision", ge=0)] = None,
+    admission_id: AdmissionIdHeader = None,
+    credential: CredentialHeader = None,
 ) -> Response[str]:
     """With X-Expected-Revision: compare-and-set. Without: the tool's write, with one bounded retry."""
     automation_caller(app)
     notes_service = services().notes
-    notes = notes_service.update(sid, body.notes) if expected is None else notes_service.put(sid, body.notes, expected)
+    notebook = notes_service.open(admission_id, credential, sid)
+    notes = (
+        notes_service.update(notebook, body.notes)
+        if expected is None
+        else notes_service.put(notebook, body.notes, expected)
+    )
     return json_response(200, _notes_out(notes, with_text=False))
 
 
 @app.delete("/v1/automation/sessions/<sid>/notes")
-def clear_notes(sid: str) -> Response[str]:
+def clear_notes(sid: str, admission_id: AdmissionIdHeader = None, credential: CredentialHeader = None) -> Response[str]:
     automation_caller(app)
-    return json_response(200, _notes_out(services().notes.clear(sid), with_text=False))
+    notes_service = services().notes
+    notebook = notes_service.open(admission_id, credential, sid)
+    return json_response(200, _notes_out(notes_service.clear(notebook), with_text=False))
 
 
 handler: Any = lambda_entry(app)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body
+from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from workspace_memory.api.http import build_resolver, human_user, json_response, lambda_entry
 from workspace_memory.api.schemas import StartTurn
@@ -51,8 +51,13 @@ def _without_nulls(outcome: dict[str, Any]) -> dict[str, Any]:
 
 
 @app.get("/v1/conversations/<conv>/memory-receipts")
-def memory_receipts(conv: str) -> Response[str]:
-    return json_response(200, {"receipts": services().recall.receipts(human_user(app), conv)})
+def memory_receipts(
+    conv: str,
+    limit: Annotated[int, Query(ge=1, le=200)] = 100,
+    cursor: Annotated[str | None, Query(max_length=2048)] = None,
+) -> Response[str]:
+    page = services().recall.receipts(human_user(app), conv, limit, cursor)
+    return json_response(200, {"receipts": page.receipts, "nextCursor": page.next_cursor})
 
 
 handler: Any = lambda_entry(app)

@@ -40,8 +40,15 @@ def set_ai(ws: str, body: Annotated[SetAi, Body()]) -> Response[str]:
 
 @app.post("/v1/workspaces/<ws>/key-sessions")
 def open_key_session(ws: str, body: Annotated[OpenKeySession, Body()]) -> Response[str]:
-    session = services().key_sessions.open(human_user(app), ws, body.ttl_seconds)
-    return json_response(201, {"keySessionId": session.id, "expiresAt": session.expires_at_iso})
+    session = services().key_sessions.open(human_user(app), ws, body.ttl_seconds, body.scopes)
+    return json_response(
+        201,
+        {
+            "keySessionId": session.id,
+            "expiresAt": session.expires_at_iso,
+            "scopes": sorted(scope.value for scope in session.scopes),
+        },
+    )
 
 
 @app.delete("/v1/workspaces/<ws>/key-sessions/<session_id>")

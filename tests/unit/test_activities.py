@@ -8,7 +8,7 @@ import pytest
 from temporalio.exceptions import ApplicationError
 
 from workflows.activities import NO_ADMISSION_BLOCK, NOTES_UNAVAILABLE, TurnActivities
-from workflows.automation import ApiResponse, ApiUnavailable
+from workflows.automation import Admission, ApiResponse, ApiUnavailable
 from workflows.payloads import RoundInput, ToolInput
 from workflows.providers.base import Message, ModelError, ModelRequest, ModelResponse, ToolCall
 from workspace_memory.turn_contract import TurnInput
@@ -25,6 +25,8 @@ TURN = TurnInput(
     session_id="s",
     message="m",
 )
+
+ADMISSION = Admission("adm", "cred")
 
 
 class FakeApi:
@@ -48,13 +50,16 @@ class FakeApi:
     ) -> ApiResponse:
         return self._answer("capture", workspace_id, admission_id, credential, edits, base)
 
-    def notes_get(self, session_id: str) -> ApiResponse:
+    def notes_get(self, admission: Admission, session_id: str) -> ApiResponse:
+        assert admission == ADMISSION  # notes are reached only through the turn's own admission
         return self._answer("notes_get", session_id)
 
-    def notes_put(self, session_id: str, notes: str) -> ApiResponse:
+    def notes_put(self, admission: Admission, session_id: str, notes: str) -> ApiResponse:
+        assert admission == ADMISSION
         return self._answer("notes_put", session_id, notes)
 
-    def notes_clear(self, session_id: str) -> ApiResponse:
+    def notes_clear(self, admission: Admission, session_id: str) -> ApiResponse:
+        assert admission == ADMISSION
         return self._answer("notes_clear", session_id)
 
 

@@ -49,7 +49,7 @@ from scripts.bench import (
     turn_problems,
 )
 from workflows.activities import TurnActivities
-from workflows.automation import ApiResponse, AutomationApi
+from workflows.automation import Admission, ApiResponse, AutomationApi
 from workflows.providers.scripted import ScriptedProvider, parse_directives
 from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnInput, TurnView
 
@@ -371,16 +371,16 @@ class FakeApi:
         self.version += 1
         return ApiResponse(200, {"outcome": "committed", "version": self.version})
 
-    def notes_get(self, session_id: str) -> ApiResponse:
+    def notes_get(self, admission: Admission, session_id: str) -> ApiResponse:
         self.calls.append("notes_get")
         return ApiResponse(200, {"notes": self.notes, "revision": 1 if self.notes else 0})
 
-    def notes_put(self, session_id: str, notes: str) -> ApiResponse:
+    def notes_put(self, admission: Admission, session_id: str, notes: str) -> ApiResponse:
         self.calls.append("notes_put")
         self.notes = notes
         return ApiResponse(200, {"revision": 1})
 
-    def notes_clear(self, session_id: str) -> ApiResponse:
+    def notes_clear(self, admission: Admission, session_id: str) -> ApiResponse:
         self.calls.append("notes_clear")
         self.notes = ""
         return ApiResponse(200, {"revision": 2})

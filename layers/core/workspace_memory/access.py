@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from workspace_memory import keys
 from workspace_memory.clock import Clock, iso
-from workspace_memory.errors import Conflict, Forbidden, InvalidInput, WorkspaceNotFound
+from workspace_memory.errors import Conflict, Forbidden, InvalidInput, NotFound, WorkspaceNotFound
 from workspace_memory.ids import new_id
 from workspace_memory.ports import Item, Table, TransactionCancelled
 
@@ -96,6 +96,20 @@ def load_caller(
     if meta is None or member is None:
         raise WorkspaceNotFound("workspace not found")
     return Caller(user_id, Role(member["role"]), Workspace.from_item(meta)), rest
+
+
+def owned_conversation(table: Table, user_id: str, conversation_id: str, not_found: NotFound) -> str:
+    """The conversation's workspace, if `user_id` owns the conversation and is still a member; otherwise
+    `not_found`, the very same error as for a conversation that does not exist (DESIGN §11)."""
+    owner = table.get(*keys.conversation_owner(conversation_id))
+    if owner is None or owner["userId"] != user_id:
+        raise not_found
+    workspace_id: str = owner["workspaceId"]
+    try:
+        load_caller(table, workspace_id, user_id)
+    except WorkspaceNotFound:
+        raise not_found from None
+    return workspace_id
 
 
 class AccessService:

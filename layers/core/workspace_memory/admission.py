@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -21,17 +20,23 @@ from pydantic import BaseModel, ConfigDict
 from workspace_memory import keys
 from workspace_memory.access import Caller, load_caller
 from workspace_memory.clock import Clock, iso
-from workspace_memory.errors import AiDisabled, Conflict, Forbidden, IdempotencyKeyReused, InvalidInput, NotFound
-from workspace_memory.ids import new_id, new_secret
+from workspace_memory.errors import (
+    AiDisabled,
+    Conflict,
+    ConversationNotFound,
+    Forbidden,
+    IdempotencyKeyReused,
+    InvalidInput,
+    NotFound,
+)
+from workspace_memory.ids import new_id, new_secret, require_identifier
+from workspace_memory.keysessions import ALL_SCOPES, Scope, scopes_of
 from workspace_memory.policy import Policy
 from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
 
 ADMISSION_TTL_SECONDS = 15 * 60
 RETENTION_SECONDS = 24 * 3600
 """Admissions and slots outlive their expiry by a day (TTL), so late calls are refused, not unknown."""
-
-_CONVERSATION_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
-_IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 
 class MemoryState(BaseModel):
@@ -51,6 +56,12 @@ class KeySessionInvalid(Forbidden):
     code = "KEY_SESSION_INVALID"
 
 
+class KeySessionRequired(InvalidInput):
+    """Agent runtimes act for a user only through that user's key session (DESIGN §11)."""
+
+    code = "KEY_SESSION_REQUIRED"
+
+
 class InvalidAdmission(Forbidden):
     """Unknown admission, wrong workspace, or a credential that is not this admission's."""
 
@@ -58,6 +69,8 @@ class InvalidAdmission(Forbidden):
 
 
 class ConversationBound(Conflict):
+    """The caller's own conversation, bound to another of the caller's workspaces."""
+
     code = "CONVERSATION_WORKSPACE_MISMATCH"
 
 
@@ -96,9 +109,7 @@ class AdmissionRef:
 
 
 def validate_conversation_id(conversation_id: str) -> str:
-    if not _CONVERSATION_ID.fullmatch(conversation_id):
-        raise InvalidInput("conversation id must be 1-128 characters of A-Z a-z 0-9 . _ : -")
-    return conversation_id
+    return require_identifier(conversation_id, "conversation id")
 
 
 @dataclass(frozen=True)
@@ -112,6 +123,8 @@ class Admission:
     clear_generation: int
     consent_revision: int
     key_session_id: str | None
+    scopes: frozenset[Scope]
+    session_id: str | None
     memory_state: MemoryState | None
     nonce_hash: str
     expires_at: int
@@ -133,6 +146,8 @@ class Admission:
             clear_generation=int(item["clearGeneration"]),
             consent_revision=int(item["consentRevision"]),
             key_session_id=item.get("keySessionId"),
+            scopes=scopes_of(item.get("scopes")),
+            session_id=item.get("sessionId"),
             memory_state=MemoryState.model_validate(state) if state else None,
             nonce_hash=item["nonceHash"],
             expires_at=int(item["expiresAt"]),
@@ -180,45 +195,70 @@ class AdmissionService:
         idempotency_key: str,
         memory_state: MemoryState | None = None,
         key_session_id: str | None = None,
+        session_id: str | None = None,
         turn_id: str | None = None,
     ) -> Admitted:
+        """Admit a turn under the user's own authority (the human route); a key session narrows it."""
         validate_conversation_id(conversation_id)
-        if not _IDEMPOTENCY_KEY.fullmatch(idempotency_key):
-            raise InvalidInput("idempotencyKey must be 1-128 characters of A-Z a-z 0-9 . _ : -")
-        replay = self._replay(conversation_id, idempotency_key, workspace_id, user_id)
-        if replay is not None:
-            return replay
-        extra = [keys.policy(workspace_id), keys.credential(conversation_id)]
+        require_identifier(idempotency_key, "idempotencyKey")
+        if session_id is not None:
+            require_identifier(session_id, "session id")
+        extra = [
+            keys.policy(workspace_id),
+            keys.conversation_owner(conversation_id),
+            keys.admission_key(conversation_id, idempotency_key),
+        ]
         if key_session_id is not None:
             extra += [keys.key_session(workspace_id, key_session_id), keys.key_revocation(workspace_id, key_session_id)]
-        caller, (policy_item, slot, *session) = load_caller(self._table, workspace_id, user_id, extra)
+        caller, (policy_item, owner, marker, *session) = load_caller(self._table, workspace_id, user_id, extra)
+        _check_owner(owner, workspace_id, user_id)
+        if marker is not None:
+            return self._replay(marker, workspace_id, user_id)
         if not caller.workspace.ai_enabled:
             raise AiDisabled("workspace AI is turned off")
-        if slot is not None and slot.get("workspaceId") != workspace_id:
-            raise ConversationBound("this conversation belongs to another workspace")
-        now = self._clock.now()
+        scopes = ALL_SCOPES
         if key_session_id is not None:
-            self._check_key_session(user_id, now, *session)
+            scopes = self._check_key_session(user_id, self._clock.now(), *session)
         policy = Policy.from_item(policy_item)
-        return self._create(caller, policy, conversation_id, idempotency_key, memory_state, key_session_id, turn_id)
+        request = _Request(conversation_id, idempotency_key, memory_state, key_session_id, scopes, session_id, turn_id)
+        return self._create(caller, policy, request)
 
-    def _check_key_session(self, user_id: str, now: float, session: Item | None, revoked: Item | None) -> None:
+    def admit_for_runtime(
+        self,
+        *,
+        conversation_id: str,
+        workspace_id: str,
+        user_id: str,
+        idempotency_key: str,
+        key_session_id: str | None,
+        memory_state: MemoryState | None = None,
+        session_id: str | None = None,
+    ) -> Admitted:
+        """An agent runtime acts for `user_id` only under a live key session that user opened here."""
+        if key_session_id is None:
+            raise KeySessionRequired("automation admissions need the user's keySessionId (DESIGN §11)")
+        return self.admit(
+            conversation_id=conversation_id,
+            workspace_id=workspace_id,
+            user_id=user_id,
+            idempotency_key=idempotency_key,
+            memory_state=memory_state,
+            key_session_id=key_session_id,
+            session_id=session_id,
+        )
+
+    @staticmethod
+    def _check_key_session(user_id: str, now: float, session: Item | None, revoked: Item | None) -> frozenset[Scope]:
         if session is None or revoked is not None or int(session["expiresAt"]) <= now:
             raise KeySessionInvalid("key session is unknown, expired or revoked")
         if session["openedBy"] != user_id:
             raise KeySessionInvalid("key session belongs to another user")
+        return scopes_of(session.get("scopes"))
 
-    def _create(
-        self,
-        caller: Caller,
-        policy: Policy,
-        conversation_id: str,
-        idempotency_key: str,
-        memory_state: MemoryState | None,
-        key_session_id: str | None,
-        turn_id: str | None,
-    ) -> Admitted:
+    def _create(self, caller: Caller, policy: Policy, request: _Request) -> Admitted:
         workspace = caller.workspace
+        conversation_id, idempotency_key = request.conversation_id, request.idempotency_key
+        key_session_id = request.key_session_id
         ref = AdmissionRef(conversation_id, workspace.id, caller.user_id, key_session_id)
         admission_id = ref.encode(new_id("adm"))
         credential = new_secret()
@@ -234,6 +274,7 @@ class AdmissionService:
             "policyRevision": policy.revision,
             "clearGeneration": policy.clear_generation,
             "consentRevision": workspace.consent_revision,
+            "scopes": sorted(scope.value for scope in request.scopes),
             "nonceHash": credential_hash(credential),
             "credentialCiphertext": self._cipher.encrypt(credential.encode(), credential_context(admission_id)),
             "expiresAt": expires,
@@ -243,10 +284,12 @@ class AdmissionService:
         }
         if key_session_id is not None:
             item["keySessionId"] = key_session_id
-        if memory_state is not None:
-            item["memoryState"] = memory_state.model_dump(exclude_none=True)
-        if turn_id is not None:
-            item["turnId"] = turn_id
+        if request.session_id is not None:
+            item["sessionId"] = request.session_id
+        if request.memory_state is not None:
+            item["memoryState"] = request.memory_state.model_dump(exclude_none=True)
+        if request.turn_id is not None:
+            item["turnId"] = request.turn_id
         slot: Item = {
             **keys.as_key(keys.credential(conversation_id)),
             "admissionId": admission_id,
@@ -269,11 +312,17 @@ class AdmissionService:
                 }
             },
             {"Put": {"Item": item, "ConditionExpression": "attribute_not_exists(pk)"}},
+            {"Put": {"Item": slot}},
             {
                 "Put": {
-                    "Item": slot,
-                    "ConditionExpression": "attribute_not_exists(pk) OR workspaceId = :ws",
-                    "ExpressionAttributeValues": {":ws": workspace.id},
+                    "Item": {
+                        **keys.as_key(keys.conversation_owner(conversation_id)),
+                        "workspaceId": workspace.id,
+                        "userId": caller.user_id,
+                        "createdAt": iso(now),
+                    },
+                    "ConditionExpression": "attribute_not_exists(pk) OR (workspaceId = :ws AND userId = :user)",
+                    "ExpressionAttributeValues": {":ws": workspace.id, ":user": caller.user_id},
                 }
             },
             {
@@ -288,21 +337,18 @@ class AdmissionService:
             self._table.transact(actions)
         except TransactionCancelled as exc:
             failed = exc.failed()
+            if 3 in failed:  # another admission claimed the conversation first
+                _check_owner(self._table.get(*keys.conversation_owner(conversation_id)), workspace.id, caller.user_id)
             if 0 in failed:  # a concurrent resend with the same key won: hand back its admission
-                replay = self._replay(conversation_id, idempotency_key, workspace.id, caller.user_id)
-                if replay is not None:
-                    return replay
-            if 2 in failed:
-                raise ConversationBound("this conversation belongs to another workspace") from None
-            if 3 in failed:
+                marker = self._table.get(*keys.admission_key(conversation_id, idempotency_key))
+                if marker is not None:
+                    return self._replay(marker, workspace.id, caller.user_id)
+            if 4 in failed:
                 raise AiDisabled("workspace AI was turned off or consent changed; try again") from None
             raise
         return Admitted(Admission.from_item(item), credential, replayed=False)
 
-    def _replay(self, conversation_id: str, idempotency_key: str, workspace_id: str, user_id: str) -> Admitted | None:
-        marker = self._table.get(*keys.admission_key(conversation_id, idempotency_key))
-        if marker is None:
-            return None
+    def _replay(self, marker: Item, workspace_id: str, user_id: str) -> Admitted:
         if marker["workspaceId"] != workspace_id or marker["userId"] != user_id:
             raise IdempotencyKeyReused("idempotency key already used for another workspace or user")
         item = self._table.get(*keys.admission(marker["admissionId"]))
@@ -311,3 +357,26 @@ class AdmissionService:
         admission = Admission.from_item(item)
         credential = self._cipher.decrypt(item["credentialCiphertext"], credential_context(admission.id)).decode()
         return Admitted(admission, credential, replayed=True)
+
+
+@dataclass(frozen=True)
+class _Request:
+    """What the caller asked to be admitted for, after validation."""
+
+    conversation_id: str
+    idempotency_key: str
+    memory_state: MemoryState | None
+    key_session_id: str | None
+    scopes: frozenset[Scope]
+    session_id: str | None
+    turn_id: str | None
+
+
+def _check_owner(owner: Item | None, workspace_id: str, user_id: str) -> None:
+    """A conversation answers to the (workspace, user) of its first admission, and to no one else."""
+    if owner is None:
+        return
+    if owner["userId"] != user_id:
+        raise ConversationNotFound("conversation not found")
+    if owner["workspaceId"] != workspace_id:
+        raise ConversationBound("this conversation belongs to another of your workspaces")

@@ -16,6 +16,8 @@ from workspace_memory import keys
 from workspace_memory.access import Workspace, write_condition
 from workspace_memory.admission import Admission, AdmissionRef, InvalidAdmission
 from workspace_memory.document import Head
+from workspace_memory.errors import ScopeNotGranted
+from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.ports import Item, Table
 
@@ -70,6 +72,33 @@ class Authority:
             return True
         ks = self.key_session
         return ks is not None and self.revocation is None and int(ks["expiresAt"]) > now
+
+    def can_write(self) -> bool:
+        """The user still holds write right (the fence's `access` condition, judged on the snapshot)."""
+        return self.workspace is not None and self.role in self.workspace.writer_roles()
+
+    def require_scope(self, scope: Scope) -> None:
+        if scope not in self.admission.scopes:
+            raise ScopeNotGranted(f"the key session behind this admission does not grant {scope.value}")
+
+    def retired(self, now: float) -> Predicate | None:
+        """The most fundamental predicate this admission no longer meets, judged before anything is decrypted
+        (DESIGN §11): a retired admission is refused with the predicate and learns nothing else."""
+        adm = self.admission
+        policy = self.policy
+        failing = {
+            Predicate.ADMISSION: adm.status != "admitted" or adm.expires_at <= now,
+            Predicate.CREDENTIAL: not self.slot_holds(now),
+            Predicate.CONSENT: self.workspace is None
+            or not self.workspace.ai_enabled
+            or self.workspace.consent_revision != adm.consent_revision,
+            Predicate.KEY_SESSION: not self.key_session_valid(now),
+            Predicate.POLICY: policy.mode.value != adm.mode
+            or policy.revision != adm.policy_revision
+            or policy.clear_generation != adm.clear_generation,
+            Predicate.ACCESS: self.role is None or (adm.mode == Mode.AUTO.value and not self.can_write()),
+        }
+        return next((p for p in PREDICATE_PRIORITY if failing.get(p)), None)
 
 
 def read_authority(table: Table, admission_id: str, workspace_id: str, credential: str) -> Authority:

@@ -32,7 +32,8 @@ from workspace_memory.document import (
     version_actions,
 )
 from workspace_memory.edits import Edit, EditsRejected, apply_edits
-from workspace_memory.errors import Conflict, InvalidInput, StaleBaseVersion
+from workspace_memory.errors import Conflict, Forbidden, InvalidInput, StaleBaseVersion
+from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.ports import Cipher, Table, TransactionCancelled
 
@@ -140,19 +141,29 @@ class CaptureService:
         edits = parse_edits(raw_edits)
         digest = request_hash(edits, base_version)
         authority = read_authority(self._table, admission_id, workspace_id, credential)
+        authority.require_scope(Scope.MEMORY_WRITE)
         replay = self._replay(authority, digest)
         if replay is not None:
             return replay
+        now = self._clock.now()
+        # A retired admission is refused before the head is decrypted or the edits are tried against it, so
+        # it cannot be used to probe the text (DESIGN §11). The fence re-checks every predicate anyway.
+        retired = authority.retired(now)
+        if retired is not None:
+            return CaptureResult(Outcome.REFUSED, predicate=retired)
         mode = authority.admission.mode
         if mode == Mode.OFF.value:
             return CaptureResult(Outcome.NOOP)
         head = authority.head
         current = self._text(workspace_id, head)
+        if base_version != head.version:
+            # The edits were computed on another text than the one read here: never apply them to it.
+            return self._conflict(edits, head, authority.policy, current)
         if mode == Mode.READ_ONLY.value:
             _apply(current, edits)  # a proposal must apply to the text it is stamped against
             return CaptureResult(Outcome.PROPOSAL, proposal=self._proposal(edits, head, authority.policy))
-        # From here the transaction decides: no predicate is judged on the snapshot, so a competing
-        # event that lands between the read and the write is named by the cancellation reasons.
+        # From here the transaction decides: a competing event that lands between the read and the write is
+        # named by the cancellation reasons.
         if head.bytes > RECALL_MAX_BYTES:
             return CaptureResult(Outcome.REFUSED, predicate=Predicate.OVERSIZED)
         updated = _apply(current, edits)
@@ -160,8 +171,7 @@ class CaptureService:
             return CaptureResult(Outcome.NOOP, version=head.version)
         if len(updated.encode("utf-8")) > RECALL_MAX_BYTES:
             return CaptureResult(Outcome.REFUSED, predicate=Predicate.OVERSIZED)
-        now = self._clock.now()
-        return self._commit(authority, credential, updated, base_version, digest, now, edits)
+        return self._commit(authority, credential, updated, head.version, digest, now, edits)
 
     def _commit(
         self,
@@ -272,8 +282,11 @@ class CaptureService:
         try:
             self._table.transact(actions)
         except TransactionCancelled as exc:
-            if 3 in exc.failed():
+            failed = exc.failed()
+            if 3 in failed:
                 raise ProposalCleared("the memory was cleared after this proposal was made") from None
+            if 2 in failed:  # as Save answers a lost write right
+                raise Forbidden("write access to this workspace's memory is not granted to your role") from None
             fresh = Head.from_item(self._table.get(*keys.head(workspace_id)))
             raise StaleBaseVersion(
                 f"base version {base} is not the current version", current_version=fresh.version

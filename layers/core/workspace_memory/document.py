@@ -7,9 +7,7 @@ the version's ciphertext, so a read (and a recall) is one round trip.
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -18,6 +16,7 @@ from typing import Any
 from workspace_memory import keys
 from workspace_memory.access import Caller, load_caller
 from workspace_memory.clock import Clock, iso
+from workspace_memory.cursors import decode_cursor, encode_cursor
 from workspace_memory.errors import (
     Forbidden,
     InvalidInput,
@@ -229,7 +228,7 @@ class DocumentService:
 
     def history(self, user_id: str, workspace_id: str, limit: int, cursor: str | None) -> HistoryPage:
         load_caller(self._table, workspace_id, user_id)
-        start_after = None if cursor is None else keys.version(workspace_id, _decode_cursor(cursor))[1]
+        start_after = None if cursor is None else decode_cursor(cursor, keys.VERSION_PREFIX)
         items = self._table.query(
             keys.ws(workspace_id),
             keys.VERSION_PREFIX,
@@ -238,7 +237,7 @@ class DocumentService:
             start_after=start_after,
         )
         versions = [VersionInfo.from_item(i) for i in items[:limit]]
-        next_cursor = _encode_cursor(versions[-1].version) if len(items) > limit else None
+        next_cursor = encode_cursor(items[limit - 1]["sk"]) if len(items) > limit else None
         return HistoryPage(versions, next_cursor)
 
     def read_version(self, user_id: str, workspace_id: str, number: int) -> tuple[VersionInfo, str]:
@@ -314,18 +313,3 @@ class DocumentService:
         if member is None:
             return WorkspaceNotFound("workspace not found")
         return Forbidden("write access to this workspace's memory is not granted to your role")
-
-
-def _encode_cursor(version: int) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"v": version}).encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> int:
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        value = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))["v"]
-    except (ValueError, KeyError, TypeError, UnicodeError) as exc:
-        raise InvalidInput("cursor is not valid") from exc
-    if not isinstance(value, int) or value < 1:
-        raise InvalidInput("cursor is not valid")
-    return value

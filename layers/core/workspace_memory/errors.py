@@ -46,6 +46,18 @@ class AiDisabled(Forbidden):
     code = "AI_DISABLED"
 
 
+class ScopeNotGranted(Forbidden):
+    """The key session the admission was made under does not grant this kind of access."""
+
+    code = "SCOPE_NOT_GRANTED"
+
+
+class ConversationNotFound(NotFound):
+    """Also for a conversation of another user: its owner's and a missing one answer the same bytes."""
+
+    code = "CONVERSATION_NOT_FOUND"
+
+
 class Unauthenticated(DomainError):
     code = "UNAUTHENTICATED"
 

@@ -48,6 +48,11 @@ def credential(conversation_id: str) -> Key:
     return conv(conversation_id), "CREDENTIAL"
 
 
+def conversation_owner(conversation_id: str) -> Key:
+    """Durable (no TTL): a conversation answers to its first admission's workspace and user for good."""
+    return conv(conversation_id), "OWNER"
+
+
 def admission_key(conversation_id: str, idempotency_key: str) -> Key:
     return conv(conversation_id), f"ADMKEY#{idempotency_key}"
 
@@ -63,8 +68,13 @@ def receipt(conversation_id: str, at_ms: int, admission_id: str, seq: str) -> Ke
     return conv(conversation_id), f"{RECEIPT_PREFIX}{at_ms:015d}#{admission_id}#{seq}"
 
 
-def notes(session_id: str) -> Key:
-    return f"SESSION#{session_id}", "NOTES"
+NOTES_PREFIX = "NOTES#"
+
+
+def notes(workspace_id: str, user_id: str, session_id: str) -> Key:
+    """A user's notebook for one session of one workspace. Session ids hold no `#`, so the last `#` splits
+    the user from the session unambiguously."""
+    return ws(workspace_id), f"{NOTES_PREFIX}{user_id}#{session_id}"
 
 
 def as_key(key: Key) -> dict[str, str]:

@@ -1,12 +1,16 @@
-"""Key sessions: optional, expiring grants that automation is admitted under.
+"""Key sessions: a user's expiring, scoped delegation to agent runtimes (DESIGN §11).
 
-Revocation is a durable row (no TTL), so the fence can check "no revocation" with one ConditionCheck and a
-revoked session can never come back to life.
+An automation admission must name a live key session of the same user and workspace; its scopes
+(`memory:read`, `memory:write`, `notes`) are frozen into the admission. Revocation is a durable row (no
+TTL), so the fence can check "no revocation" with one ConditionCheck and a revoked session can never come
+back to life.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from workspace_memory import keys
 from workspace_memory.access import Role, load_caller
@@ -22,6 +26,23 @@ TTL_GRACE_SECONDS = 86400
 """Expired session rows linger a day before TTL removes them, so late fences still see them expired."""
 
 
+class Scope(StrEnum):
+    """What a delegation lets an agent runtime do on the user's behalf."""
+
+    MEMORY_READ = "memory:read"
+    MEMORY_WRITE = "memory:write"
+    NOTES = "notes"
+
+
+ALL_SCOPES: frozenset[Scope] = frozenset(Scope)
+"""A key session opened without scopes grants all three; so does a turn started on the human route."""
+
+
+def scopes_of(values: Iterable[str] | None) -> frozenset[Scope]:
+    """Scopes as stored (a list of strings); an item without any predates scopes and grants all."""
+    return ALL_SCOPES if values is None else frozenset(Scope(v) for v in values)
+
+
 class KeySessionNotFound(NotFound):
     code = "KEY_SESSION_NOT_FOUND"
 
@@ -32,6 +53,7 @@ class KeySession:
     workspace_id: str
     opened_by: str
     expires_at: float
+    scopes: frozenset[Scope]
 
     @property
     def expires_at_iso(self) -> str:
@@ -43,16 +65,22 @@ class KeySessionService:
         self._table = table
         self._clock = clock
 
-    def open(self, user_id: str, workspace_id: str, ttl_seconds: int | None) -> KeySession:
+    def open(
+        self, user_id: str, workspace_id: str, ttl_seconds: int | None, scopes: Iterable[Scope] | None = None
+    ) -> KeySession:
         ttl = DEFAULT_TTL_SECONDS if ttl_seconds is None else ttl_seconds
         if not MIN_TTL_SECONDS <= ttl <= MAX_TTL_SECONDS:
             raise InvalidInput(f"ttlSeconds must be between {MIN_TTL_SECONDS} and {MAX_TTL_SECONDS}")
+        granted = ALL_SCOPES if scopes is None else frozenset(scopes)
+        if not granted:
+            raise InvalidInput("scopes must name at least one of memory:read, memory:write, notes")
         load_caller(self._table, workspace_id, user_id)
-        session = KeySession(new_id("ks"), workspace_id, user_id, self._clock.now() + ttl)
+        session = KeySession(new_id("ks"), workspace_id, user_id, self._clock.now() + ttl, granted)
         item = {
             **keys.as_key(keys.key_session(workspace_id, session.id)),
             "keySessionId": session.id,
             "openedBy": user_id,
+            "scopes": sorted(s.value for s in granted),
             "expiresAt": int(session.expires_at),
             "ttl": int(session.expires_at) + TTL_GRACE_SECONDS,
         }

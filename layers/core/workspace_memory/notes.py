@@ -1,4 +1,8 @@
-"""Per-session working notes (DESIGN §8): one encrypted, revisioned item per agent session.
+"""Per-session working notes (DESIGN §8, §11): one encrypted, revisioned item per notebook.
+
+A notebook belongs to a (workspace, user, session): the admission freezes the turn's session id, and the
+notes routes reach only that admission's notebook, so a reused session id is another user's separate,
+empty notebook.
 
 The agent's `working_notes_*` tools are the only writers. Every write is a compare-and-set on the
 revision, so revisions are strictly monotonic and two writers can never both claim the same revision;
@@ -11,13 +15,16 @@ sessions expire.
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from workspace_memory import keys
+from workspace_memory.admission import AdmissionRef
+from workspace_memory.authority import read_authority
 from workspace_memory.clock import Clock, iso
-from workspace_memory.errors import Conflict, DecryptionFailed, InvalidInput, PayloadTooLarge
+from workspace_memory.errors import Conflict, DecryptionFailed, Forbidden, InvalidInput, NotFound, PayloadTooLarge
+from workspace_memory.ids import require_identifier
+from workspace_memory.keysessions import Scope
 from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
 
 NOTES_MAX_BYTES = 32 * 1024
@@ -26,7 +33,28 @@ NOTES_MAX_BYTES = 32 * 1024
 NOTES_TTL_SECONDS = 30 * 86400
 """A session untouched this long expires; every write pushes the expiry out again."""
 
-SESSION_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+
+class AdmissionRequired(InvalidInput):
+    code = "ADMISSION_REQUIRED"
+
+
+class AdmissionRetired(Forbidden):
+    """The admission is authentic but expired, or its user lost membership, consent or the key session."""
+
+    code = "ADMISSION_RETIRED"
+
+
+class SessionNotFound(NotFound):
+    """Also for a session id that is not the admission's own: the same bytes as one never used."""
+
+    code = "SESSION_NOT_FOUND"
+
+
+@dataclass(frozen=True)
+class Notebook:
+    workspace_id: str
+    user_id: str
+    session_id: str
 
 
 class NotesTooLarge(PayloadTooLarge):
@@ -58,15 +86,15 @@ class Notes:
         return self.text == ""
 
 
-def notes_context(session_id: str, revision: int) -> dict[str, str]:
-    """Binds a ciphertext to its session and revision: a copy into another slot fails to decrypt."""
-    return {"session": session_id, "kind": "notes", "revision": str(revision)}
-
-
-def validate_session_id(session_id: object) -> str:
-    if not isinstance(session_id, str) or not SESSION_ID.fullmatch(session_id):
-        raise InvalidInput("session id must be 1-128 characters of A-Z a-z 0-9 . _ : -")
-    return session_id
+def notes_context(notebook: Notebook, revision: int) -> dict[str, str]:
+    """Binds a ciphertext to its notebook and revision: a copy into another slot fails to decrypt."""
+    return {
+        "workspace": notebook.workspace_id,
+        "kind": "notes",
+        "user": notebook.user_id,
+        "session": notebook.session_id,
+        "revision": str(revision),
+    }
 
 
 def encode_notes(text: object) -> bytes:
@@ -84,6 +112,10 @@ def encode_notes(text: object) -> bytes:
     return raw
 
 
+def _key(notebook: Notebook) -> keys.Key:
+    return keys.notes(notebook.workspace_id, notebook.user_id, notebook.session_id)
+
+
 def _revision_of(item: Item | None) -> int:
     return 0 if item is None else int(item["revision"])
 
@@ -94,10 +126,24 @@ class NotesService:
         self._cipher = cipher
         self._clock = clock
 
-    def get(self, session_id: str) -> Notes:
+    def open(self, admission_id: str | None, credential: str | None, session_id: str) -> Notebook:
+        """The notebook an admission may use: its own frozen session's, while the admission is live."""
+        if not admission_id or not credential:
+            raise AdmissionRequired("notes need the X-Admission-Id and X-Delivery-Credential headers")
+        require_identifier(session_id, "session id")
+        ref = AdmissionRef.parse(admission_id)
+        authority = read_authority(self._table, admission_id, ref.workspace_id, credential)
+        admission = authority.admission
+        if admission.session_id != session_id:
+            raise SessionNotFound("session not found")
+        authority.require_scope(Scope.NOTES)
+        if not authority.has_access(self._clock.now()):
+            raise AdmissionRetired("this admission no longer has access to the workspace")
+        return Notebook(admission.workspace_id, admission.user_id, session_id)
+
+    def get(self, notebook: Notebook) -> Notes:
         """The current notes; a session never written (revision 0) or expired reads as empty."""
-        validate_session_id(session_id)
-        item = self._table.get(*keys.notes(session_id))
+        item = self._table.get(*_key(notebook))
         if item is None:
             return Notes("", 0, 0, None)
         revision = _revision_of(item)
@@ -108,24 +154,24 @@ class NotesService:
         ciphertext = bytes(item["ciphertext"])
         if hashlib.sha256(ciphertext).hexdigest() != item.get("sha256"):
             raise DecryptionFailed("notes ciphertext does not match its recorded digest")
-        text = self._cipher.decrypt(ciphertext, notes_context(session_id, revision)).decode("utf-8")
+        text = self._cipher.decrypt(ciphertext, notes_context(notebook, revision)).decode("utf-8")
         return Notes(text, revision, len(text.encode("utf-8")), item.get("updatedAt"))
 
-    def put(self, session_id: str, text: str, expected_revision: int, *, workspace_id: str | None = None) -> Notes:
+    def put(self, notebook: Notebook, text: str, expected_revision: int) -> Notes:
         """Replace the notes iff the stored revision is `expected_revision` (0: none yet); writes +1.
 
         An empty text is a write like any other (a new revision with empty content), so clearing stays
         revision-checked and a racing writer still conflicts.
         """
-        validate_session_id(session_id)
         raw = encode_notes(text)
         if isinstance(expected_revision, bool) or not isinstance(expected_revision, int) or expected_revision < 0:
             raise InvalidInput("expected revision must be a non-negative integer")
         revision = expected_revision + 1
         now = self._clock.now()
-        ciphertext = self._cipher.encrypt(raw, notes_context(session_id, revision))
+        ciphertext = self._cipher.encrypt(raw, notes_context(notebook, revision))
         item: Item = {
-            **keys.as_key(keys.notes(session_id)),
+            **keys.as_key(_key(notebook)),
+            "workspaceId": notebook.workspace_id,
             "ciphertext": ciphertext,
             "sha256": hashlib.sha256(ciphertext).hexdigest(),
             "bytes": len(raw),
@@ -133,8 +179,6 @@ class NotesService:
             "updatedAt": iso(now),
             "ttl": int(now) + NOTES_TTL_SECONDS,
         }
-        if workspace_id is not None:
-            item["workspaceId"] = workspace_id
         condition, values = self._revision_condition(expected_revision)
         put: dict[str, Any] = {"Item": item, "ConditionExpression": condition}
         if values:
@@ -144,30 +188,29 @@ class NotesService:
             # a timeout idempotent, so a write that landed is never misreported as a conflict.
             self._table.transact([{"Put": put}])
         except TransactionCancelled:
-            raise NotesConflict(expected_revision, self._current_revision(session_id)) from None
+            raise NotesConflict(expected_revision, self._current_revision(notebook)) from None
         return Notes(text, revision, len(raw), item["updatedAt"])
 
-    def update(self, session_id: str, text: str, *, workspace_id: str | None = None) -> Notes:
+    def update(self, notebook: Notebook, text: str) -> Notes:
         """The `working_notes_update` tool: last writer wins, but never silently.
 
         One bounded retry against the revision the conflict reported; a second loss propagates as
         NotesConflict so the turn can say so rather than spin.
         """
-        validate_session_id(session_id)
         encode_notes(text)  # refuse over-cap text before touching the store
-        expected = self._current_revision(session_id)
+        expected = self._current_revision(notebook)
         try:
-            return self.put(session_id, text, expected, workspace_id=workspace_id)
+            return self.put(notebook, text, expected)
         except NotesConflict as exc:
-            return self.put(session_id, text, exc.current_revision, workspace_id=workspace_id)
+            return self.put(notebook, text, exc.current_revision)
 
-    def clear(self, session_id: str, *, workspace_id: str | None = None) -> Notes:
+    def clear(self, notebook: Notebook) -> Notes:
         """The `working_notes_clear` tool: an update to the empty text."""
-        return self.update(session_id, "", workspace_id=workspace_id)
+        return self.update(notebook, "")
 
-    def _current_revision(self, session_id: str) -> int:
+    def _current_revision(self, notebook: Notebook) -> int:
         """Only the revision: a writer need not decrypt what it is about to replace."""
-        return _revision_of(self._table.get(*keys.notes(session_id)))
+        return _revision_of(self._table.get(*_key(notebook)))
 
     def _expired(self, item: Item) -> bool:
         ttl = item.get("ttl")

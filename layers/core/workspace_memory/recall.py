@@ -16,13 +16,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from workspace_memory import keys
-from workspace_memory.access import load_caller
+from workspace_memory.access import owned_conversation
 from workspace_memory.admission import AdmissionRef
 from workspace_memory.authority import Authority, read_authority
 from workspace_memory.clock import Clock, iso
+from workspace_memory.cursors import decode_cursor, encode_cursor
 from workspace_memory.document import RECALL_MAX_BYTES, document_context
-from workspace_memory.errors import DecryptionFailed, NotFound, Unavailable
+from workspace_memory.errors import ConversationNotFound, DecryptionFailed, Unavailable
 from workspace_memory.ids import new_id
+from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode
 from workspace_memory.ports import Cipher, Item, Table
 
@@ -113,6 +115,14 @@ def withheld(status: RecallStatus) -> str:
     return f"Workspace memory not provided because {REASONS[status]}."
 
 
+class MemoryWrite(StrEnum):
+    """What a write tool could do in this turn right now: the model is offered one only if not `none`."""
+
+    COMMIT = "commit"
+    PROPOSE = "propose"
+    NONE = "none"
+
+
 @dataclass(frozen=True)
 class Recall:
     status: RecallStatus
@@ -120,6 +130,27 @@ class Recall:
     block: str
     admission_id: str
     at: str
+    memory_write: MemoryWrite = MemoryWrite.NONE
+
+
+def memory_write(authority: Authority, status: RecallStatus, now: float) -> MemoryWrite:
+    """Tools follow authority (DESIGN §11): a write tool only when the turn could commit or propose."""
+    if status in (RecallStatus.NO_ACCESS, RecallStatus.SUPERSEDED, RecallStatus.DELETED):
+        return MemoryWrite.NONE
+    if Scope.MEMORY_WRITE not in authority.admission.scopes or authority.retired(now) is not None:
+        return MemoryWrite.NONE
+    mode = authority.admission.mode
+    if mode == Mode.READ_ONLY.value:
+        return MemoryWrite.PROPOSE
+    if mode == Mode.AUTO.value and authority.can_write():
+        return MemoryWrite.COMMIT
+    return MemoryWrite.NONE
+
+
+@dataclass(frozen=True)
+class ReceiptsPage:
+    receipts: list[Item]
+    next_cursor: str | None
 
 
 def recall_status(authority: Authority, now: float) -> RecallStatus:
@@ -159,7 +190,10 @@ class RecallService:
         try:
             authority = read_authority(self._table, admission_id, workspace_id, credential)
         except Unavailable:
-            return self._unavailable(ref, admission_id, None)
+            # The caller could not be authenticated, so no receipt: an unverified admission id must not
+            # write into the conversation it names.
+            return Recall(RecallStatus.UNAVAILABLE, None, withheld(RecallStatus.UNAVAILABLE), admission_id, iso(now))
+        authority.require_scope(Scope.MEMORY_READ)
         status = recall_status(authority, now)
         revision = authority.head.version if status is not RecallStatus.NO_ACCESS else None
         block = ""
@@ -173,7 +207,7 @@ class RecallService:
             block = frame(text, head.version)
         elif status not in (RecallStatus.OFF, RecallStatus.EMPTY):
             block = withheld(status)
-        result = Recall(status, revision, block, admission_id, iso(now))
+        result = Recall(status, revision, block, admission_id, iso(now), memory_write(authority, status, now))
         self._receipt(ref, result, authority.admission.turn_id)
         return result
 
@@ -200,14 +234,18 @@ class RecallService:
             item["turnId"] = turn_id
         self._table.put(item)
 
-    def receipts(self, user_id: str, conversation_id: str, limit: int = 200) -> list[Item]:
-        """One receipt per model call of the conversation, oldest first; members of its workspace only."""
-        slot = self._table.get(*keys.credential(conversation_id))
-        if slot is None:
-            raise NotFound("conversation not found")
-        load_caller(self._table, slot["workspaceId"], user_id)
-        items = self._table.query(keys.conv(conversation_id), keys.RECEIPT_PREFIX, limit=limit, newest_first=False)
-        return [
+    def receipts(self, user_id: str, conversation_id: str, limit: int, cursor: str | None) -> ReceiptsPage:
+        """One receipt per model call of the conversation, oldest first, a page at a time; its owner only."""
+        owned_conversation(self._table, user_id, conversation_id, ConversationNotFound("conversation not found"))
+        start_after = None if cursor is None else decode_cursor(cursor, keys.RECEIPT_PREFIX)
+        items = self._table.query(
+            keys.conv(conversation_id),
+            keys.RECEIPT_PREFIX,
+            limit=limit + 1,
+            newest_first=False,
+            start_after=start_after,
+        )
+        page = [
             {
                 "admissionId": i["admissionId"],
                 "turnId": i.get("turnId"),
@@ -215,5 +253,7 @@ class RecallService:
                 "status": i["status"],
                 "revision": i.get("revision"),
             }
-            for i in items
+            for i in items[:limit]
         ]
+        next_cursor = encode_cursor(items[limit - 1]["sk"]) if len(items) > limit else None
+        return ReceiptsPage(page, next_cursor)

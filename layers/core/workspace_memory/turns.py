@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from workspace_memory import keys
-from workspace_memory.access import load_caller
+from workspace_memory.access import owned_conversation
 from workspace_memory.admission import AdmissionService, MemoryState
 from workspace_memory.errors import NotFound
 from workspace_memory.ports import Table
@@ -61,6 +60,7 @@ class TurnService:
             idempotency_key=idempotency_key,
             memory_state=memory_state,
             key_session_id=key_session_id,
+            session_id=session_id,
             turn_id=turn_id,
         )
         self._runner.start(
@@ -78,11 +78,9 @@ class TurnService:
         return StartedTurn(turn_id, admitted.admission.id)
 
     def view(self, user_id: str, conversation_id: str, turn_id: str) -> TurnView:
-        """Members of the conversation's workspace only; a turn of another conversation is not found."""
-        slot = self._table.get(*keys.credential(conversation_id))
-        if slot is None:
-            raise TurnNotFound("turn not found")
-        load_caller(self._table, slot["workspaceId"], user_id)
+        """The conversation's owner only; anyone else, a missing conversation and a turn of another
+        conversation all get the very same TurnNotFound."""
+        owned_conversation(self._table, user_id, conversation_id, TurnNotFound("turn not found"))
         view = self._runner.view(turn_id)
         if view is None or view.conversation_id != conversation_id:
             raise TurnNotFound("turn not found")

@@ -10,6 +10,7 @@ from workspace_memory.access import Role, ShareType
 from workspace_memory.admission import MemoryState
 from workspace_memory.api.http import ApiModel
 from workspace_memory.document import Commit, VersionInfo
+from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode
 
 
@@ -41,6 +42,7 @@ class Undo(ApiModel):
 
 class OpenKeySession(ApiModel):
     ttl_seconds: int | None = None
+    scopes: list[Scope] | None = Field(default=None, min_length=1, max_length=3)
 
 
 class VersionOut(ApiModel):
@@ -86,6 +88,7 @@ class Admit(ApiModel):
     idempotency_key: str = Field(min_length=1, max_length=128)
     memory_state: MemoryState | None = None
     key_session_id: str | None = Field(default=None, max_length=200)
+    session_id: str | None = Field(default=None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:-]+$")
 
 
 class Capture(ApiModel):

@@ -524,8 +524,18 @@ EXPECTED_PREDICATE = {
 }
 
 
-@pytest.mark.parametrize("mode", ["auto", "read_only"])
-@pytest.mark.parametrize("how", ["ai_off", "consent_bumped", "demoted", "removed", "key_session_revoked", "superseded"])
+RETIREMENTS = [
+    (how, mode)
+    for how in ("ai_off", "consent_bumped", "demoted", "removed", "key_session_revoked", "superseded")
+    for mode in ("auto", "read_only")
+    # A viewer still reads the document and a read_only turn only proposes: write right is part of the
+    # authority of an `auto` admission only (docs/decisions.md, "Early refusal"), so demotion retires no
+    # read_only admission and is no attack there.
+    if (how, mode) != ("demoted", "read_only")
+]
+
+
+@pytest.mark.parametrize(("how", "mode"), RETIREMENTS, ids=[f"{how}-{mode}" for how, mode in RETIREMENTS])
 def test_attack_retired_admission_is_no_oracle(
     api: Api, svc: Services, resources: LocalResources, how: str, mode: str
 ) -> None:

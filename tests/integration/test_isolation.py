@@ -826,6 +826,29 @@ def test_attack_write_tool_offered_without_authority(
     assert REMEMBER not in tools_listed(request)
 
 
+def test_attack_write_tool_offered_beyond_the_key_session(api: Api, svc: Services, worker: Worker) -> None:
+    """A human-route turn narrowed to a key session without memory:write is not offered the write tool, and a
+    write attempted anyway (the scripted model calls what its directives say) changes nothing."""
+    owner = new_user("owner")
+    ws = workspace(api, owner)
+    ks = open_key_session(api, owner, ws, scopes=["memory:read", "notes"])
+    token = uid("ask")
+    body = {
+        "workspaceId": ws,
+        "message": f"remember: - {token} landed\n{token} what do you know?",
+        "idempotencyKey": uuid.uuid4().hex,
+        "keySessionId": ks,
+    }
+    response = api.call("POST", f"/v1/conversations/{uid('conv')}/turns", user=owner, json=body)
+    assert response.status_code == 202, response.text
+    view = turn_result(worker.settings, svc.cipher, response.json()["turnId"])
+    requests_seen = worker.model.seen(token)
+    assert requests_seen
+    assert all(REMEMBER not in tool_names(r) and REMEMBER not in tools_listed(r) for r in requests_seen)
+    assert [o.ok for o in view.tool_outcomes if o.tool == REMEMBER] == [False]
+    assert api.read(owner, ws)["version"] == 1
+
+
 @pytest.mark.parametrize("mode", ["auto", "read_only"])
 def test_control_write_tool_offered_when_it_can_commit_or_propose(
     api: Api, svc: Services, worker: Worker, mode: str

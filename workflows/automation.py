@@ -63,7 +63,7 @@ class Admission:
 
 
 class ApiUnavailable(Exception):
-    """Transport failure or a 5xx: worth retrying with backoff."""
+    """Transport failure, a 5xx or a throttled (429) call: worth retrying with backoff."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ class AutomationApi:
             response = self._http.request(method, url, body=body or None, headers=all_headers)
         except urllib3.exceptions.HTTPError as exc:
             raise ApiUnavailable(f"{method} {path.split('?')[0]}: {type(exc).__name__}") from exc
-        if response.status >= 500:
+        if response.status >= 500 or response.status == 429:  # the API's throttling decides nothing
             raise ApiUnavailable(f"{method} {path.split('?')[0]}: HTTP {response.status}")
         data = json.loads(response.data) if response.data else {}
         return ApiResponse(response.status, data if isinstance(data, dict) else {})

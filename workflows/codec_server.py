@@ -8,9 +8,11 @@ Protocol (Temporal remote codec): `POST /encode` and `POST /decode` (optionally 
 `/<namespace>/decode`) with a JSON body `{"payloads": [...]}`, payloads in protobuf JSON form; the
 response has the same shape. `OPTIONS` answers the browser's CORS preflight.
 
-Whoever can reach this server can decrypt payloads, so it binds to loopback only, and it refuses
-requests from any browser origin other than the UI's (a web page cannot use it from another tab) and any
-`Host` that is not loopback (DNS rebinding). The request logic is the pure `handle_request`.
+Whoever can reach this server can decrypt payloads, so it binds to loopback only, it refuses requests
+from any browser origin other than the UI's (a web page cannot use it from another tab; the allowed
+origins must themselves be loopback origins, never `*`), and it answers a `Host` that is not loopback (DNS
+rebinding) with 421 `HOST_NOT_ALLOWED` before reading the body (`workspace_memory.loopback`). The request
+logic is the pure `handle_request`.
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ import os
 import socket
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any, cast
 
 from google.protobuf.json_format import MessageToDict, ParseDict, ParseError
 from temporalio.api.common.v1 import Payload, Payloads
 from temporalio.converter import PayloadCodec
 
+from workspace_memory import loopback
 from workspace_memory.adapters.aws import build_clients
 from workspace_memory.adapters.temporal_codec import KmsPayloadCodec, payload_cipher
 from workspace_memory.settings import Settings
@@ -55,12 +58,6 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
-
-
-def _host_without_port(host_header: str) -> str:
-    if host_header.startswith("["):  # [::1]:8888
-        return host_header.split("]", 1)[0] + "]"
-    return host_header.rsplit(":", 1)[0] if host_header.count(":") == 1 else host_header
 
 
 def parse_payloads(body: bytes) -> Payloads:
@@ -98,8 +95,8 @@ def handle_request(
     allowed_origins: Collection[str] = DEFAULT_UI_ORIGINS,
 ) -> Response:
     """The whole request -> response logic, without sockets."""
-    if host is None or not is_loopback(_host_without_port(host)):
-        return _json_error(403, "non-loopback Host", {})
+    if not loopback.is_loopback_host(host):
+        return Response(loopback.STATUS, loopback.refusal_body(), {"Content-Type": "application/json"})
     if origin is not None and origin not in allowed_origins:
         return _json_error(403, "origin not allowed", {})
     cors = (
@@ -139,13 +136,16 @@ class CodecHTTPServer(ThreadingHTTPServer):
     ) -> None:
         if not is_loopback(host):
             raise ValueError(f"codec server binds to loopback only, not {host!r}")
+        foreign = sorted(o for o in allowed_origins if not loopback.is_loopback_origin(o))
+        if foreign:
+            raise ValueError(f"codec server allows loopback UI origins only, not {', '.join(foreign)}")
         self.codec = codec
         self.allowed_origins = frozenset(allowed_origins)
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
         super().__init__((host, port), _Handler)
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(loopback.LoopbackOnlyHandler):
     protocol_version = "HTTP/1.1"
 
     def do_POST(self) -> None:
@@ -199,11 +199,14 @@ def main(argv: list[str] | None = None) -> None:
         "--ui-origin",
         action="append",
         dest="origins",
-        help=f"browser origin allowed to call (repeatable; default {', '.join(DEFAULT_UI_ORIGINS)})",
+        help=f"loopback browser origin allowed to call (repeatable; default {', '.join(DEFAULT_UI_ORIGINS)})",
     )
     args = parser.parse_args(argv)
     if not is_loopback(args.host):
         parser.error(f"codec server binds to loopback only, not {args.host!r}")
+    for origin in args.origins or ():
+        if not loopback.is_loopback_origin(origin):
+            parser.error(f"--ui-origin must be a loopback origin such as http://localhost:8233, not {origin!r}")
     settings = Settings.from_environ(os.environ)
     codec = KmsPayloadCodec(payload_cipher(build_clients(settings).kms, settings.kms_key_id))
     server = CodecHTTPServer(codec, args.host, args.port, args.origins or DEFAULT_UI_ORIGINS)

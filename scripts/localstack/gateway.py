@@ -2,7 +2,9 @@
 
 It invokes the very handlers the template deploys with the events API Gateway would send. Dev auth stands
 in for the authorizers, on loopback only: `Authorization: Bearer dev:<userId>` for JWT routes (the claim
-`sub`), `Bearer automation:<name>` for IAM routes.
+`sub`), `Bearer automation:<name>` for IAM routes. Loopback means the bound address and the `Host` header:
+a request whose `Host` is not loopback (DNS rebinding) gets 421 `HOST_NOT_ALLOWED` before any routing
+(`workspace_memory.loopback`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -23,6 +25,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from scripts.localstack.moto_server import require_loopback
 from scripts.localstack.template import Route, load_template, routes
+from workspace_memory.loopback import LoopbackOnlyHandler
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
@@ -184,7 +187,7 @@ def _event(
 def make_server(gateway: Gateway, host: str = "127.0.0.1", port: int = 3000) -> ThreadingHTTPServer:
     require_loopback(host)
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(LoopbackOnlyHandler):
         protocol_version = "HTTP/1.1"
         # Headers and body are written separately: with Nagle's algorithm and the client's delayed ACK that
         # would add ~40 ms to every response, an artifact API Gateway does not have.

@@ -4,6 +4,10 @@ moto alone is not linearizable under concurrent requests (two winners of one con
 were seen here in 2 of 150 rounds), so race tests against it would flake for moto's reasons. One lock
 around the WSGI app makes each request atomic, like the real services' conditional writes.
 
+It answers only to a loopback `Host` (boto3 with `endpoint_url=http://127.0.0.1:<port>` sends exactly
+that; SigV4 signs the header, we only read it): any other gets 421 `HOST_NOT_ALLOWED` without reaching moto
+or taking the lock, so a web page rebinding its own name to 127.0.0.1 cannot use it.
+
 Run as a process: `python -m scripts.localstack.moto_server --port 5000`; it prints `READY <port>` once
 it is listening (port 0 picks a free one), which is what callers wait for.
 """
@@ -27,6 +31,8 @@ from moto.moto_server.werkzeug_app import (
     create_backend_app,
 )
 from werkzeug.serving import make_server
+
+from workspace_memory import loopback
 
 StartResponse = Callable[..., Any]
 
@@ -76,6 +82,28 @@ class Serialized:
             return [body]
 
 
+class LoopbackHostOnly:
+    """WSGI middleware: a request whose `Host` is not loopback never reaches the wrapped app.
+
+    werkzeug joins repeated `Host` fields with a comma (refused) and, for an absolute-form target, puts its
+    authority in `HTTP_HOST`, so this one field is what the request is addressed to. werkzeug's server
+    closes every connection after its response, so an unread body cannot be taken for the next request.
+    """
+
+    def __init__(self, app: Callable[[dict[str, Any], StartResponse], Iterable[bytes]]) -> None:
+        self._app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        if loopback.is_loopback_host(environ.get("HTTP_HOST")):
+            return self._app(environ, start_response)
+        body = loopback.refusal_body()
+        start_response(
+            f"{loopback.STATUS} {loopback.REASON}",
+            [("Content-Type", "application/json"), ("Content-Length", str(len(body)))],
+        )
+        return [body]
+
+
 def _transaction_token(environ: dict[str, Any]) -> tuple[str | None, str | None]:
     if not str(environ.get("HTTP_X_AMZ_TARGET", "")).endswith(".TransactWriteItems"):
         return None, None
@@ -109,7 +137,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=5000)
     args = parser.parse_args(argv)
     require_loopback(args.host)
-    app = Serialized(DomainDispatcherApplication(create_backend_app))
+    app = LoopbackHostOnly(Serialized(DomainDispatcherApplication(create_backend_app)))
     server = make_server(args.host, args.port, app, threaded=True, request_handler=MotoRequestHandler)
     print(f"READY {server.server_address[1]}", flush=True)
     try:

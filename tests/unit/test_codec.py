@@ -245,8 +245,10 @@ def test_server_without_origin_has_no_cors_headers(codec: KmsPayloadCodec) -> No
     ("kwargs", "status"),
     [
         ({"origin": "https://evil.example"}, 403),
-        ({"host": "evil.example:8888"}, 403),
-        ({"host": None}, 403),
+        ({"host": "evil.example:8888"}, 421),
+        ({"host": "localhost.evil.example:8888"}, 421),
+        ({"host": "[::1].evil.example"}, 421),
+        ({"host": None}, 421),
         ({"method": "GET"}, 405),
         ({"method": "PUT"}, 405),
     ],
@@ -305,3 +307,15 @@ def test_is_loopback(host: str, loopback: bool) -> None:
 def test_server_refuses_non_loopback_bind(codec: KmsPayloadCodec, host: str) -> None:
     with pytest.raises(ValueError, match="loopback only"):
         CodecHTTPServer(codec, host, 0)
+
+
+def test_server_refusing_a_host_says_so_in_the_shared_error_shape(codec: KmsPayloadCodec) -> None:
+    response = _request(codec, "/decode", {"payloads": []}, host="attacker.com:8888")
+    assert (response.status, _json(response)["error"]["code"]) == (421, "HOST_NOT_ALLOWED")
+    assert not any(h.startswith("Access-Control") for h in response.headers)
+
+
+@pytest.mark.parametrize("origin", ["*", "null", "https://evil.example", "http://localhost:8233/"])
+def test_server_allows_loopback_ui_origins_only(codec: KmsPayloadCodec, origin: str) -> None:
+    with pytest.raises(ValueError, match="loopback UI origins only"):
+        CodecHTTPServer(codec, "127.0.0.1", 0, [UI, origin])

@@ -4,6 +4,7 @@ table. No sockets: cfn-lint runs in-process on the file's text."""
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import re
@@ -383,31 +384,40 @@ def test_key(template: dict[str, Any]) -> None:
 # -- roles --------------------------------------------------------------------------------------------------
 
 
-def test_worker_role_has_no_dynamodb_access(template: dict[str, Any]) -> None:
-    role = _role_of(template, "TurnWorkerFunction")
-    actions = [a.lower() for s in _statements(role["Properties"]) for a in _as_list(s.get("Action", []))]
-    assert actions, "worker role has no statements at all"
-    assert [a for a in actions if a.startswith("dynamodb:") or a == "*"] == []
-    assert "MemoryTable" not in list(_strings(role["Properties"].get("Policies", [])))
-    assert not role["Properties"].get("ManagedPolicyArns")
-
-
-def test_worker_invokes_only_automation_routes(template: dict[str, Any]) -> None:
-    role = _role_of(template, "TurnWorkerFunction")
-    invoke = [s for s in _statements(role["Properties"]) if "execute-api:Invoke" in _as_list(s["Action"])]
-    assert len(invoke) == 1
-    (resource,) = _as_list(invoke[0]["Resource"])
-    assert resource["Fn::Sub"].endswith(":${HttpApi}/*/*/v1/automation/*")
-
-
-def _policy(role: dict[str, Any], name: str) -> tuple[dict[str, Any], str | None]:
-    """The role's inline policy `name` and the condition it is under (an Fn::If branch), if any."""
-    for entry in role["Properties"]["Policies"]:
+def _policies(template: dict[str, Any], role_logical: str) -> list[tuple[str, dict[str, Any], str | None]]:
+    """(name, document, CloudFormation condition) of every policy of a role: its inline `Policies` (an Fn::If
+    branch carries that condition) and the AWS::IAM::RolePolicy resources attached to it."""
+    found: list[tuple[str, dict[str, Any], str | None]] = []
+    for entry in template["Resources"][role_logical]["Properties"].get("Policies", []):
         condition = None
         if "Fn::If" in entry:
             condition, entry, _ = entry["Fn::If"]
-        if entry.get("PolicyName") == name:
-            return entry, condition
+        found.append((entry["PolicyName"], entry["PolicyDocument"], condition))
+    for resource in _resources(template, "AWS::IAM::RolePolicy").values():
+        props = resource["Properties"]
+        if props["RoleName"] == {"Ref": role_logical}:
+            found.append((props["PolicyName"], props["PolicyDocument"], resource.get("Condition")))
+    return found
+
+
+def _role_logical(template: dict[str, Any], function: str) -> str:
+    target = template["Resources"][function]["Properties"]["Role"]["Fn::GetAtt"]
+    logical: str = target[0] if isinstance(target, list) else target.split(".")[0]
+    _role_of(template, function)  # asserts it is an explicit AWS::IAM::Role
+    return logical
+
+
+def _role_statements(template: dict[str, Any], function: str) -> list[dict[str, Any]]:
+    return [
+        s for _, document, _ in _policies(template, _role_logical(template, function)) for s in _statements(document)
+    ]
+
+
+def _policy(template: dict[str, Any], function: str, name: str) -> tuple[dict[str, Any], str | None]:
+    """The role's policy `name` (inline or a RolePolicy resource) and the condition it is under, if any."""
+    for policy_name, document, condition in _policies(template, _role_logical(template, function)):
+        if policy_name == name:
+            return {"PolicyDocument": document}, condition
     raise AssertionError(f"no policy {name}")
 
 
@@ -419,20 +429,37 @@ def _allowed(policy: dict[str, Any]) -> set[tuple[str, str]]:
     }
 
 
-def test_worker_role_grants_the_codec_the_model_and_the_api_key(template: dict[str, Any]) -> None:
+def test_worker_role_has_no_dynamodb_access(template: dict[str, Any]) -> None:
     role = _role_of(template, "TurnWorkerFunction")
-    key = json.dumps({"Fn::GetAtt": ["MemoryKey", "Arn"]})
-    codec, condition = _policy(role, "payload-codec")
-    assert condition is None
-    assert _allowed(codec) == {("kms:Encrypt", key), ("kms:GenerateDataKey", key), ("kms:Decrypt", key)}
+    actions = [a.lower() for s in _role_statements(template, "TurnWorkerFunction") for a in _as_list(s["Action"])]
+    assert actions, "worker role has no statements at all"
+    assert [a for a in actions if a.startswith("dynamodb:") or a == "*"] == []
+    policies = _policies(template, _role_logical(template, "TurnWorkerFunction"))
+    assert "MemoryTable" not in list(_strings([document for _, document, _ in policies]))
+    assert not role["Properties"].get("ManagedPolicyArns")
 
-    model, condition = _policy(role, "model")
+
+def test_worker_invokes_only_automation_routes(template: dict[str, Any]) -> None:
+    statements = _role_statements(template, "TurnWorkerFunction")
+    invoke = [s for s in statements if "execute-api:Invoke" in _as_list(s["Action"])]
+    assert len(invoke) == 1
+    (resource,) = _as_list(invoke[0]["Resource"])
+    assert resource["Fn::Sub"].endswith(":${HttpApi}/*/*/v1/automation/*")
+
+
+def test_worker_role_grants_the_codec_the_model_and_the_api_key(template: dict[str, Any]) -> None:
+    key = json.dumps({"Fn::GetAtt": ["MemoryKey", "Arn"]})
+    codec, condition = _policy(template, "TurnWorkerFunction", "payload-codec")
+    assert condition is None
+    assert _allowed(codec) == {("kms:GenerateDataKey", key), ("kms:Decrypt", key)}
+
+    model, condition = _policy(template, "TurnWorkerFunction", "model")
     assert condition == "UseBedrock"
     ((action, resource),) = _allowed(model)
     assert action == "bedrock:InvokeModel"
     assert json.loads(resource)["Fn::Sub"].endswith(":foundation-model/${BedrockModelId}")
 
-    api_key, condition = _policy(role, "temporal-api-key")
+    api_key, condition = _policy(template, "TurnWorkerFunction", "temporal-api-key")
     assert condition == "HasTemporalApiKeySecret"
     assert _allowed(api_key) == {("secretsmanager:GetSecretValue", json.dumps({"Ref": "TemporalApiKeySecretArn"}))}
 
@@ -459,9 +486,12 @@ def test_temporal_invoke_role(template: dict[str, Any]) -> None:
     assert trust["Action"] == "sts:AssumeRole"
     assert trust["Condition"] == {"StringEquals": {"sts:ExternalId": {"Ref": "TemporalInvokerExternalId"}}}
     assert not role["Properties"].get("ManagedPolicyArns")
-    (policy,) = role["Properties"]["Policies"]
+    ((_, document, _),) = _policies(template, "TemporalInvokeRole")
     versions = json.dumps({"Fn::Sub": "${TurnWorkerFunction.Arn}:*"})
-    assert _allowed(policy) == {("lambda:InvokeFunction", versions), ("lambda:GetFunction", versions)}
+    assert _allowed({"PolicyDocument": document}) == {
+        ("lambda:InvokeFunction", versions),
+        ("lambda:GetFunction", versions),
+    }
     assert template["Outputs"]["TemporalInvokeRoleArn"]["Condition"] == "CreateTemporalInvoker"
     assert template["Outputs"]["TurnWorkerVersionArn"]["Value"] == {"Ref": "TurnWorkerFunction.Version"}
 
@@ -470,7 +500,7 @@ def test_temporal_invoke_role(template: dict[str, Any]) -> None:
 def test_roles_are_least_privilege(template: dict[str, Any], function: str) -> None:
     role = _role_of(template, function)["Properties"]
     assert not role.get("ManagedPolicyArns"), "no managed (wildcard) policies"
-    for statement in _statements(role.get("Policies", [])):
+    for statement in _role_statements(template, function):
         assert statement["Effect"] == "Allow"
         assert "NotAction" not in statement
         assert "NotResource" not in statement
@@ -481,3 +511,242 @@ def test_roles_are_least_privilege(template: dict[str, Any], function: str) -> N
             assert statement["Resource"] == {"Fn::GetAtt": ["MemoryTable", "Arn"]}
         if any(a.startswith("kms:") for a in _as_list(statement["Action"])):
             assert statement["Resource"] == {"Fn::GetAtt": ["MemoryKey", "Arn"]}
+
+
+def test_no_policy_outside_the_roles(template: dict[str, Any]) -> None:
+    """Every grant is reviewable per role: inline policies, or RolePolicy resources on a function role."""
+    assert _resources(template, "AWS::IAM::Policy") == {}
+    assert _resources(template, "AWS::IAM::ManagedPolicy") == {}
+    roles = {_role_logical(template, f) for f in ACCESS}
+    for name, resource in _resources(template, "AWS::IAM::RolePolicy").items():
+        assert resource["Properties"]["RoleName"] in [{"Ref": r} for r in roles], name
+
+
+# -- least privilege: what each function's code does (DESIGN section 11, "The template") ----------------------
+#
+# Read off the code (layers/core/workspace_memory; adapters/dynamo.py maps the Table port to DynamoDB:
+# get -> GetItem, get_many -> TransactGetItems (GetItem), query -> Query, put -> PutItem, transact ->
+# TransactWriteItems, authorized per action: Put -> PutItem, Update -> UpdateItem, ConditionCheck ->
+# ConditionCheckItem). No code path deletes (TTL does) or scans. KMS through KmsCipher: one master key and
+# an unsigned suite, so GenerateDataKey to encrypt and Decrypt to decrypt, never Encrypt; the context goes
+# to KMS as given, so its `kind` can be conditioned on. docs/data-model.md ("IAM") holds the same table.
+
+GET, QUERY, PUT, UPDATE, CHECK = (
+    "dynamodb:GetItem",
+    "dynamodb:Query",
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:ConditionCheckItem",
+)
+LOGS = frozenset({"logs:CreateLogStream", "logs:PutLogEvents"})
+KEY_USE = frozenset({"kms:GenerateDataKey", "kms:Decrypt"})
+ALL_KINDS = frozenset({"credential", "document", "notes", "temporal-payload"})
+
+# function -> (table actions, encryption-context kinds it encrypts or decrypts, every other action)
+ACCESS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {
+    # health (GetItem); membership snapshots (TransactGet); create workspace / member / key session (TWI Put
+    # + ConditionCheck); workspace AI (TWI Update META + ConditionCheck); key-session revocation (PutItem).
+    "WorkspacesFunction": (frozenset({GET, PUT, UPDATE, CHECK}), frozenset(), LOGS),
+    # snapshots; history (Query); save/clear/undo/apply (TWI Put version + Put head + ConditionCheck); policy
+    # and the clear generation (TWI Update POLICY). Documents only.
+    "MemoryFunction": (frozenset({GET, QUERY, PUT, UPDATE, CHECK}), frozenset({"document"}), LOGS),
+    # turn ingress = admission (GetItem replay, snapshot, TWI Put ADMKEY/ADMISSION/CREDENTIAL + ConditionCheck
+    # META; credential encrypted, decrypted on a resend) + workflow start (payload codec); turn status
+    # (GetItem, payloads decoded); receipts (GetItem + Query). Never documents or notes.
+    "ConversationsFunction": (frozenset({GET, QUERY, PUT, CHECK}), frozenset({"credential", "temporal-payload"}), LOGS),
+    # admission (as above, credential); recall (snapshot, decrypt document, PutItem receipt); capture (snapshot,
+    # decrypt + encrypt document, TWI Put/Put + Update ADMISSION + ConditionChecks); notes (GetItem, TWI Put;
+    # notes kind). No Query, no Delete, never Temporal payloads.
+    "AutomationFunction": (frozenset({GET, PUT, UPDATE, CHECK}), frozenset({"credential", "document", "notes"}), LOGS),
+    # no table at all; the payload codec; the automation routes; the model; the Temporal API key secret.
+    "TurnWorkerFunction": (
+        frozenset(),
+        frozenset({"temporal-payload"}),
+        LOGS | {"execute-api:Invoke", "bedrock:InvokeModel", "secretsmanager:GetSecretValue"},
+    ),
+}
+
+# Everything that uses a KMS key's material, or hands use out (a grant): never for the account as a whole.
+KMS_USE_ACTIONS = (
+    "kms:Encrypt",
+    "kms:Decrypt",
+    "kms:ReEncryptFrom",
+    "kms:ReEncryptTo",
+    "kms:GenerateDataKey",
+    "kms:GenerateDataKeyWithoutPlaintext",
+    "kms:GenerateDataKeyPair",
+    "kms:GenerateDataKeyPairWithoutPlaintext",
+    "kms:GenerateMac",
+    "kms:VerifyMac",
+    "kms:Sign",
+    "kms:Verify",
+    "kms:DeriveSharedSecret",
+    "kms:CreateGrant",
+)
+ACCOUNT_ROOT = {"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"}
+PRINCIPAL_ARN = "aws:PrincipalArn"
+KIND = "kms:EncryptionContext:kind"
+
+
+def _key_statements(template: dict[str, Any]) -> list[tuple[dict[str, Any], str | None]]:
+    """(statement, CloudFormation condition) of the key policy; an Fn::If entry yields its true branch."""
+    out: list[tuple[dict[str, Any], str | None]] = []
+    for entry in template["Resources"]["MemoryKey"]["Properties"]["KeyPolicy"]["Statement"]:
+        if "Fn::If" in entry:
+            condition, statement, otherwise = entry["Fn::If"]
+            assert otherwise == {"Ref": "AWS::NoValue"}
+            out.append((statement, condition))
+        else:
+            out.append((entry, None))
+    return out
+
+
+def _use_actions(statement: dict[str, Any]) -> set[str]:
+    """The use actions a statement's Action patterns match (IAM actions are case-insensitive)."""
+    patterns = [a.lower() for a in _as_list(statement.get("Action", []))]
+    return {use for use in KMS_USE_ACTIONS for p in patterns if p == "*" or fnmatch.fnmatchcase(use.lower(), p)}
+
+
+def _kinds(condition: dict[str, Any]) -> frozenset[str]:
+    assert set(condition) >= {"StringEquals"}, f"no kind condition in {condition}"
+    assert set(condition["StringEquals"]) == {KIND}, condition
+    return frozenset(_as_list(condition["StringEquals"][KIND]))
+
+
+def test_context_kinds_are_the_codes() -> None:
+    """The kinds the template conditions on are exactly the encryption-context kinds the code builds."""
+    core = ROOT / "layers" / "core" / "workspace_memory"
+    in_code = {
+        kind
+        for path in core.rglob("*.py")
+        for kind in re.findall(r"""["']kind["']\s*:\s*["']([\w-]+)["']""", path.read_text(encoding="utf-8"))
+    }
+    assert in_code == set(ALL_KINDS)
+    assert set().union(*(kinds for _, kinds, _ in ACCESS.values())) == set(ALL_KINDS)
+
+
+@pytest.mark.parametrize("function", list(ACCESS))
+def test_role_actions_are_exactly_what_the_code_uses(template: dict[str, Any], function: str) -> None:
+    table, kinds, other = ACCESS[function]
+    actions = {a for s in _role_statements(template, function) for a in _as_list(s["Action"])}
+    assert {a for a in actions if a.startswith("dynamodb:")} == table
+    assert {a for a in actions if a.startswith("kms:")} == (KEY_USE if kinds else set())
+    assert {a for a in actions if not a.startswith(("dynamodb:", "kms:"))} == other
+
+
+@pytest.mark.parametrize("function", list(ACCESS))
+def test_role_key_use_is_narrowed_to_its_kinds(template: dict[str, Any], function: str) -> None:
+    _, kinds, _ = ACCESS[function]
+    key_statements = [
+        s for s in _role_statements(template, function) if any(a.startswith("kms:") for a in _as_list(s["Action"]))
+    ]
+    if not kinds:
+        assert key_statements == []
+        return
+    assert len(key_statements) == 1
+    (statement,) = key_statements
+    assert set(_as_list(statement["Action"])) == KEY_USE
+    assert statement["Resource"] == {"Fn::GetAtt": ["MemoryKey", "Arn"]}
+    assert set(statement["Condition"]) == {"StringEquals"}
+    assert _kinds(statement["Condition"]) == kinds, f"{function} may use the key for exactly {sorted(kinds)}"
+    # The grant lives in a separate RolePolicy (the key policy names the role): attach it before the code runs.
+    role = _role_logical(template, function)
+    (policy,) = (
+        name
+        for name, res in _resources(template, "AWS::IAM::RolePolicy").items()
+        if res["Properties"]["RoleName"] == {"Ref": role}
+        and any(a.startswith("kms:") for s in _statements(res["Properties"]) for a in _as_list(s["Action"]))
+    )
+    assert policy in _as_list(template["Resources"][function].get("DependsOn", []))
+
+
+def test_key_use_only_for_named_roles(template: dict[str, Any]) -> None:
+    """Each use statement admits one function role (`aws:PrincipalArn`) under that role's kinds, and the
+    key policy grants exactly what the roles' own policies grant."""
+    granted: dict[str, frozenset[str]] = {}
+    for statement, condition in _key_statements(template):
+        if not _use_actions(statement) or condition is not None:
+            continue
+        assert statement["Effect"] == "Allow"
+        assert statement["Principal"] == {"AWS": ACCOUNT_ROOT}
+        assert set(_as_list(statement["Action"])) == KEY_USE, statement.get("Sid")
+        assert set(statement["Condition"]) == {"ArnEquals", "StringEquals"}, statement.get("Sid")
+        principal = statement["Condition"]["ArnEquals"]
+        assert set(principal) == {PRINCIPAL_ARN}
+        role_ref = principal[PRINCIPAL_ARN]
+        assert set(role_ref) == {"Fn::GetAtt"}, "one role per statement, by its ARN"
+        role = role_ref["Fn::GetAtt"][0]
+        assert role_ref["Fn::GetAtt"] == [role, "Arn"]
+        assert role not in granted, f"{role} has two key statements"
+        granted[role] = _kinds(statement["Condition"])
+    expected = {_role_logical(template, f): kinds for f, (_, kinds, _) in ACCESS.items() if kinds}
+    assert granted == expected
+
+
+def test_key_use_is_never_for_the_whole_account(template: dict[str, Any]) -> None:
+    """Administration stays with the account (no use, no grants); no statement hands use to every principal
+    of the account (no principal `*`, no `kms:CallerAccount`-only condition, no statement without
+    `aws:PrincipalArn`)."""
+    statements = _key_statements(template)
+    assert "kms:CallerAccount" not in json.dumps([s for s, _ in statements])
+    admin = [s for s, _ in statements if s.get("Sid") == "KeyAdministrationByAccount"]
+    assert len(admin) == 1
+    assert admin[0]["Principal"] == {"AWS": ACCOUNT_ROOT}
+    assert "Condition" not in admin[0]
+    managed = [a for a in _as_list(admin[0]["Action"]) if fnmatch.fnmatchcase("kms:putkeypolicy", a.lower())]
+    assert managed, "the account must keep kms:PutKeyPolicy, or the key could be orphaned"
+    for statement, _ in statements:
+        assert statement["Effect"] == "Allow"
+        assert "NotAction" not in statement
+        assert "NotPrincipal" not in statement
+        assert statement["Principal"] not in ("*", {"AWS": "*"})
+        uses = _use_actions(statement)
+        if statement is admin[0]:
+            assert uses == set(), f"key administration must not include use: {sorted(uses)}"
+            continue
+        assert uses, f"{statement.get('Sid')}: only the administration statement may grant non-use actions"
+        assert "kms:CreateGrant" not in uses
+        assert PRINCIPAL_ARN in statement.get("Condition", {}).get("ArnEquals", {}), statement.get("Sid")
+        assert KIND in statement["Condition"].get("StringEquals", {}), statement.get("Sid")
+
+
+def test_payload_readers_are_optional_and_decrypt_payloads_only(template: dict[str, Any]) -> None:
+    readers = [(s, c) for s, c in _key_statements(template) if c is not None]
+    assert readers == [
+        (
+            {
+                "Sid": "PayloadDecryptionByNamedOperators",
+                "Effect": "Allow",
+                "Principal": {"AWS": ACCOUNT_ROOT},
+                "Action": "kms:Decrypt",
+                "Resource": "*",
+                "Condition": {
+                    "ArnEquals": {PRINCIPAL_ARN: {"Ref": "PayloadReaderPrincipalArns"}},
+                    "StringEquals": {KIND: "temporal-payload"},
+                },
+            },
+            "HasPayloadReaders",
+        )
+    ]
+    assert template["Parameters"]["PayloadReaderPrincipalArns"]["Default"] == ""
+    assert template["Conditions"]["HasPayloadReaders"] == {
+        "Fn::Not": [{"Fn::Equals": [{"Fn::Join": ["", {"Ref": "PayloadReaderPrincipalArns"}]}, ""]}]
+    }
+
+
+# -- the API's throttle ---------------------------------------------------------------------------------------
+
+
+def test_http_api_is_throttled(template: dict[str, Any]) -> None:
+    (api,) = _resources(template, "AWS::Serverless::HttpApi").values()
+    settings = api["Properties"]["DefaultRouteSettings"]
+    assert settings == {
+        "ThrottlingRateLimit": {"Ref": "ApiThrottlingRateLimit"},
+        "ThrottlingBurstLimit": {"Ref": "ApiThrottlingBurstLimit"},
+    }
+    assert "RouteSettings" not in api["Properties"], "no route may lift the default throttle"
+    for name in ("ApiThrottlingRateLimit", "ApiThrottlingBurstLimit"):
+        parameter = template["Parameters"][name]
+        assert parameter["Type"] == "Number"
+        assert int(parameter["MinValue"]) >= 1, f"{name}: 0 would shut the API, unset would lift the throttle"
+        assert int(parameter["MinValue"]) <= int(parameter["Default"]) <= 1000

@@ -6,8 +6,8 @@ Pure functions; the model-round activity calls them with what it just recalled a
 
 from __future__ import annotations
 
-from workflows.providers.base import MEMORY_HEADING, NOTES_CLOSE, NOTES_HEADING, NOTES_OPEN, ToolSpec
-from workspace_memory.recall import neutralize
+from workflows.providers.base import MEMORY_HEADING, NOTES_HEADING, ToolSpec
+from workspace_memory.framing import fence_notes
 
 PERSONA = (
     "You are the workspace assistant. Answer the user's message, using only the tools listed below, if any. "
@@ -74,12 +74,11 @@ def memory_section(block: str) -> str | None:
 
 
 def notes_section(notes: str) -> str | None:
+    """The notes between their markers, neutralized like the memory block: a marker of either block, however
+    spelled, is defused and a code fence left open is closed before the closing marker."""
     if not notes:
         return None
-    body = neutralize(notes, NOTES_CLOSE.strip("<>"))
-    if not body.endswith("\n"):
-        body += "\n"
-    return f"{NOTES_HEADING}\n{NOTES_PREAMBLE}\n{NOTES_OPEN}\n{body}{NOTES_CLOSE}"
+    return f"{NOTES_HEADING}\n{NOTES_PREAMBLE}\n{fence_notes(notes)}"
 
 
 def tools_section(tools: list[ToolSpec]) -> str | None:

@@ -11,14 +11,16 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from workspace_memory.framing import NOTES_CLOSE as NOTES_CLOSE
+from workspace_memory.framing import NOTES_OPEN as NOTES_OPEN
+
 # System-prompt section headings. The prompt composer writes them and the scripted provider reads
 # them back, so they live here as the single shared definition.
 MEMORY_HEADING = "### Workspace memory"
 NOTES_HEADING = "### Working notes (across turns)"
-# Fence around the raw notes text inside the notes section, so the current notes can be recovered
-# exactly (the section also carries framing prose around them).
-NOTES_OPEN = "<<<WORKING-NOTES"
-NOTES_CLOSE = "WORKING-NOTES>>>"
+# NOTES_OPEN/NOTES_CLOSE (imported above) fence the raw notes text inside the notes section, so the current
+# notes can be recovered exactly (the section also carries framing prose around them). They are defined
+# beside the memory block's markers, since one neutralizer defuses both blocks' markers in both blocks.
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens"]
 

@@ -33,8 +33,8 @@ from scripts.localstack.template import load_template, ttl_attribute
 from tests.integration.fence_support import make_scene
 from tests.integration.turn_support import running_worker, turn_result, worker_settings
 from tests.support import Api, item_bytes, new_user, scan_all
-from workflows.providers import NOTES_HEADING, ModelRequest, ModelResponse, ScriptedProvider
-from workflows.providers.scripted import extract_section
+from workflows.providers import NOTES_HEADING, ModelRequest, ModelResponse
+from workflows.providers.scripted import ScriptedProvider, extract_section
 from workspace_memory import keys
 from workspace_memory.bootstrap import Services
 from workspace_memory.policy import Mode

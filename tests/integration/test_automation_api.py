@@ -138,6 +138,28 @@ def test_automation_admission_needs_a_live_key_session_of_the_same_user(api: Api
     assert api.read(owner, ws)["version"] == 1
 
 
+def test_a_resend_hands_nothing_back_once_its_delegation_is_revoked_or_under_another(api: Api) -> None:
+    owner, ws = auto_workspace(api, "# Memory\n- one\n")
+    conv = f"conv-{uuid.uuid4().hex[:8]}"
+    first, second = api.key_session(owner, ws), api.key_session(owner, ws)
+    admitted = admit(api, conv, ws, owner, "k", first)
+    assert admitted.status_code == 201
+    other = admit(api, conv, ws, owner, "k", second)
+    assert (other.status_code, other.json()["error"]["code"]) == (409, "IDEMPOTENCY_KEY_REUSED")
+    assert "credential" not in other.text
+    assert api.call("DELETE", f"/v1/workspaces/{ws}/key-sessions/{first}", user=owner).status_code == 204
+    revoked = admit(api, conv, ws, owner, "k", first)
+    assert (revoked.status_code, revoked.json()["error"]["code"]) == (403, "KEY_SESSION_INVALID")
+    assert admitted.json()["credential"] not in revoked.text
+
+
+def test_no_write_tool_is_offered_on_an_oversized_head(api: Api) -> None:
+    owner, ws = auto_workspace(api, "# Memory\n" + "x" * 8200 + "\n")
+    admission = admit(api, f"conv-{uuid.uuid4().hex[:8]}", ws, owner, "k", api.key_session(owner, ws)).json()
+    body = recall(api, ws, admission).json()
+    assert (body["status"], body["memoryWrite"]) == ("oversized", "none")
+
+
 def test_a_conversation_answers_to_the_workspace_and_user_of_its_first_admission(api: Api) -> None:
     owner, ws = auto_workspace(api, "# Memory\n- one\n")
     member = new_user("member")

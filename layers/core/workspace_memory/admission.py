@@ -212,13 +212,13 @@ class AdmissionService:
             extra += [keys.key_session(workspace_id, key_session_id), keys.key_revocation(workspace_id, key_session_id)]
         caller, (policy_item, owner, marker, *session) = load_caller(self._table, workspace_id, user_id, extra)
         _check_owner(owner, workspace_id, user_id)
+        scopes = ALL_SCOPES
+        if key_session_id is not None:  # a resend too: a revoked delegation hands nothing back
+            scopes = self._check_key_session(user_id, self._clock.now(), *session)
         if marker is not None:
-            return self._replay(marker, workspace_id, user_id)
+            return self._replay(marker, workspace_id, user_id, key_session_id)
         if not caller.workspace.ai_enabled:
             raise AiDisabled("workspace AI is turned off")
-        scopes = ALL_SCOPES
-        if key_session_id is not None:
-            scopes = self._check_key_session(user_id, self._clock.now(), *session)
         policy = Policy.from_item(policy_item)
         request = _Request(conversation_id, idempotency_key, memory_state, key_session_id, scopes, session_id, turn_id)
         return self._create(caller, policy, request)
@@ -342,19 +342,21 @@ class AdmissionService:
             if 0 in failed:  # a concurrent resend with the same key won: hand back its admission
                 marker = self._table.get(*keys.admission_key(conversation_id, idempotency_key))
                 if marker is not None:
-                    return self._replay(marker, workspace.id, caller.user_id)
+                    return self._replay(marker, workspace.id, caller.user_id, key_session_id)
             if 4 in failed:
                 raise AiDisabled("workspace AI was turned off or consent changed; try again") from None
             raise
         return Admitted(Admission.from_item(item), credential, replayed=False)
 
-    def _replay(self, marker: Item, workspace_id: str, user_id: str) -> Admitted:
+    def _replay(self, marker: Item, workspace_id: str, user_id: str, key_session_id: str | None) -> Admitted:
         if marker["workspaceId"] != workspace_id or marker["userId"] != user_id:
             raise IdempotencyKeyReused("idempotency key already used for another workspace or user")
         item = self._table.get(*keys.admission(marker["admissionId"]))
         if item is None:
             raise NotFound("admission expired")
         admission = Admission.from_item(item)
+        if admission.key_session_id != key_session_id:
+            raise IdempotencyKeyReused("idempotency key already used under another key session")
         credential = self._cipher.decrypt(item["credentialCiphertext"], credential_context(admission.id)).decode()
         return Admitted(admission, credential, replayed=True)
 

@@ -88,8 +88,8 @@ def memory_write(authority: Authority, status: RecallStatus, now: float) -> Memo
     mode = authority.admission.mode
     if mode is Mode.READ_ONLY:
         return MemoryWrite.PROPOSE
-    if mode is Mode.AUTO and authority.can_write():
-        return MemoryWrite.COMMIT
+    if mode is Mode.AUTO and authority.can_write() and authority.head.bytes <= RECALL_MAX_BYTES:
+        return MemoryWrite.COMMIT  # an oversized head refuses every capture until a human shortens it
     return MemoryWrite.NONE
 
 

@@ -21,7 +21,7 @@ from workspace_memory.admission import AdmissionRef
 from workspace_memory.authority import Authority, read_authority
 from workspace_memory.clock import Clock, iso
 from workspace_memory.cursors import decode_cursor, encode_cursor
-from workspace_memory.document import RECALL_MAX_BYTES, document_context
+from workspace_memory.document import RECALL_MAX_BYTES, head_text
 from workspace_memory.errors import ConversationNotFound, DecryptionFailed, Unavailable
 from workspace_memory.ids import new_id
 from workspace_memory.keysessions import Scope
@@ -199,9 +199,8 @@ class RecallService:
         block = ""
         if status is RecallStatus.OK:
             head = authority.head
-            assert head.ciphertext is not None
             try:
-                text = self._cipher.decrypt(head.ciphertext, document_context(workspace_id, head.version)).decode()
+                text = head_text(self._cipher, workspace_id, head)
             except (Unavailable, DecryptionFailed):
                 return self._unavailable(ref, admission_id, authority.admission.turn_id)
             block = frame(text, head.version)

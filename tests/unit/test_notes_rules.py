@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import copy
 import re
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 import pytest
 
+from tests.unit.fakes import FakeCipher
 from workspace_memory import keys
+from workspace_memory.adapters.memory import MemoryTable
+from workspace_memory.changes import Change
 from workspace_memory.clock import ManualClock, iso
 from workspace_memory.errors import DecryptionFailed, InvalidInput, PayloadTooLarge
 from workspace_memory.notes import (
@@ -21,7 +22,7 @@ from workspace_memory.notes import (
     NotesService,
     NotesTooLarge,
 )
-from workspace_memory.ports import Item, TransactionCancelled
+from workspace_memory.ports import Item
 
 pytestmark = pytest.mark.unit
 
@@ -33,73 +34,28 @@ def book_key(book: Notebook) -> keys.Key:
     return keys.notes(book.workspace_id, book.user_id, book.session_id)
 
 
-class FakeCipher:
-    """Reverses the bytes behind a serial-number header and remembers the context of each ciphertext."""
+class FakeTable(MemoryTable):
+    """The in-memory table, counting write attempts; notes write through transactions only.
 
-    def __init__(self) -> None:
-        self.contexts: list[dict[str, str]] = []
-
-    def encrypt(self, plaintext: bytes, context: Mapping[str, str]) -> bytes:
-        self.contexts.append(dict(context))
-        return f"{len(self.contexts) - 1}|".encode() + plaintext[::-1]
-
-    def decrypt(self, ciphertext: bytes, context: Mapping[str, str]) -> bytes:
-        serial, _, body = ciphertext.partition(b"|")
-        if self.contexts[int(serial)] != dict(context):
-            raise DecryptionFailed("encryption context mismatch")
-        return body[::-1]
-
-
-class FakeTable:
-    """`ports.Table` in a dict, with just the conditions the notes service uses.
-
-    `interfere`, when set, runs before each conditional put is judged: it stands for another writer
-    landing first.
+    `interfere`, when set, runs before each write is judged: it stands for another writer landing first.
     """
 
     def __init__(self) -> None:
-        self.items: dict[tuple[str, str], Item] = {}
+        super().__init__()
         self.attempts = 0
         self.interfere: Callable[[FakeTable], None] | None = None
 
-    def get(self, pk: str, sk: str) -> Item | None:
-        item = self.items.get((pk, sk))
-        return copy.deepcopy(item)
-
     def get_many(self, keys: Sequence[tuple[str, str]]) -> list[Item | None]:
-        raise AssertionError("not used by notes")
-
-    def query(
-        self, pk: str, sk_prefix: str, *, limit: int, newest_first: bool, start_after: str | None = None
-    ) -> list[Item]:
-        raise AssertionError("not used by notes")
+        raise AssertionError("not read by these tests")
 
     def put(self, item: Item) -> None:
         raise AssertionError("notes write through transactions only")
 
-    def transact(self, actions: Sequence[Mapping[str, Any]]) -> None:
-        """The one-action conditional transaction the notes service writes with."""
-        (action,) = actions
-        ((kind, raw),) = action.items()
-        assert kind == "Put"
-        body: dict[str, Any] = dict(raw)
-        item, condition = body["Item"], body["ConditionExpression"]
-        values = body.get("ExpressionAttributeValues")
-        key = (item["pk"], item["sk"])
+    def transact(self, changes: Sequence[Change]) -> None:
         self.attempts += 1
         if self.interfere is not None:
             self.interfere(self)
-        old = self.items.get(key)
-        if condition == "attribute_not_exists(pk)":
-            holds = old is None
-        elif condition == "revision = :expected":
-            assert values is not None
-            holds = old is not None and old["revision"] == values[":expected"]
-        else:
-            raise AssertionError(f"unexpected condition {condition!r}")
-        if not holds:
-            raise TransactionCancelled(["ConditionalCheckFailed"], [copy.deepcopy(old)])
-        self.items[key] = copy.deepcopy(item)
+        super().transact(changes)
 
     def bump(self, book: Notebook) -> None:
         """Another writer's commit: the revision moves on under us."""

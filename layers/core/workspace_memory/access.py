@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from workspace_memory import keys
+from workspace_memory.changes import Create, Label, MemberHasRole, Put, SetAi
 from workspace_memory.clock import Clock, iso
 from workspace_memory.errors import Conflict, Forbidden, InvalidInput, NotFound, WorkspaceNotFound
 from workspace_memory.ids import new_id
@@ -70,22 +71,14 @@ class Caller:
         if self.role is not Role.OWNER:
             raise Forbidden("only the workspace owner may do this")
 
-    def write_condition(self) -> dict[str, object]:
-        """A transaction ConditionCheck that the caller still holds write right when the write lands."""
-        return write_condition(self.workspace, self.user_id)
+    def still_writer(self) -> MemberHasRole:
+        """The transaction's check that the caller still holds write right when the write lands."""
+        return still_writer(self.workspace, self.user_id)
 
 
-def write_condition(workspace: Workspace, user_id: str) -> dict[str, object]:
-    """Fails for a non-member too: `IN` is false on a missing attribute."""
-    names = {f":r{i}": role.value for i, role in enumerate(workspace.writer_roles())}
-    return {
-        "ConditionCheck": {
-            "Key": keys.as_key(keys.member(workspace.id, user_id)),
-            "ConditionExpression": "#role IN (" + ", ".join(names) + ")",
-            "ExpressionAttributeNames": {"#role": "role"},
-            "ExpressionAttributeValues": names,
-        }
-    }
+def still_writer(workspace: Workspace, user_id: str) -> MemberHasRole:
+    """Fails for a non-member too."""
+    return MemberHasRole(workspace.id, user_id, tuple(role.value for role in workspace.writer_roles()))
 
 
 def load_caller(
@@ -131,10 +124,7 @@ class AccessService:
             "createdAt": now,
         }
         self._table.transact(
-            [
-                {"Put": {"Item": meta_item, "ConditionExpression": "attribute_not_exists(pk)"}},
-                {"Put": {"Item": _member_item(workspace_id, user_id, Role.OWNER, now)}},
-            ]
+            [Create(meta_item, Label.WORKSPACE), Put(_member_item(workspace_id, user_id, Role.OWNER, now))]
         )
         return workspace_id
 
@@ -144,10 +134,7 @@ class AccessService:
         if user_id == caller.workspace.owner_id:
             raise InvalidInput("the workspace creator's role cannot be changed")
         self._table.transact(
-            [
-                {"Put": {"Item": _member_item(workspace_id, user_id, role, iso(self._clock.now()))}},
-                caller.write_condition(),
-            ]
+            [Put(_member_item(workspace_id, user_id, role, iso(self._clock.now()))), caller.still_writer()]
         )
 
     def set_ai(self, actor_id: str, workspace_id: str, enabled: bool) -> Workspace:
@@ -156,19 +143,7 @@ class AccessService:
         caller.require_owner()
         seen = caller.workspace.consent_revision
         try:
-            self._table.transact(
-                [
-                    {
-                        "Update": {
-                            "Key": keys.as_key(keys.meta(workspace_id)),
-                            "UpdateExpression": "SET aiEnabled = :e, consentRevision = :next",
-                            "ConditionExpression": "consentRevision = :seen",
-                            "ExpressionAttributeValues": {":e": enabled, ":next": seen + 1, ":seen": seen},
-                        }
-                    },
-                    caller.write_condition(),
-                ]
-            )
+            self._table.transact([SetAi(workspace_id, enabled, seen), caller.still_writer()])
         except TransactionCancelled:
             raise Conflict("the workspace changed concurrently; read it and try again") from None
         return Workspace(workspace_id, caller.workspace.owner_id, caller.workspace.share_type, enabled, seen + 1)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from workspace_memory import keys
 from workspace_memory.access import Caller, load_caller
+from workspace_memory.changes import ClaimConversation, ConsentIs, Create, Label, Put
 from workspace_memory.clock import Clock, iso
 from workspace_memory.errors import (
     AiDisabled,
@@ -298,52 +299,38 @@ class AdmissionService:
             "expiresAt": expires,
             "ttl": expires + RETENTION_SECONDS,
         }
-        actions: list[dict[str, Any]] = [
-            {
-                "Put": {
-                    "Item": {
-                        **keys.as_key(keys.admission_key(conversation_id, idempotency_key)),
-                        "admissionId": admission_id,
-                        "workspaceId": workspace.id,
-                        "userId": caller.user_id,
-                        "ttl": expires + RETENTION_SECONDS,
-                    },
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            },
-            {"Put": {"Item": item, "ConditionExpression": "attribute_not_exists(pk)"}},
-            {"Put": {"Item": slot}},
-            {
-                "Put": {
-                    "Item": {
-                        **keys.as_key(keys.conversation_owner(conversation_id)),
-                        "workspaceId": workspace.id,
-                        "userId": caller.user_id,
-                        "createdAt": iso(now),
-                    },
-                    "ConditionExpression": "attribute_not_exists(pk) OR (workspaceId = :ws AND userId = :user)",
-                    "ExpressionAttributeValues": {":ws": workspace.id, ":user": caller.user_id},
-                }
-            },
-            {
-                "ConditionCheck": {
-                    "Key": keys.as_key(keys.meta(workspace.id)),
-                    "ConditionExpression": "aiEnabled = :true AND consentRevision = :consent",
-                    "ExpressionAttributeValues": {":true": True, ":consent": workspace.consent_revision},
-                }
-            },
-        ]
+        marker: Item = {
+            **keys.as_key(keys.admission_key(conversation_id, idempotency_key)),
+            "admissionId": admission_id,
+            "workspaceId": workspace.id,
+            "userId": caller.user_id,
+            "ttl": expires + RETENTION_SECONDS,
+        }
+        owner: Item = {
+            **keys.as_key(keys.conversation_owner(conversation_id)),
+            "workspaceId": workspace.id,
+            "userId": caller.user_id,
+            "createdAt": iso(now),
+        }
         try:
-            self._table.transact(actions)
+            self._table.transact(
+                [
+                    Create(marker, Label.IDEMPOTENCY),
+                    Create(item, Label.ADMISSION),
+                    Put(slot, Label.CREDENTIAL),
+                    ClaimConversation(owner),
+                    ConsentIs(workspace.id, workspace.consent_revision),
+                ]
+            )
         except TransactionCancelled as exc:
             failed = exc.failed()
-            if 3 in failed:  # another admission claimed the conversation first
+            if Label.OWNER in failed:  # another admission claimed the conversation first
                 _check_owner(self._table.get(*keys.conversation_owner(conversation_id)), workspace.id, caller.user_id)
-            if 0 in failed:  # a concurrent resend with the same key won: hand back its admission
-                marker = self._table.get(*keys.admission_key(conversation_id, idempotency_key))
-                if marker is not None:
-                    return self._replay(marker, workspace.id, caller.user_id, key_session_id)
-            if 4 in failed:
+            if Label.IDEMPOTENCY in failed:  # a concurrent resend with the same key won: hand back its admission
+                stored = self._table.get(*keys.admission_key(conversation_id, idempotency_key))
+                if stored is not None:
+                    return self._replay(stored, workspace.id, caller.user_id, key_session_id)
+            if Label.CONSENT in failed:
                 raise AiDisabled("workspace AI was turned off or consent changed; try again") from None
             raise
         return Admitted(Admission.from_item(item), credential, replayed=False)

@@ -13,8 +13,18 @@ from enum import StrEnum
 from typing import Any
 
 from workspace_memory import keys
-from workspace_memory.access import Workspace, write_condition
+from workspace_memory.access import Workspace, still_writer
 from workspace_memory.admission import Admission, AdmissionRef, InvalidAdmission
+from workspace_memory.changes import (
+    Change,
+    ConsentIs,
+    ConsumeAdmission,
+    CredentialHeldBy,
+    KeySessionLive,
+    KeySessionNotRevoked,
+    Label,
+    PolicyIs,
+)
 from workspace_memory.document import Head
 from workspace_memory.errors import ScopeNotGranted
 from workspace_memory.keysessions import Scope
@@ -138,97 +148,41 @@ def read_authority(table: Table, admission_id: str, workspace_id: str, credentia
     )
 
 
-def fence_actions(
-    authority: Authority, now: float, receipt: dict[str, Any], request_hash: str
-) -> list[tuple[Predicate, dict[str, Any]]]:
-    """Condition checks (and the admission's consumption) that re-state the turn's authority at commit."""
+def fence_changes(authority: Authority, now: float, receipt: dict[str, Any], request_hash: str) -> list[Change]:
+    """The checks (and the admission's consumption) that re-state the turn's authority at commit."""
     adm = authority.admission
     ws = adm.workspace_id
-    actions: list[tuple[Predicate, dict[str, Any]]] = [
-        (
-            Predicate.ADMISSION,
-            {
-                "Update": {
-                    "Key": keys.as_key(keys.admission(adm.id)),
-                    "UpdateExpression": "SET #status = :committed, captureRequestHash = :hash, "
-                    "captureReceipt = :receipt",
-                    "ConditionExpression": "#status = :admitted AND expiresAt > :now AND #mode = :auto "
-                    "AND workspaceId = :ws AND userId = :user",
-                    "ExpressionAttributeNames": {"#status": "status", "#mode": "mode"},
-                    "ExpressionAttributeValues": {
-                        ":committed": "committed",
-                        ":admitted": "admitted",
-                        ":hash": request_hash,
-                        ":receipt": receipt,
-                        ":now": int(now),
-                        ":auto": Mode.AUTO.value,
-                        ":ws": ws,
-                        ":user": adm.user_id,
-                    },
-                }
-            },
-        ),
-        (
-            Predicate.POLICY,
-            {
-                "ConditionCheck": {
-                    "Key": keys.as_key(keys.policy(ws)),
-                    "ConditionExpression": "#mode = :auto AND policyRevision = :rev AND clearGeneration = :gen",
-                    "ExpressionAttributeNames": {"#mode": "mode"},
-                    "ExpressionAttributeValues": {
-                        ":auto": Mode.AUTO.value,
-                        ":rev": adm.policy_revision,
-                        ":gen": adm.clear_generation,
-                    },
-                }
-            },
-        ),
-        (
-            Predicate.CONSENT,
-            {
-                "ConditionCheck": {
-                    "Key": keys.as_key(keys.meta(ws)),
-                    "ConditionExpression": "aiEnabled = :true AND consentRevision = :consent",
-                    "ExpressionAttributeValues": {":true": True, ":consent": adm.consent_revision},
-                }
-            },
-        ),
-        (
-            Predicate.CREDENTIAL,
-            {
-                "ConditionCheck": {
-                    "Key": keys.as_key(keys.credential(adm.conversation_id)),
-                    "ConditionExpression": "admissionId = :adm AND nonceHash = :nonce AND expiresAt > :now",
-                    "ExpressionAttributeValues": {":adm": adm.id, ":nonce": adm.nonce_hash, ":now": int(now)},
-                }
-            },
-        ),
+    at = int(now)
+    changes: list[Change] = [
+        ConsumeAdmission(adm.id, ws, adm.user_id, Mode.AUTO.value, at, request_hash, receipt),
+        PolicyIs(ws, Mode.AUTO.value, adm.policy_revision, adm.clear_generation),
+        ConsentIs(ws, adm.consent_revision),
+        CredentialHeldBy(adm.conversation_id, adm.id, adm.nonce_hash, at),
     ]
     if authority.workspace is not None:
-        actions.append((Predicate.ACCESS, write_condition(authority.workspace, adm.user_id)))
+        changes.append(still_writer(authority.workspace, adm.user_id))
     if adm.key_session_id is not None:
-        actions += [
-            (
-                Predicate.KEY_SESSION,
-                {
-                    "ConditionCheck": {
-                        "Key": keys.as_key(keys.key_session(ws, adm.key_session_id)),
-                        "ConditionExpression": "expiresAt > :now",
-                        "ExpressionAttributeValues": {":now": int(now)},
-                    }
-                },
-            ),
-            (
-                Predicate.KEY_SESSION,
-                {
-                    "ConditionCheck": {
-                        "Key": keys.as_key(keys.key_revocation(ws, adm.key_session_id)),
-                        "ConditionExpression": "attribute_not_exists(pk)",
-                    }
-                },
-            ),
-        ]
-    return actions
+        changes += [KeySessionLive(ws, adm.key_session_id, at), KeySessionNotRevoked(ws, adm.key_session_id)]
+    return changes
+
+
+PREDICATE_OF_LABEL: dict[str, Predicate] = {
+    Label.ADMISSION: Predicate.ADMISSION,
+    Label.POLICY: Predicate.POLICY,
+    Label.CONSENT: Predicate.CONSENT,
+    Label.CREDENTIAL: Predicate.CREDENTIAL,
+    Label.KEY_SESSION: Predicate.KEY_SESSION,
+    Label.ACCESS: Predicate.ACCESS,
+    Label.VERSION: Predicate.HEAD,
+    Label.HEAD: Predicate.HEAD,
+}
+"""How a failed change of the fence transaction reads as the predicate a refusal names."""
+
+
+def failed_predicate(failed: frozenset[str]) -> Predicate:
+    """The most fundamental predicate among the failed changes."""
+    named = {PREDICATE_OF_LABEL[label] for label in failed}
+    return next(p for p in PREDICATE_PRIORITY if p in named)
 
 
 PREDICATE_PRIORITY = (

@@ -1,18 +1,18 @@
-"""Composition root: the only module that reads the environment; runs once per cold start."""
+"""Composition root: the only module that reads the environment; runs once per cold start.
+
+The adapters (boto3, the encryption SDK, the Temporal client) are imported when the services are first
+built, not when a handler module is imported: a handler pays at import only for its routes and models,
+and only the conversations function ever loads the Temporal client.
+"""
 
 from __future__ import annotations
 
 import functools
 import os
 from dataclasses import dataclass
-
-from temporalio.envconfig import ClientConfig
+from typing import TYPE_CHECKING
 
 from workspace_memory.access import AccessService
-from workspace_memory.adapters.aws import AwsClients, build_clients
-from workspace_memory.adapters.dynamo import DynamoTable
-from workspace_memory.adapters.kms_cipher import KmsCipher
-from workspace_memory.adapters.temporal_turns import TemporalTurns
 from workspace_memory.admission import AdmissionService
 from workspace_memory.capture import CaptureService
 from workspace_memory.clock import Clock, SystemClock
@@ -23,6 +23,11 @@ from workspace_memory.policy import PolicyService
 from workspace_memory.recall import RecallService
 from workspace_memory.settings import Settings
 from workspace_memory.turns import TurnService
+
+if TYPE_CHECKING:
+    from workspace_memory.adapters.aws import AwsClients
+    from workspace_memory.adapters.dynamo import DynamoTable
+    from workspace_memory.adapters.kms_cipher import KmsCipher
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,10 @@ class Services:
 
 
 def build_services(settings: Settings, clock: Clock | None = None, clients: AwsClients | None = None) -> Services:
+    from workspace_memory.adapters.aws import build_clients
+    from workspace_memory.adapters.dynamo import DynamoTable
+    from workspace_memory.adapters.kms_cipher import KmsCipher
+
     clock = clock or SystemClock()
     clients = clients or build_clients(settings)
     table = DynamoTable(clients.dynamodb, settings.table_name)
@@ -72,6 +81,10 @@ def services() -> Services:
 @functools.cache
 def turn_service() -> TurnService:
     """Built on first use, in the conversations function only: it owns the Temporal client's loop."""
+    from temporalio.envconfig import ClientConfig
+
+    from workspace_memory.adapters.temporal_turns import TemporalTurns
+
     base = services()
     # TLS, API key and gRPC metadata for an authenticated namespace, as the worker reads them (TEMPORAL_*
     # variables or a temporal.toml profile).

@@ -20,16 +20,17 @@ from pydantic import TypeAdapter
 
 from workspace_memory import keys
 from workspace_memory.access import load_caller
-from workspace_memory.authority import PREDICATE_PRIORITY, Authority, Predicate, fence_actions, read_authority
+from workspace_memory.authority import Authority, Predicate, failed_predicate, fence_changes, read_authority
+from workspace_memory.changes import ClearGenerationIs, Label
 from workspace_memory.clock import Clock
 from workspace_memory.document import (
     RECALL_MAX_BYTES,
     Commit,
     Head,
     Op,
-    document_context,
+    head_text,
     prepare_version,
-    version_actions,
+    version_changes,
 )
 from workspace_memory.edits import Edit, EditsRejected, apply_edits
 from workspace_memory.errors import Conflict, Forbidden, InvalidInput, StaleBaseVersion
@@ -155,7 +156,7 @@ class CaptureService:
         if mode is Mode.OFF:
             return CaptureResult(Outcome.NOOP)
         head = authority.head
-        current = self._text(workspace_id, head)
+        current = head_text(self._cipher, workspace_id, head)
         if base_version != head.version:
             # The edits were computed on another text than the one read here: never apply them to it.
             return self._conflict(edits, head, authority.policy, current)
@@ -171,7 +172,8 @@ class CaptureService:
             return CaptureResult(Outcome.NOOP, version=head.version)
         if len(updated.encode("utf-8")) > RECALL_MAX_BYTES:
             return CaptureResult(Outcome.REFUSED, predicate=Predicate.OVERSIZED)
-        return self._commit(authority, credential, updated, head.version, digest, now, edits)
+        # The fence judges time as of the commit, not the snapshot: expiry in between retires the edit.
+        return self._commit(authority, credential, updated, head.version, digest, self._clock.now(), edits)
 
     def _commit(
         self,
@@ -194,14 +196,10 @@ class CaptureService:
             "bytes": prepared.info.bytes,
             "committedAt": prepared.info.created_at,
         }
-        fence = fence_actions(authority, now, receipt, digest)
-        actions = [*version_actions(prepared, base), *(action for _, action in fence)]
-        predicates = [Predicate.HEAD, Predicate.HEAD, *(predicate for predicate, _ in fence)]
         try:
-            self._table.transact(actions)
+            self._table.transact([*version_changes(prepared, base), *fence_changes(authority, now, receipt, digest)])
         except TransactionCancelled as exc:
-            named = {predicates[i] for i in exc.failed()}
-            predicate = next(p for p in PREDICATE_PRIORITY if p in named)
+            predicate = failed_predicate(exc.failed())
             if predicate is Predicate.ADMISSION:
                 # A concurrent identical request may have committed: replay it rather than refuse.
                 again = read_authority(self._table, adm.id, adm.workspace_id, credential)
@@ -210,7 +208,7 @@ class CaptureService:
                     return replay
             if predicate is Predicate.HEAD:
                 fresh = Head.from_item(self._table.get(*keys.head(adm.workspace_id)))
-                return self._conflict(edits, fresh, authority.policy, self._text(adm.workspace_id, fresh))
+                return self._conflict(edits, fresh, authority.policy, head_text(self._cipher, adm.workspace_id, fresh))
             return CaptureResult(Outcome.REFUSED, predicate=predicate)
         return CaptureResult(Outcome.COMMITTED, version=prepared.info.version, receipt=receipt)
 
@@ -239,11 +237,6 @@ class CaptureService:
     def _proposal(edits: Sequence[Edit], head: Head, policy: Policy) -> Proposal:
         return Proposal([e.model_dump(exclude_none=True) for e in edits], head.version, policy.clear_generation)
 
-    def _text(self, workspace_id: str, head: Head) -> str:
-        if head.ciphertext is None:
-            return ""
-        return self._cipher.decrypt(head.ciphertext, document_context(workspace_id, head.version)).decode("utf-8")
-
     # -- humans applying a proposal -------------------------------------------------------------
 
     def apply_proposal(
@@ -261,31 +254,21 @@ class CaptureService:
         head = Head.from_item(head_item)
         if head.version != base:
             raise StaleBaseVersion(f"base version {base} is not the current version", current_version=head.version)
-        updated = _apply(self._text(workspace_id, head), edits)
+        updated = _apply(head_text(self._cipher, workspace_id, head), edits)
         prepared = prepare_version(
             self._cipher, workspace_id, content=updated, base=base, op=Op.SAVE, author=user_id, now=self._clock.now()
         )
         # The generation seen must still hold when the write lands (a Clear creates the row if absent).
-        generation: dict[str, Any] = (
-            {"ConditionExpression": "attribute_not_exists(pk)"}
-            if policy_item is None
-            else {
-                "ConditionExpression": "clearGeneration = :gen",
-                "ExpressionAttributeValues": {":gen": clear_generation},
-            }
-        )
-        actions = [
-            *version_actions(prepared, base),
-            caller.write_condition(),
-            {"ConditionCheck": {"Key": keys.as_key(keys.policy(workspace_id)), **generation}},
-        ]
+        seen = None if policy_item is None else clear_generation
         try:
-            self._table.transact(actions)
+            self._table.transact(
+                [*version_changes(prepared, base), caller.still_writer(), ClearGenerationIs(workspace_id, seen)]
+            )
         except TransactionCancelled as exc:
             failed = exc.failed()
-            if 3 in failed:
+            if Label.CLEAR_GENERATION in failed:
                 raise ProposalCleared("the memory was cleared after this proposal was made") from None
-            if 2 in failed:  # as Save answers a lost write right
+            if Label.ACCESS in failed:  # as Save answers a lost write right
                 raise Forbidden("write access to this workspace's memory is not granted to your role") from None
             fresh = Head.from_item(self._table.get(*keys.head(workspace_id)))
             raise StaleBaseVersion(

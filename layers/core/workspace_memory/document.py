@@ -7,14 +7,13 @@ the version's ciphertext, so a read (and a recall) is one round trip.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from workspace_memory import keys
 from workspace_memory.access import Caller, load_caller
+from workspace_memory.changes import BumpClearGeneration, Change, Create, Label, MoveHead
 from workspace_memory.clock import Clock, iso
 from workspace_memory.cursors import decode_cursor, encode_cursor
 from workspace_memory.errors import (
@@ -26,8 +25,9 @@ from workspace_memory.errors import (
     VersionNotFound,
     WorkspaceNotFound,
 )
-from workspace_memory.policy import Mode, Policy, clear_generation_bump
+from workspace_memory.policy import Mode, Policy
 from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.sealed import seal, unseal
 
 MAX_DOCUMENT_BYTES = 64 * 1024
 """Storage cap: two copies (head + version) of the ciphertext stay far below DynamoDB's 400 KB item."""
@@ -146,8 +146,8 @@ def prepare_version(
     if size > MAX_DOCUMENT_BYTES:
         raise PayloadTooLarge(f"document is {size} bytes; the cap is {MAX_DOCUMENT_BYTES}", limit=MAX_DOCUMENT_BYTES)
     number = base + 1
-    ciphertext = cipher.encrypt(content.encode("utf-8"), document_context(workspace_id, number))
-    digest = hashlib.sha256(ciphertext).hexdigest()
+    sealed = seal(cipher, content, document_context(workspace_id, number))
+    ciphertext, digest = sealed.ciphertext, sealed.sha256
     created = iso(now)
     info = VersionInfo(number, op.value, author, created, size, digest, restored_from)
     version_item: Item = {
@@ -177,20 +177,16 @@ def prepare_version(
     return PreparedVersion(version_item, head_item, info)
 
 
-def version_actions(prepared: PreparedVersion, base: int) -> list[Mapping[str, Any]]:
+def version_changes(prepared: PreparedVersion, base: int) -> list[Change]:
     """The two writes that make a version: create it, and move the head from exactly `base`."""
-    head_condition: dict[str, Any]
-    if base == 0:
-        head_condition = {"ConditionExpression": "attribute_not_exists(pk)"}
-    else:
-        head_condition = {
-            "ConditionExpression": "headVersion = :base AND tombstone = :false",
-            "ExpressionAttributeValues": {":base": base, ":false": False},
-        }
-    return [
-        {"Put": {"Item": prepared.version_item, "ConditionExpression": "attribute_not_exists(pk)"}},
-        {"Put": {"Item": prepared.head_item, **head_condition}},
-    ]
+    return [Create(prepared.version_item, Label.VERSION), MoveHead(prepared.head_item, base)]
+
+
+def head_text(cipher: Cipher, workspace_id: str, head: Head) -> str:
+    """The head's text (empty for a document never saved)."""
+    if head.ciphertext is None:
+        return ""
+    return unseal(cipher, head.ciphertext, document_context(workspace_id, head.version))
 
 
 def parse_base_version(raw: str | None) -> int:
@@ -216,15 +212,10 @@ class DocumentService:
             self._table, workspace_id, user_id, [keys.head(workspace_id), keys.policy(workspace_id)]
         )
         head = Head.from_item(head_item)
-        content = self.decrypt_head(workspace_id, head)
+        content = head_text(self._cipher, workspace_id, head)
         mode = Policy.from_item(policy_item).mode
         eligible = mode is not Mode.OFF and not head.tombstone and head.bytes <= RECALL_MAX_BYTES
         return DocumentView(head.version, content, head.bytes, eligible, head.updated_at, head.updated_by)
-
-    def decrypt_head(self, workspace_id: str, head: Head) -> str:
-        if head.ciphertext is None:
-            return ""
-        return self._cipher.decrypt(head.ciphertext, document_context(workspace_id, head.version)).decode("utf-8")
 
     def history(self, user_id: str, workspace_id: str, limit: int, cursor: str | None) -> HistoryPage:
         load_caller(self._table, workspace_id, user_id)
@@ -244,8 +235,9 @@ class DocumentService:
         _, (item,) = load_caller(self._table, workspace_id, user_id, [keys.version(workspace_id, number)])
         if item is None:
             raise VersionNotFound(f"version {number} does not exist")
-        text = self._cipher.decrypt(item["ciphertext"], document_context(workspace_id, number)).decode("utf-8")
-        return VersionInfo.from_item(item), text
+        return VersionInfo.from_item(item), unseal(
+            self._cipher, item["ciphertext"], document_context(workspace_id, number)
+        )
 
     # -- writes ----------------------------------------------------------------------------------
 
@@ -260,7 +252,7 @@ class DocumentService:
         caller.require_write()
         seen = Policy.from_item(policy_item)
         commit = self._commit(
-            caller, content="", base=base, op=Op.CLEAR, extra=[clear_generation_bump(workspace_id, seen)]
+            caller, content="", base=base, op=Op.CLEAR, extra=[BumpClearGeneration(workspace_id, seen.clear_generation)]
         )
         return Commit(commit.version, seen.clear_generation + 1)
 
@@ -270,8 +262,8 @@ class DocumentService:
         caller.require_write()
         if item is None:
             raise VersionNotFound(f"version {restore_version} does not exist")
-        old = self._cipher.decrypt(item["ciphertext"], document_context(workspace_id, restore_version))
-        return self._commit(caller, content=old.decode("utf-8"), base=base, op=Op.UNDO, restored_from=restore_version)
+        old = unseal(self._cipher, item["ciphertext"], document_context(workspace_id, restore_version))
+        return self._commit(caller, content=old, base=base, op=Op.UNDO, restored_from=restore_version)
 
     def _commit(
         self,
@@ -280,7 +272,7 @@ class DocumentService:
         content: str,
         base: int,
         op: Op,
-        extra: Sequence[Mapping[str, Any]] = (),
+        extra: Sequence[Change] = (),
         restored_from: int | None = None,
     ) -> Commit:
         workspace_id = caller.workspace.id
@@ -294,12 +286,10 @@ class DocumentService:
             now=self._clock.now(),
             restored_from=restored_from,
         )
-        actions = [*version_actions(prepared, base), caller.write_condition(), *extra]
         try:
-            self._table.transact(actions)
+            self._table.transact([*version_changes(prepared, base), caller.still_writer(), *extra])
         except TransactionCancelled as exc:
-            failed = exc.failed()
-            if 2 in failed:
+            if Label.ACCESS in exc.failed():
                 raise self._lost_right(caller) from None
             current = self._table.get(*keys.head(workspace_id))
             raise StaleBaseVersion(

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import re
 import secrets
+from typing import Annotated
+
+from pydantic import StringConstraints
 
 from workspace_memory.errors import InvalidInput
 
-IDENTIFIER = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+IDENTIFIER_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
+IDENTIFIER = re.compile(IDENTIFIER_PATTERN)
 """Caller-chosen ids (conversations, sessions, idempotency keys): no `#`, so they are safe inside keys."""
+
+Identifier = Annotated[str, StringConstraints(pattern=IDENTIFIER_PATTERN)]
+"""A caller-chosen id on the wire; path parameters are checked with `require_identifier`."""
+
+IssuedId = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+"""An id the service issued (workspace, key session) or a user id from the identity provider."""
 
 
 def require_identifier(value: object, what: str) -> str:

@@ -14,6 +14,7 @@ from enum import StrEnum
 
 from workspace_memory import keys
 from workspace_memory.access import Role, load_caller
+from workspace_memory.changes import Create, Label
 from workspace_memory.clock import Clock, iso
 from workspace_memory.errors import Forbidden, InvalidInput, NotFound
 from workspace_memory.ids import new_id
@@ -84,7 +85,7 @@ class KeySessionService:
             "expiresAt": int(session.expires_at),
             "ttl": int(session.expires_at) + TTL_GRACE_SECONDS,
         }
-        self._table.transact([{"Put": {"Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}])
+        self._table.transact([Create(item, Label.KEY_SESSION)])
         return session
 
     def revoke(self, user_id: str, workspace_id: str, session_id: str) -> None:

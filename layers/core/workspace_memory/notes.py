@@ -14,18 +14,18 @@ sessions expire.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
-from typing import Any
 
 from workspace_memory import keys
 from workspace_memory.admission import AdmissionRef
 from workspace_memory.authority import read_authority
+from workspace_memory.changes import ReplaceRevision
 from workspace_memory.clock import Clock, iso
-from workspace_memory.errors import Conflict, DecryptionFailed, Forbidden, InvalidInput, NotFound, PayloadTooLarge
+from workspace_memory.errors import Conflict, Forbidden, InvalidInput, NotFound, PayloadTooLarge
 from workspace_memory.ids import require_identifier
 from workspace_memory.keysessions import Scope
 from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.sealed import seal, unseal
 
 NOTES_MAX_BYTES = 32 * 1024
 """Cap on the UTF-8 size of one session's notes; exactly this many bytes is accepted."""
@@ -151,10 +151,9 @@ class NotesService:
             # TTL deletion lags expiry (up to days): an expired item reads as empty, but keeps its
             # revision so a writer's compare-and-set against it still lines up.
             return Notes("", revision, 0, None)
-        ciphertext = bytes(item["ciphertext"])
-        if hashlib.sha256(ciphertext).hexdigest() != item.get("sha256"):
-            raise DecryptionFailed("notes ciphertext does not match its recorded digest")
-        text = self._cipher.decrypt(ciphertext, notes_context(notebook, revision)).decode("utf-8")
+        text = unseal(
+            self._cipher, bytes(item["ciphertext"]), notes_context(notebook, revision), item.get("sha256", "")
+        )
         return Notes(text, revision, len(text.encode("utf-8")), item.get("updatedAt"))
 
     def put(self, notebook: Notebook, text: str, expected_revision: int) -> Notes:
@@ -168,25 +167,21 @@ class NotesService:
             raise InvalidInput("expected revision must be a non-negative integer")
         revision = expected_revision + 1
         now = self._clock.now()
-        ciphertext = self._cipher.encrypt(raw, notes_context(notebook, revision))
+        sealed = seal(self._cipher, text, notes_context(notebook, revision))
         item: Item = {
             **keys.as_key(_key(notebook)),
             "workspaceId": notebook.workspace_id,
-            "ciphertext": ciphertext,
-            "sha256": hashlib.sha256(ciphertext).hexdigest(),
-            "bytes": len(raw),
+            "ciphertext": sealed.ciphertext,
+            "sha256": sealed.sha256,
+            "bytes": sealed.bytes,
             "revision": revision,
             "updatedAt": iso(now),
             "ttl": int(now) + NOTES_TTL_SECONDS,
         }
-        condition, values = self._revision_condition(expected_revision)
-        put: dict[str, Any] = {"Item": item, "ConditionExpression": condition}
-        if values:
-            put["ExpressionAttributeValues"] = values
         try:
-            # A one-action transaction rather than a conditional put: its client token makes a retry after
+            # A one-change transaction rather than a conditional put: its client token makes a retry after
             # a timeout idempotent, so a write that landed is never misreported as a conflict.
-            self._table.transact([{"Put": put}])
+            self._table.transact([ReplaceRevision(item, expected_revision)])
         except TransactionCancelled:
             raise NotesConflict(expected_revision, self._current_revision(notebook)) from None
         return Notes(text, revision, len(raw), item["updatedAt"])
@@ -215,9 +210,3 @@ class NotesService:
     def _expired(self, item: Item) -> bool:
         ttl = item.get("ttl")
         return ttl is not None and int(ttl) <= self._clock.now()
-
-    @staticmethod
-    def _revision_condition(expected_revision: int) -> tuple[str, dict[str, Any] | None]:
-        if expected_revision == 0:
-            return "attribute_not_exists(pk)", None
-        return "revision = :expected", {":expected": expected_revision}

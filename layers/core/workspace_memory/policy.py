@@ -12,6 +12,7 @@ from enum import StrEnum
 
 from workspace_memory import keys
 from workspace_memory.access import load_caller
+from workspace_memory.changes import Label, SetPolicyMode
 from workspace_memory.clock import Clock, iso
 from workspace_memory.errors import Forbidden, StalePolicyRevision
 from workspace_memory.ports import Item, Table, TransactionCancelled
@@ -43,25 +44,6 @@ class Policy:
         }
 
 
-def clear_generation_bump(workspace_id: str, seen: Policy) -> dict[str, object]:
-    """The policy half of a Clear: generation+1 with mode and revision kept (created if absent)."""
-    return {
-        "Update": {
-            "Key": keys.as_key(keys.policy(workspace_id)),
-            "UpdateExpression": "SET clearGeneration = :next, #mode = if_not_exists(#mode, :ro), "
-            "policyRevision = if_not_exists(policyRevision, :zero)",
-            "ConditionExpression": "attribute_not_exists(pk) OR clearGeneration = :seen",
-            "ExpressionAttributeNames": {"#mode": "mode"},
-            "ExpressionAttributeValues": {
-                ":next": seen.clear_generation + 1,
-                ":seen": seen.clear_generation,
-                ":ro": Mode.READ_ONLY.value,
-                ":zero": 0,
-            },
-        }
-    }
-
-
 class PolicyService:
     def __init__(self, table: Table, clock: Clock) -> None:
         self._table = table
@@ -80,33 +62,15 @@ class PolicyService:
             raise StalePolicyRevision("policy revision is stale", current=current.as_dict())
         updated = Policy(mode, expected_revision + 1, current.clear_generation)
         try:
+            # A Clear may bump the generation concurrently: the mode change never overwrites it.
             self._table.transact(
                 [
-                    {
-                        "Update": {
-                            "Key": keys.as_key(keys.policy(workspace_id)),
-                            # A Clear may bump the generation concurrently: never overwrite it here.
-                            "UpdateExpression": "SET #mode = :mode, policyRevision = :next, "
-                            "clearGeneration = if_not_exists(clearGeneration, :zero), "
-                            "updatedAt = :at, updatedBy = :by",
-                            "ConditionExpression": "attribute_not_exists(pk) AND :seen = :zero"
-                            " OR policyRevision = :seen",
-                            "ExpressionAttributeNames": {"#mode": "mode"},
-                            "ExpressionAttributeValues": {
-                                ":mode": mode.value,
-                                ":next": expected_revision + 1,
-                                ":seen": expected_revision,
-                                ":zero": 0,
-                                ":at": iso(self._clock.now()),
-                                ":by": user_id,
-                            },
-                        }
-                    },
-                    caller.write_condition(),
+                    SetPolicyMode(workspace_id, mode.value, expected_revision, iso(self._clock.now()), user_id),
+                    caller.still_writer(),
                 ]
             )
         except TransactionCancelled as exc:
-            if 1 in exc.failed():
+            if Label.ACCESS in exc.failed():
                 raise Forbidden("only the workspace owner may do this") from None
             latest = self.get(user_id, workspace_id)
             raise StalePolicyRevision("policy revision is stale", current=latest.as_dict()) from None

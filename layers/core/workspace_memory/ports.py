@@ -2,29 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from workspace_memory.changes import Change
 
 Item = dict[str, Any]
 
 
 class TransactionCancelled(Exception):
-    """A transaction lost on its conditions; `reasons[i]` is the code of action i ("None" when it held).
+    """A transaction lost on its conditions; `failed()` names the labels of the changes whose condition was
+    false. Cancellations for any other reason (conflicts, throttling) surface as `Unavailable` instead."""
 
-    Cancellations for any other reason (conflicts, throttling) surface as `Unavailable` instead."""
+    def __init__(self, failed_labels: Iterable[str]) -> None:
+        self._failed = frozenset(failed_labels)
+        super().__init__("transaction cancelled: " + ",".join(sorted(self._failed)))
 
-    def __init__(self, reasons: list[str], olds: list[Item | None]) -> None:
-        super().__init__("transaction cancelled: " + ",".join(reasons))
-        self.reasons = reasons
-        self.olds = olds
-
-    def failed(self) -> list[int]:
-        return [i for i, code in enumerate(self.reasons) if code == "ConditionalCheckFailed"]
-
-    @property
-    def only_conditions(self) -> bool:
-        """True when every failure is a condition (not a conflict or throttle worth retrying)."""
-        return all(code in ("None", "ConditionalCheckFailed") for code in self.reasons)
+    def failed(self) -> frozenset[str]:
+        return self._failed
 
 
 class Cipher(Protocol):
@@ -52,6 +48,6 @@ class Table(Protocol):
         """Unconditional: anything that depends on state is a transaction (idempotent on retry)."""
         ...
 
-    def transact(self, actions: Sequence[Mapping[str, Any]]) -> None:
-        """All-or-nothing write; raises TransactionCancelled naming each failed action."""
+    def transact(self, changes: Sequence[Change]) -> None:
+        """All-or-nothing write of the domain's changes; raises TransactionCancelled naming the failed labels."""
         ...

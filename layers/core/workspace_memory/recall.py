@@ -18,7 +18,7 @@ from workspace_memory.admission import AdmissionRef
 from workspace_memory.authority import Authority, read_authority
 from workspace_memory.clock import Clock, iso
 from workspace_memory.cursors import decode_cursor, encode_cursor
-from workspace_memory.document import RECALL_MAX_BYTES, document_context
+from workspace_memory.document import RECALL_MAX_BYTES, head_text
 from workspace_memory.errors import ConversationNotFound, DecryptionFailed, Unavailable
 from workspace_memory.framing import CLOSE_MARKER as CLOSE_MARKER  # re-exported: the block's markers
 from workspace_memory.framing import OPEN_MARKER as OPEN_MARKER
@@ -145,9 +145,8 @@ class RecallService:
         block = ""
         if status is RecallStatus.OK:
             head = authority.head
-            assert head.ciphertext is not None
             try:
-                text = self._cipher.decrypt(head.ciphertext, document_context(workspace_id, head.version)).decode()
+                text = head_text(self._cipher, workspace_id, head)
             except (Unavailable, DecryptionFailed):
                 return self._unavailable(ref, admission_id, authority.admission.turn_id)
             block = frame(text, head.version)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.types import Binary, TypeDeserializer
+from boto3.dynamodb.types import Binary
 from botocore.exceptions import BotoCoreError, ClientError
 
+from workspace_memory.adapters.dynamo_changes import to_dynamo
+from workspace_memory.changes import Change
 from workspace_memory.errors import Unavailable
 from workspace_memory.ports import Item, TransactionCancelled
 
@@ -25,16 +27,6 @@ def _native(value: Any) -> Any:
     if isinstance(value, set):
         return {_native(v) for v in value}
     return value
-
-
-_DESERIALIZER = TypeDeserializer()
-
-
-def _typed(raw: Any) -> Item | None:
-    """Error responses are not deserialized by the resource client: items there are attribute-typed."""
-    if not raw:
-        return None
-    return {k: _native(_DESERIALIZER.deserialize(v)) for k, v in raw.items()}
 
 
 def _wire(value: Any) -> Any:
@@ -64,21 +56,19 @@ class DynamoTable:
         self._client = client  # the low-level client of a boto3 DynamoDB *resource* (native types)
         self.name = table_name
 
-    def _call(self, op: str, **kwargs: Any) -> dict[str, Any]:
+    def _call(self, op: str, labels: Sequence[str] = (), **kwargs: Any) -> dict[str, Any]:
         try:
             result: dict[str, Any] = getattr(self._client, op)(**kwargs)
             return result
         except ClientError as exc:
             code = exc.response.get("Error", {}).get("Code", "")
             if code == "TransactionCanceledException":
-                reasons = exc.response.get("CancellationReasons", [])
-                cancelled = TransactionCancelled(
-                    [r.get("Code", "None") for r in reasons], [_typed(r.get("Item")) for r in reasons]
-                )
-                if not cancelled.only_conditions:
+                reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
+                if not all(reason in ("None", "ConditionalCheckFailed") for reason in reasons):
                     # A conflict with another transaction or a throttle decides nothing: retry, don't report.
-                    raise Unavailable(f"table {op} cancelled ({','.join(cancelled.reasons)})", transient=True) from None
-                raise cancelled from None
+                    raise Unavailable(f"table {op} cancelled ({','.join(reasons)})", transient=True) from None
+                failed = [label for label, reason in zip(labels, reasons, strict=False) if reason != "None"]
+                raise TransactionCancelled(failed) from None
             raise Unavailable(f"table {op} failed ({code or 'error'})", transient=code in _TRANSIENT) from exc
         except BotoCoreError as exc:
             raise Unavailable(f"table {op} failed ({type(exc).__name__})", transient=True) from exc
@@ -114,12 +104,9 @@ class DynamoTable:
     def put(self, item: Item) -> None:
         self._call("put_item", TableName=self.name, Item=_wire(item))
 
-    def transact(self, actions: Sequence[Mapping[str, Any]]) -> None:
+    def transact(self, changes: Sequence[Change]) -> None:
         items = []
-        for action in actions:
-            ((kind, body),) = action.items()
-            body = {"TableName": self.name, **_wire(dict(body))}
-            if "ConditionExpression" in body:
-                body["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
-            items.append({kind: body})
-        self._call("transact_write_items", TransactItems=items)
+        for change in changes:
+            ((kind, body),) = to_dynamo(change).items()
+            items.append({kind: {"TableName": self.name, **_wire(body)}})
+        self._call("transact_write_items", labels=[change.label for change in changes], TransactItems=items)

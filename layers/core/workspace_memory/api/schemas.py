@@ -10,6 +10,7 @@ from workspace_memory.access import Role, ShareType
 from workspace_memory.admission import MemoryState
 from workspace_memory.api.http import ApiModel
 from workspace_memory.document import Commit, VersionInfo
+from workspace_memory.ids import Identifier, IssuedId
 from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode
 
@@ -83,12 +84,12 @@ class CommitOut(ApiModel):
 
 
 class Admit(ApiModel):
-    workspace_id: str = Field(min_length=1, max_length=200)
-    user_id: str = Field(min_length=1, max_length=200)
-    idempotency_key: str = Field(min_length=1, max_length=128)
+    workspace_id: IssuedId
+    user_id: IssuedId
+    idempotency_key: Identifier
     memory_state: MemoryState | None = None
-    key_session_id: str | None = Field(default=None, max_length=200)
-    session_id: str | None = Field(default=None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:-]+$")
+    key_session_id: IssuedId | None = None
+    session_id: Identifier | None = None
 
 
 class Capture(ApiModel):
@@ -113,9 +114,9 @@ class PutNotes(ApiModel):
 
 
 class StartTurn(ApiModel):
-    workspace_id: str = Field(min_length=1, max_length=200)
+    workspace_id: IssuedId
     message: str = Field(min_length=1, max_length=32 * 1024)
-    idempotency_key: str = Field(min_length=1, max_length=128)
+    idempotency_key: Identifier
     memory_state: MemoryState | None = None
-    key_session_id: str | None = Field(default=None, max_length=200)
-    session_id: str | None = Field(default=None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:-]+$")
+    key_session_id: IssuedId | None = None
+    session_id: Identifier | None = None

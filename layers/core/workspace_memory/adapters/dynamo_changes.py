@@ -1,0 +1,150 @@
+"""The domain's changes (`workspace_memory.changes`) in DynamoDB's dialect: one TransactWriteItems action each.
+
+This is the only place condition and update expressions are spelled. `IN` and comparisons are false on a
+missing attribute or item, which is what every "still holds" check wants.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workspace_memory import changes as ch
+from workspace_memory import keys
+
+_READ_ONLY = "read_only"
+
+
+def _check(
+    key: keys.Key, condition: str, values: dict[str, Any], names: dict[str, str] | None = None
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"Key": keys.as_key(key), "ConditionExpression": condition}
+    if values:
+        body["ExpressionAttributeValues"] = values
+    if names:
+        body["ExpressionAttributeNames"] = names
+    return {"ConditionCheck": body}
+
+
+def to_dynamo(change: ch.Change) -> dict[str, Any]:
+    """The TransactWriteItems action (without TableName) that says `change`."""
+    match change:
+        case ch.Create(item=item):
+            return {"Put": {"Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}
+        case ch.Put(item=item):
+            return {"Put": {"Item": item}}
+        case ch.MoveHead(item=item, base=0):
+            return {"Put": {"Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}
+        case ch.MoveHead(item=item, base=base):
+            return {
+                "Put": {
+                    "Item": item,
+                    "ConditionExpression": "headVersion = :base AND tombstone = :false",
+                    "ExpressionAttributeValues": {":base": base, ":false": False},
+                }
+            }
+        case ch.MemberHasRole(workspace_id=ws, user_id=user, roles=roles):
+            values = {f":r{i}": role for i, role in enumerate(roles)}
+            return _check(keys.member(ws, user), "#role IN (" + ", ".join(values) + ")", values, {"#role": "role"})
+        case ch.BumpClearGeneration(workspace_id=ws, seen=seen):
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.policy(ws)),
+                    "UpdateExpression": "SET clearGeneration = :next, #mode = if_not_exists(#mode, :ro), "
+                    "policyRevision = if_not_exists(policyRevision, :zero)",
+                    "ConditionExpression": "attribute_not_exists(pk) OR clearGeneration = :seen",
+                    "ExpressionAttributeNames": {"#mode": "mode"},
+                    "ExpressionAttributeValues": {":next": seen + 1, ":seen": seen, ":ro": _READ_ONLY, ":zero": 0},
+                }
+            }
+        case ch.ClearGenerationIs(workspace_id=ws, generation=None):
+            return _check(keys.policy(ws), "attribute_not_exists(pk)", {})
+        case ch.ClearGenerationIs(workspace_id=ws, generation=generation):
+            return _check(keys.policy(ws), "clearGeneration = :gen", {":gen": generation})
+        case ch.SetPolicyMode(workspace_id=ws, mode=mode, expected=expected, at=at, by=by):
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.policy(ws)),
+                    "UpdateExpression": "SET #mode = :mode, policyRevision = :next, "
+                    "clearGeneration = if_not_exists(clearGeneration, :zero), updatedAt = :at, updatedBy = :by",
+                    "ConditionExpression": "attribute_not_exists(pk) AND :seen = :zero OR policyRevision = :seen",
+                    "ExpressionAttributeNames": {"#mode": "mode"},
+                    "ExpressionAttributeValues": {
+                        ":mode": mode,
+                        ":next": expected + 1,
+                        ":seen": expected,
+                        ":zero": 0,
+                        ":at": at,
+                        ":by": by,
+                    },
+                }
+            }
+        case ch.PolicyIs(workspace_id=ws, mode=mode, revision=revision, clear_generation=generation):
+            return _check(
+                keys.policy(ws),
+                "#mode = :mode AND policyRevision = :rev AND clearGeneration = :gen",
+                {":mode": mode, ":rev": revision, ":gen": generation},
+                {"#mode": "mode"},
+            )
+        case ch.ConsentIs(workspace_id=ws, consent_revision=consent):
+            return _check(
+                keys.meta(ws), "aiEnabled = :true AND consentRevision = :consent", {":true": True, ":consent": consent}
+            )
+        case ch.SetAi(workspace_id=ws, enabled=enabled, seen=seen):
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.meta(ws)),
+                    "UpdateExpression": "SET aiEnabled = :e, consentRevision = :next",
+                    "ConditionExpression": "consentRevision = :seen",
+                    "ExpressionAttributeValues": {":e": enabled, ":next": seen + 1, ":seen": seen},
+                }
+            }
+        case ch.CredentialHeldBy(conversation_id=conv, admission_id=adm, nonce_hash=nonce, now=now):
+            return _check(
+                keys.credential(conv),
+                "admissionId = :adm AND nonceHash = :nonce AND expiresAt > :now",
+                {":adm": adm, ":nonce": nonce, ":now": now},
+            )
+        case ch.ConsumeAdmission():
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.admission(change.admission_id)),
+                    "UpdateExpression": "SET #status = :committed, captureRequestHash = :hash, "
+                    "captureReceipt = :receipt",
+                    "ConditionExpression": "#status = :admitted AND expiresAt > :now AND #mode = :mode "
+                    "AND workspaceId = :ws AND userId = :user",
+                    "ExpressionAttributeNames": {"#status": "status", "#mode": "mode"},
+                    "ExpressionAttributeValues": {
+                        ":committed": "committed",
+                        ":admitted": "admitted",
+                        ":hash": change.request_hash,
+                        ":receipt": change.receipt,
+                        ":now": change.now,
+                        ":mode": change.mode,
+                        ":ws": change.workspace_id,
+                        ":user": change.user_id,
+                    },
+                }
+            }
+        case ch.ClaimConversation(item=item):
+            return {
+                "Put": {
+                    "Item": item,
+                    "ConditionExpression": "attribute_not_exists(pk) OR (workspaceId = :ws AND userId = :user)",
+                    "ExpressionAttributeValues": {":ws": item["workspaceId"], ":user": item["userId"]},
+                }
+            }
+        case ch.KeySessionLive(workspace_id=ws, key_session_id=ks, now=now):
+            return _check(keys.key_session(ws, ks), "expiresAt > :now", {":now": now})
+        case ch.KeySessionNotRevoked(workspace_id=ws, key_session_id=ks):
+            return _check(keys.key_revocation(ws, ks), "attribute_not_exists(pk)", {})
+        case ch.ReplaceRevision(item=item, expected=0):
+            return {"Put": {"Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}
+        case ch.ReplaceRevision(item=item, expected=expected):
+            return {
+                "Put": {
+                    "Item": item,
+                    "ConditionExpression": "revision = :expected",
+                    "ExpressionAttributeValues": {":expected": expected},
+                }
+            }
+    raise TypeError(f"no DynamoDB form for {type(change).__name__}")

@@ -1,0 +1,169 @@
+"""The table port in memory: the domain's changes judged in plain Python, for fast unit tests of the
+services (no sockets, no expression parsing). Semantics follow DynamoDB's: a transaction judges every
+condition against the state before it, then applies all or nothing; reads are consistent snapshots.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Callable, Sequence
+
+from workspace_memory import changes as ch
+from workspace_memory import keys
+from workspace_memory.ports import Item, TransactionCancelled
+
+Items = dict[keys.Key, Item]
+
+
+class MemoryTable:
+    """Implements `ports.Table`. `before_transact`, when set, runs first inside each `transact`: a test's way
+    to land a competing event between a service's read and its write."""
+
+    def __init__(self) -> None:
+        self.items: Items = {}
+        self.transactions = 0
+        self.before_transact: Callable[[MemoryTable], None] | None = None
+        self._lock = threading.RLock()
+
+    def get(self, pk: str, sk: str) -> Item | None:
+        with self._lock:
+            return copy.deepcopy(self.items.get((pk, sk)))
+
+    def get_many(self, keys: Sequence[tuple[str, str]]) -> list[Item | None]:
+        with self._lock:
+            return [copy.deepcopy(self.items.get(key)) for key in keys]
+
+    def query(
+        self, pk: str, sk_prefix: str, *, limit: int, newest_first: bool, start_after: str | None = None
+    ) -> list[Item]:
+        with self._lock:
+            found = sorted((sk for p, sk in self.items if p == pk and sk.startswith(sk_prefix)), reverse=newest_first)
+            if start_after is not None:
+                found = [sk for sk in found if (sk < start_after if newest_first else sk > start_after)]
+            return [copy.deepcopy(self.items[(pk, sk)]) for sk in found[:limit]]
+
+    def put(self, item: Item) -> None:
+        with self._lock:
+            self.items[(item["pk"], item["sk"])] = copy.deepcopy(item)
+
+    def transact(self, changes: Sequence[ch.Change]) -> None:
+        hook = self.before_transact
+        if hook is not None:
+            hook(self)
+        with self._lock:
+            self.transactions += 1
+            failed = [change.label for change in changes if not _holds(change, self.items)]
+            if failed:
+                raise TransactionCancelled(failed)
+            for change in changes:
+                _apply(change, self.items)
+
+
+def _get(items: Items, key: keys.Key) -> Item | None:
+    return items.get(key)
+
+
+def _attr(items: Items, key: keys.Key, name: str) -> object:
+    """An attribute of an item, None when the item or the attribute is missing (as DynamoDB compares)."""
+    item = items.get(key)
+    return None if item is None else item.get(name)
+
+
+def _holds(change: ch.Change, items: Items) -> bool:
+    match change:
+        case ch.Create() | ch.ReplaceRevision(expected=0):
+            return _get(items, change.key) is None
+        case ch.Put():
+            return True
+        case ch.MoveHead(base=0):
+            return _get(items, change.key) is None
+        case ch.MoveHead(base=base):
+            head = _get(items, change.key)
+            return head is not None and head.get("headVersion") == base and head.get("tombstone") is False
+        case ch.MemberHasRole(workspace_id=ws, user_id=user, roles=roles):
+            member = _get(items, keys.member(ws, user))
+            return member is not None and member.get("role") in roles
+        case ch.BumpClearGeneration(workspace_id=ws, seen=seen):
+            policy = _get(items, keys.policy(ws))
+            return policy is None or policy.get("clearGeneration") == seen
+        case ch.ClearGenerationIs(workspace_id=ws, generation=generation):
+            policy = _get(items, keys.policy(ws))
+            return (
+                policy is None
+                if generation is None
+                else policy is not None and policy.get("clearGeneration") == generation
+            )
+        case ch.SetPolicyMode(workspace_id=ws, expected=expected):
+            policy = _get(items, keys.policy(ws))
+            return (policy is None and expected == 0) or (
+                policy is not None and policy.get("policyRevision") == expected
+            )
+        case ch.PolicyIs(workspace_id=ws):
+            policy = _get(items, keys.policy(ws)) or {}
+            return (policy.get("mode"), policy.get("policyRevision"), policy.get("clearGeneration")) == (
+                change.mode,
+                change.revision,
+                change.clear_generation,
+            )
+        case ch.ConsentIs(workspace_id=ws, consent_revision=consent):
+            meta = _get(items, keys.meta(ws)) or {}
+            return meta.get("aiEnabled") is True and meta.get("consentRevision") == consent
+        case ch.SetAi(workspace_id=ws, seen=seen):
+            meta = _get(items, keys.meta(ws)) or {}
+            return meta.get("consentRevision") == seen
+        case ch.CredentialHeldBy(conversation_id=conv):
+            slot = _get(items, keys.credential(conv)) or {}
+            return (
+                slot.get("admissionId") == change.admission_id
+                and slot.get("nonceHash") == change.nonce_hash
+                and int(slot.get("expiresAt", 0)) > change.now
+            )
+        case ch.ConsumeAdmission(admission_id=adm):
+            item = _get(items, keys.admission(adm)) or {}
+            return (
+                item.get("status") == "admitted"
+                and int(item.get("expiresAt", 0)) > change.now
+                and item.get("mode") == change.mode
+                and item.get("workspaceId") == change.workspace_id
+                and item.get("userId") == change.user_id
+            )
+        case ch.ClaimConversation(item=owner):
+            found = _get(items, change.key)
+            return found is None or (found["workspaceId"], found["userId"]) == (owner["workspaceId"], owner["userId"])
+        case ch.KeySessionLive(workspace_id=ws, key_session_id=ks, now=now):
+            session = _get(items, keys.key_session(ws, ks))
+            return session is not None and int(session["expiresAt"]) > now
+        case ch.KeySessionNotRevoked(workspace_id=ws, key_session_id=ks):
+            return _get(items, keys.key_revocation(ws, ks)) is None
+        case ch.ReplaceRevision(expected=expected):
+            found = _get(items, change.key)
+            return found is not None and found.get("revision") == expected
+    raise TypeError(f"no in-memory form for {type(change).__name__}")
+
+
+def _apply(change: ch.Change, items: Items) -> None:
+    match change:
+        case ch.Create() | ch.Put() | ch.MoveHead() | ch.ClaimConversation() | ch.ReplaceRevision():
+            items[change.key] = copy.deepcopy(change.item)
+        case ch.BumpClearGeneration(workspace_id=ws, seen=seen):
+            key = keys.policy(ws)
+            policy = items.setdefault(key, {**keys.as_key(key)})
+            policy["clearGeneration"] = seen + 1
+            policy.setdefault("mode", "read_only")
+            policy.setdefault("policyRevision", 0)
+        case ch.SetPolicyMode(workspace_id=ws):
+            key = keys.policy(ws)
+            policy = items.setdefault(key, {**keys.as_key(key)})
+            policy.update(
+                mode=change.mode, policyRevision=change.expected + 1, updatedAt=change.at, updatedBy=change.by
+            )
+            policy.setdefault("clearGeneration", 0)
+        case ch.SetAi(workspace_id=ws, enabled=enabled, seen=seen):
+            items[keys.meta(ws)].update(aiEnabled=enabled, consentRevision=seen + 1)
+        case ch.ConsumeAdmission(admission_id=adm):
+            items[keys.admission(adm)].update(
+                status="committed", captureRequestHash=change.request_hash, captureReceipt=copy.deepcopy(change.receipt)
+            )
+        case _:
+            pass  # condition checks write nothing

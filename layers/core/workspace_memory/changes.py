@@ -1,0 +1,234 @@
+"""The domain's vocabulary of conditional writes: what one transaction may say, in the domain's own verbs.
+
+A service composes a transaction from these changes ("create the version", "move the head from base",
+"the member is still a writer", "consume the admission") and hands it to the table port; the adapters
+translate each change into their storage's dialect (DynamoDB condition and update expressions in
+`adapters/dynamo_changes.py`, plain Python in `adapters/memory.py`). Every change carries a label; a
+cancelled transaction names the labels whose condition failed, never list positions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from workspace_memory import keys
+from workspace_memory.ports import Item
+
+
+class Label:
+    """Stable names for what a change stands for; several changes may share one (both key-session checks)."""
+
+    VERSION = "version"
+    HEAD = "head"
+    ACCESS = "access"
+    CLEAR_GENERATION = "clear_generation"
+    POLICY = "policy"
+    CONSENT = "consent"
+    CREDENTIAL = "credential"
+    ADMISSION = "admission"
+    IDEMPOTENCY = "idempotency"
+    OWNER = "owner"
+    KEY_SESSION = "key_session"
+    WORKSPACE = "workspace"
+    NOTES = "notes"
+    WRITE = "write"
+
+
+@dataclass(frozen=True)
+class Create:
+    """Put `item`; fails if an item with its key exists (ids are never reused, versions never rewritten)."""
+
+    item: Item
+    label: str
+
+    @property
+    def key(self) -> keys.Key:
+        return self.item["pk"], self.item["sk"]
+
+
+@dataclass(frozen=True)
+class Put:
+    """Put `item` unconditionally, as part of the transaction (it stands or falls with the others)."""
+
+    item: Item
+    label: str = Label.WRITE
+
+    @property
+    def key(self) -> keys.Key:
+        return self.item["pk"], self.item["sk"]
+
+
+@dataclass(frozen=True)
+class MoveHead:
+    """Replace the document head by `item` iff it is at `base` and not a tombstone (absent iff `base` is 0)."""
+
+    item: Item
+    base: int
+    label: str = Label.HEAD
+
+    @property
+    def key(self) -> keys.Key:
+        return self.item["pk"], self.item["sk"]
+
+
+@dataclass(frozen=True)
+class MemberHasRole:
+    """The member still holds one of `roles` when the write lands (false for a non-member)."""
+
+    workspace_id: str
+    user_id: str
+    roles: tuple[str, ...]
+    label: str = Label.ACCESS
+
+
+@dataclass(frozen=True)
+class BumpClearGeneration:
+    """The policy half of a Clear: generation `seen` -> `seen + 1`, mode and revision kept (row created if
+    absent, as `read_only` revision 0)."""
+
+    workspace_id: str
+    seen: int
+    label: str = Label.CLEAR_GENERATION
+
+
+@dataclass(frozen=True)
+class ClearGenerationIs:
+    """The clear generation is still `generation`; `None` means no policy row exists yet."""
+
+    workspace_id: str
+    generation: int | None
+    label: str = Label.CLEAR_GENERATION
+
+
+@dataclass(frozen=True)
+class SetPolicyMode:
+    """Compare-and-set the mode on the revision (`expected` 0 also matches a missing row); never touches the
+    clear generation, which a Clear may bump concurrently."""
+
+    workspace_id: str
+    mode: str
+    expected: int
+    at: str
+    by: str
+    label: str = Label.POLICY
+
+
+@dataclass(frozen=True)
+class PolicyIs:
+    """The policy still has the mode, revision and clear generation a turn was admitted under."""
+
+    workspace_id: str
+    mode: str
+    revision: int
+    clear_generation: int
+    label: str = Label.POLICY
+
+
+@dataclass(frozen=True)
+class ConsentIs:
+    """Workspace AI is still on, with the consent revision seen."""
+
+    workspace_id: str
+    consent_revision: int
+    label: str = Label.CONSENT
+
+
+@dataclass(frozen=True)
+class SetAi:
+    """Turn workspace AI on or off iff the consent revision is still `seen`; it becomes `seen + 1`."""
+
+    workspace_id: str
+    enabled: bool
+    seen: int
+    label: str = Label.CONSENT
+
+
+@dataclass(frozen=True)
+class CredentialHeldBy:
+    """The conversation's credential slot still holds this admission's nonce, unexpired at `now`."""
+
+    conversation_id: str
+    admission_id: str
+    nonce_hash: str
+    now: int
+    label: str = Label.CREDENTIAL
+
+
+@dataclass(frozen=True)
+class ConsumeAdmission:
+    """Mark the admission committed (with the capture's request hash and receipt) iff it is still admitted,
+    unexpired at `now`, admitted in `mode`, and for this workspace and user."""
+
+    admission_id: str
+    workspace_id: str
+    user_id: str
+    mode: str
+    now: int
+    request_hash: str
+    receipt: dict[str, Any]
+    label: str = Label.ADMISSION
+
+
+@dataclass(frozen=True)
+class ClaimConversation:
+    """Write the conversation's owner record iff it is absent or already this workspace's and user's."""
+
+    item: Item
+    label: str = Label.OWNER
+
+    @property
+    def key(self) -> keys.Key:
+        return self.item["pk"], self.item["sk"]
+
+
+@dataclass(frozen=True)
+class KeySessionLive:
+    """The key session exists and is unexpired at `now`."""
+
+    workspace_id: str
+    key_session_id: str
+    now: int
+    label: str = Label.KEY_SESSION
+
+
+@dataclass(frozen=True)
+class KeySessionNotRevoked:
+    """No durable revocation row exists for the key session."""
+
+    workspace_id: str
+    key_session_id: str
+    label: str = Label.KEY_SESSION
+
+
+@dataclass(frozen=True)
+class ReplaceRevision:
+    """Put `item` iff the stored item's `revision` is `expected` (absent iff `expected` is 0)."""
+
+    item: Item
+    expected: int
+    label: str = Label.NOTES
+
+    @property
+    def key(self) -> keys.Key:
+        return self.item["pk"], self.item["sk"]
+
+
+Change = (
+    Create
+    | Put
+    | MoveHead
+    | MemberHasRole
+    | BumpClearGeneration
+    | ClearGenerationIs
+    | SetPolicyMode
+    | PolicyIs
+    | ConsentIs
+    | SetAi
+    | CredentialHeldBy
+    | ConsumeAdmission
+    | ClaimConversation
+    | KeySessionLive
+    | KeySessionNotRevoked
+    | ReplaceRevision
+)

@@ -26,6 +26,7 @@ from botocore.awsrequest import AWSRequest
 from google.protobuf.json_format import MessageToDict
 
 from scripts.localstack.resources import LocalResources
+from tests.support import item_bytes, scan_all
 from workflows.codec_server import CodecHTTPServer
 from workspace_memory.adapters.temporal_codec import data_converter
 from workspace_memory.bootstrap import Services
@@ -92,9 +93,7 @@ def assert_refused(reply: Reply) -> None:
 
 def table_mentions(resources: LocalResources, text: str) -> bool:
     """Whether any item of the table holds `text` anywhere (keys or attributes)."""
-    ddb = boto3.client("dynamodb", endpoint_url=resources.endpoint_url)
-    pages = ddb.get_paginator("scan").paginate(TableName=resources.table_name)
-    return any(text in json.dumps(item) for page in pages for item in page["Items"])
+    return any(text.encode() in item_bytes(item) for item in scan_all(resources))
 
 
 # --- the gateway ----------------------------------------------------------------------------------------

@@ -9,8 +9,9 @@ models) raise, so Temporal retries them with backoff.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from http import HTTPStatus
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -20,11 +21,14 @@ from workflows.payloads import RoundInput, RoundOutput, ToolInput, ToolRun
 from workflows.prompt import compose
 from workflows.providers.base import ModelError, ModelProvider, ModelRequest, ToolResult
 from workflows.tools import NO_NOTES, SUCCEEDED, TOOLS, CallOutcome, Tool, ToolName, ToolOutcomeCode, tools_for
+from workspace_memory.api.models import OutModel
 from workspace_memory.capture import Outcome
 from workspace_memory.recall import MemoryWrite, RecallStatus
 from workspace_memory.turn_contract import RoundReceipt, ToolOutcome
 
 NO_ADMISSION_BLOCK = "Workspace memory not provided because this turn's admission is not valid."
+
+Answer = TypeVar("Answer", bound=OutModel)
 
 
 class TurnActivities:
@@ -35,13 +39,11 @@ class TurnActivities:
     @activity.defn(name="model_round")
     def model_round(self, data: RoundInput) -> RoundOutput:
         turn = data.turn
-        recalled = self._retrying(self._api.recall, turn.workspace_id, turn.admission_id, turn.credential)
-        if recalled.status == 200:
-            block, receipt = (
-                recalled.body["block"],
-                RoundReceipt(round=data.round, status=recalled.body["status"], revision=recalled.body.get("revision")),
-            )
-            memory_write = _memory_write(recalled.body.get("memoryWrite"))
+        recalled = self._retrying(self._api.recall, turn.workspace_id, turn.admission_id, turn.credential).body
+        if recalled is not None:
+            block = recalled.block
+            receipt = RoundReceipt(round=data.round, status=recalled.status, revision=recalled.revision)
+            memory_write = recalled.memory_write
         else:
             block, receipt = NO_ADMISSION_BLOCK, RoundReceipt(round=data.round, status=RecallStatus.NO_ACCESS)
             memory_write = MemoryWrite.NONE
@@ -65,15 +67,14 @@ class TurnActivities:
             found = self._api.notes_get(_admission(data), session_id)
         except ApiUnavailable:
             return "", False
-        return (str(found.body.get("notes", "")), True) if found.status == 200 else ("", False)
+        return ("", False) if found.body is None else (found.body.notes, True)
 
     @staticmethod
-    def _retrying(call: Any, *args: Any) -> ApiResponse:
+    def _retrying(call: Callable[..., ApiResponse[Answer]], *args: Any) -> ApiResponse[Answer]:
         try:
-            response: ApiResponse = call(*args)
+            return call(*args)
         except ApiUnavailable as exc:
             raise ApplicationError(str(exc), type="ApiUnavailable") from exc  # retried with backoff
-        return response
 
     @activity.defn(name=ToolName.REMEMBER)
     def remember(self, data: ToolInput) -> ToolRun:
@@ -85,13 +86,12 @@ class TurnActivities:
         response = self._retrying(
             self._api.capture, turn.workspace_id, turn.admission_id, turn.credential, edits, data.base_version
         )
-        if response.status != 200:
-            problems = response.body.get("problems") or []
-            detail = ", ".join(f"edit {p['index']}: {p['reason']}" for p in problems) or response.error_code
+        answer = response.body
+        if answer is None:
+            problems = (response.error.problems if response.error else None) or []
+            detail = ", ".join(f"edit {p.index}: {p.reason}" for p in problems) or response.error_code
             return _run(tool, data, CallOutcome.INVALID, detail=detail)
-        body = response.body
-        version, predicate = body.get("version"), body.get("predicate")
-        return _run(tool, data, Outcome(body["outcome"]), version=version, predicate=predicate)
+        return _run(tool, data, answer.outcome, version=answer.version, predicate=answer.predicate)
 
     @activity.defn(name=ToolName.NOTES_GET)
     def notes_get(self, data: ToolInput) -> ToolRun:
@@ -102,7 +102,8 @@ class TurnActivities:
             found = self._api.notes_get(_admission(data), data.turn.session_id)
         except ApiUnavailable:
             return _run(tool, data, CallOutcome.UNAVAILABLE)
-        return _run(tool, data, CallOutcome.READ, notes=str(found.body.get("notes", "")) or NO_NOTES)
+        notes = "" if found.body is None else found.body.notes
+        return _run(tool, data, CallOutcome.READ, notes=notes or NO_NOTES)
 
     @activity.defn(name=ToolName.NOTES_UPDATE)
     def notes_update(self, data: ToolInput) -> ToolRun:
@@ -130,12 +131,12 @@ class TurnActivities:
             )
         except ApiUnavailable:
             return _run(tool, data, CallOutcome.UNAVAILABLE)
-        if saved.status == 413:
+        if saved.status == HTTPStatus.REQUEST_ENTITY_TOO_LARGE:
             return _run(tool, data, CallOutcome.TOO_LARGE)
-        if saved.status != 200:
+        if saved.body is None:
             return _run(tool, data, Outcome.REFUSED, code=saved.error_code)
         done = CallOutcome.CLEARED if notes == "" else CallOutcome.SAVED
-        return _run(tool, data, done, revision=saved.body["revision"])
+        return _run(tool, data, done, revision=saved.body.revision)
 
 
 ToolMethod = Callable[[TurnActivities, ToolInput], ToolRun]
@@ -149,14 +150,6 @@ TOOL_ACTIVITIES: Mapping[ToolName, ToolMethod] = MappingProxyType(
     }
 )
 """The activity each tool runs as, by reference: the workflow executes them, the worker registers them."""
-
-
-def _memory_write(raw: object) -> MemoryWrite:
-    """What the recall says a write tool could do now; anything unrecognised offers none."""
-    try:
-        return MemoryWrite(str(raw))
-    except ValueError:
-        return MemoryWrite.NONE
 
 
 def _admission(data: RoundInput | ToolInput) -> Admission:

@@ -2,17 +2,21 @@
 
 The worker has no table access (see template.yaml): everything it does to memory goes through the same
 routes, fences and receipts as any other agent runtime. Locally it speaks the gateway's dev auth; on AWS
-it signs requests with SigV4 for `execute-api`.
+it signs requests with SigV4 for `execute-api`. Answers are parsed into the API's own response models
+(`workspace_memory.api.models`): the route's model on a 2xx, the error envelope otherwise.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 from urllib.parse import quote
 
 import urllib3
+from pydantic import ValidationError
+
+from workspace_memory.api.models import CaptureOut, ErrorOut, NotesMetaOut, NotesOut, OutModel, RecallOut
 
 
 class Auth(Protocol):
@@ -66,31 +70,37 @@ class ApiUnavailable(Exception):
     """Transport failure, a 5xx or a throttled (429) call: worth retrying with backoff."""
 
 
+Answer = TypeVar("Answer", bound=OutModel)
+
+
 @dataclass(frozen=True)
-class ApiResponse:
+class ApiResponse(Generic[Answer]):
+    """One answer of the API: `body` is the route's model on a 2xx; otherwise `error` is the envelope (None
+    when the body was not one, e.g. a refusal by something in front of the API)."""
+
     status: int
-    body: dict[str, Any]
+    body: Answer | None = None
+    error: ErrorOut | None = None
 
     @property
     def error_code(self) -> str | None:
-        error = self.body.get("error")
-        return error.get("code") if isinstance(error, dict) else None
+        return None if self.error is None else self.error.error.code
 
 
 class MemoryApi(Protocol):
     """What the activities need of the automation API (the HTTP client below, or a fake in unit tests)."""
 
-    def recall(self, workspace_id: str, admission_id: str, credential: str) -> ApiResponse: ...
+    def recall(self, workspace_id: str, admission_id: str, credential: str) -> ApiResponse[RecallOut]: ...
 
     def capture(
         self, workspace_id: str, admission_id: str, credential: str, edits: list[Any], base_version: int
-    ) -> ApiResponse: ...
+    ) -> ApiResponse[CaptureOut]: ...
 
-    def notes_get(self, admission: Admission, session_id: str) -> ApiResponse: ...
+    def notes_get(self, admission: Admission, session_id: str) -> ApiResponse[NotesOut]: ...
 
-    def notes_put(self, admission: Admission, session_id: str, notes: str) -> ApiResponse: ...
+    def notes_put(self, admission: Admission, session_id: str, notes: str) -> ApiResponse[NotesMetaOut]: ...
 
-    def notes_clear(self, admission: Admission, session_id: str) -> ApiResponse: ...
+    def notes_clear(self, admission: Admission, session_id: str) -> ApiResponse[NotesMetaOut]: ...
 
 
 class AutomationApi:
@@ -99,7 +109,14 @@ class AutomationApi:
         self._auth = auth
         self._http = urllib3.PoolManager(timeout=urllib3.Timeout(connect=3.0, read=timeout), retries=False, maxsize=8)
 
-    def _call(self, method: str, path: str, payload: Any = None, headers: dict[str, str] | None = None) -> ApiResponse:
+    def _call(
+        self,
+        answer: type[Answer],
+        method: str,
+        path: str,
+        payload: Any = None,
+        headers: dict[str, str] | None = None,
+    ) -> ApiResponse[Answer]:
         url = self._base + path
         body = b"" if payload is None else json.dumps(payload).encode("utf-8")
         all_headers = {"Content-Type": "application/json", **(headers or {}), **self._auth.headers(method, url, body)}
@@ -110,10 +127,13 @@ class AutomationApi:
         if response.status >= 500 or response.status == 429:  # the API's throttling decides nothing
             raise ApiUnavailable(f"{method} {path.split('?')[0]}: HTTP {response.status}")
         data = json.loads(response.data) if response.data else {}
-        return ApiResponse(response.status, data if isinstance(data, dict) else {})
+        if 200 <= response.status < 300:
+            return ApiResponse(response.status, body=answer.model_validate(data))  # not the contract: raises
+        return ApiResponse(response.status, error=_envelope(data))
 
-    def recall(self, workspace_id: str, admission_id: str, credential: str) -> ApiResponse:
+    def recall(self, workspace_id: str, admission_id: str, credential: str) -> ApiResponse[RecallOut]:
         return self._call(
+            RecallOut,
             "GET",
             f"/v1/automation/workspaces/{quote(workspace_id)}/memory?purpose=recall",
             headers=Admission(admission_id, credential).headers(),
@@ -121,22 +141,31 @@ class AutomationApi:
 
     def capture(
         self, workspace_id: str, admission_id: str, credential: str, edits: list[Any], base_version: int
-    ) -> ApiResponse:
+    ) -> ApiResponse[CaptureOut]:
         return self._call(
+            CaptureOut,
             "PUT",
             f"/v1/automation/workspaces/{quote(workspace_id)}/memory",
             {"admissionId": admission_id, "credential": credential, "edits": edits, "baseVersion": base_version},
             headers={"Idempotency-Key": f"memory:{admission_id}"},
         )
 
-    def notes_get(self, admission: Admission, session_id: str) -> ApiResponse:
-        return self._call("GET", _notes_path(session_id), headers=admission.headers())
+    def notes_get(self, admission: Admission, session_id: str) -> ApiResponse[NotesOut]:
+        return self._call(NotesOut, "GET", _notes_path(session_id), headers=admission.headers())
 
-    def notes_put(self, admission: Admission, session_id: str, notes: str) -> ApiResponse:
-        return self._call("PUT", _notes_path(session_id), {"notes": notes}, headers=admission.headers())
+    def notes_put(self, admission: Admission, session_id: str, notes: str) -> ApiResponse[NotesMetaOut]:
+        path = _notes_path(session_id)
+        return self._call(NotesMetaOut, "PUT", path, {"notes": notes}, headers=admission.headers())
 
-    def notes_clear(self, admission: Admission, session_id: str) -> ApiResponse:
-        return self._call("DELETE", _notes_path(session_id), headers=admission.headers())
+    def notes_clear(self, admission: Admission, session_id: str) -> ApiResponse[NotesMetaOut]:
+        return self._call(NotesMetaOut, "DELETE", _notes_path(session_id), headers=admission.headers())
+
+
+def _envelope(data: object) -> ErrorOut | None:
+    try:
+        return ErrorOut.model_validate(data)
+    except ValidationError:
+        return None
 
 
 def _notes_path(session_id: str) -> str:

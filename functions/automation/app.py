@@ -7,17 +7,17 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Query
 
-from workspace_memory.api.http import automation_caller, build_resolver, json_response, lambda_entry
+from workspace_memory.api.http import automation_caller, build_resolver, lambda_entry, respond
+from workspace_memory.api.models import AdmissionOut, CaptureOut, NotesMetaOut, NotesOut, RecallOut
 from workspace_memory.api.schemas import Admit, Capture, PutNotes
 from workspace_memory.bootstrap import services
 from workspace_memory.errors import InvalidInput
-from workspace_memory.notes import Notes
 
 app = build_resolver()
 
 
 @app.post("/v1/automation/conversations/<conv>/admissions")
-def admit(conv: str, body: Annotated[Admit, Body()]) -> Response[str]:
+def admit(conv: str, body: Annotated[Admit, Body()]) -> Response[AdmissionOut]:
     automation_caller(app)
     admitted = services().admission.admit_for_runtime(
         conversation_id=conv,
@@ -28,16 +28,7 @@ def admit(conv: str, body: Annotated[Admit, Body()]) -> Response[str]:
         memory_state=body.memory_state,
         session_id=body.session_id,
     )
-    adm = admitted.admission
-    return json_response(
-        200 if admitted.replayed else 201,
-        {
-            "admissionId": adm.id,
-            "credential": admitted.credential,
-            "expiresAt": adm.expires_at_iso,
-            "mode": adm.mode.value,
-        },
-    )
+    return respond(200 if admitted.replayed else 201, AdmissionOut.of(admitted))
 
 
 @app.get("/v1/automation/workspaces/<ws>/memory")
@@ -46,20 +37,11 @@ def recall(
     purpose: Annotated[str, Query()],
     admission_id: Annotated[str, Header(alias="x-admission-id", max_length=1024)],
     credential: Annotated[str, Header(alias="x-delivery-credential", max_length=200)],
-) -> Response[str]:
+) -> Response[RecallOut]:
     automation_caller(app)
     if purpose != "recall":
         raise InvalidInput("purpose must be 'recall'")
-    result = services().recall.recall(ws, admission_id, credential)
-    return json_response(
-        200,
-        {
-            "status": result.status.value,
-            "revision": result.revision,
-            "block": result.block,
-            "memoryWrite": result.memory_write.value,
-        },
-    )
+    return respond(200, RecallOut.of(services().recall.recall(ws, admission_id, credential)))
 
 
 @app.put("/v1/automation/workspaces/<ws>/memory")
@@ -67,19 +49,12 @@ def capture(
     ws: str,
     body: Annotated[Capture, Body()],
     idempotency_key: Annotated[str | None, Header(alias="idempotency-key", max_length=1100)] = None,
-) -> Response[str]:
+) -> Response[CaptureOut]:
     automation_caller(app)
     result = services().capture.capture(
         ws, body.admission_id, body.credential, body.edits, body.base_version, idempotency_key
     )
-    return json_response(200, result.as_dict())
-
-
-def _notes_out(notes: Notes, *, with_text: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"revision": notes.revision, "bytes": notes.bytes, "updatedAt": notes.updated_at}
-    if with_text:
-        out["notes"] = notes.text
-    return out
+    return respond(200, CaptureOut.of(result))
 
 
 AdmissionIdHeader = Annotated[str | None, Header(alias="x-admission-id", max_length=1024)]
@@ -87,11 +62,13 @@ CredentialHeader = Annotated[str | None, Header(alias="x-delivery-credential", m
 
 
 @app.get("/v1/automation/sessions/<sid>/notes")
-def get_notes(sid: str, admission_id: AdmissionIdHeader = None, credential: CredentialHeader = None) -> Response[str]:
+def get_notes(
+    sid: str, admission_id: AdmissionIdHeader = None, credential: CredentialHeader = None
+) -> Response[NotesOut]:
     automation_caller(app)
     notes_service = services().notes
     notebook = notes_service.open(admission_id, credential, sid)
-    return json_response(200, _notes_out(notes_service.get(notebook), with_text=True))
+    return respond(200, NotesOut.with_text(notes_service.get(notebook)))
 
 
 @app.put("/v1/automation/sessions/<sid>/notes")
@@ -101,7 +78,7 @@ def put_notes(
     expected: Annotated[int | None, Header(alias="x-expected-revision", ge=0)] = None,
     admission_id: AdmissionIdHeader = None,
     credential: CredentialHeader = None,
-) -> Response[str]:
+) -> Response[NotesMetaOut]:
     """With X-Expected-Revision: compare-and-set. Without: the tool's write, with one bounded retry."""
     automation_caller(app)
     notes_service = services().notes
@@ -111,15 +88,17 @@ def put_notes(
         if expected is None
         else notes_service.put(notebook, body.notes, expected)
     )
-    return json_response(200, _notes_out(notes, with_text=False))
+    return respond(200, NotesMetaOut.of(notes))
 
 
 @app.delete("/v1/automation/sessions/<sid>/notes")
-def clear_notes(sid: str, admission_id: AdmissionIdHeader = None, credential: CredentialHeader = None) -> Response[str]:
+def clear_notes(
+    sid: str, admission_id: AdmissionIdHeader = None, credential: CredentialHeader = None
+) -> Response[NotesMetaOut]:
     automation_caller(app)
     notes_service = services().notes
     notebook = notes_service.open(admission_id, credential, sid)
-    return json_response(200, _notes_out(notes_service.clear(notebook), with_text=False))
+    return respond(200, NotesMetaOut.of(notes_service.clear(notebook)))
 
 
 handler: Any = lambda_entry(app)

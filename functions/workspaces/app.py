@@ -7,7 +7,8 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from workspace_memory.api.http import build_resolver, human_user, json_response, lambda_entry
+from workspace_memory.api.http import build_resolver, human_user, lambda_entry, no_content, respond
+from workspace_memory.api.models import AiOut, HealthOut, KeySessionOut, MemberOut, WorkspaceCreated
 from workspace_memory.api.schemas import CreateWorkspace, OpenKeySession, PutMember, SetAi
 from workspace_memory.bootstrap import services
 
@@ -15,46 +16,38 @@ app = build_resolver()
 
 
 @app.get("/v1/health")
-def health() -> Response[str]:
+def health() -> Response[HealthOut]:
     services().table.get("HEALTH", "HEALTH")
-    return json_response(200, {"status": "ok"})
+    return respond(200, HealthOut())
 
 
 @app.post("/v1/workspaces")
-def create_workspace(body: Annotated[CreateWorkspace, Body()]) -> Response[str]:
+def create_workspace(body: Annotated[CreateWorkspace, Body()]) -> Response[WorkspaceCreated]:
     workspace_id = services().access.create_workspace(human_user(app), body.name, body.share_type)
-    return json_response(201, {"workspaceId": workspace_id})
+    return respond(201, WorkspaceCreated(workspace_id=workspace_id))
 
 
 @app.put("/v1/workspaces/<ws>/members/<user_id>")
-def put_member(ws: str, user_id: str, body: Annotated[PutMember, Body()]) -> Response[str]:
+def put_member(ws: str, user_id: str, body: Annotated[PutMember, Body()]) -> Response[MemberOut]:
     services().access.put_member(human_user(app), ws, user_id, body.role)
-    return json_response(200, {"userId": user_id, "role": body.role.value})
+    return respond(200, MemberOut(user_id=user_id, role=body.role))
 
 
 @app.put("/v1/workspaces/<ws>/ai")
-def set_ai(ws: str, body: Annotated[SetAi, Body()]) -> Response[str]:
-    workspace = services().access.set_ai(human_user(app), ws, body.enabled)
-    return json_response(200, {"enabled": workspace.ai_enabled, "consentRevision": workspace.consent_revision})
+def set_ai(ws: str, body: Annotated[SetAi, Body()]) -> Response[AiOut]:
+    return respond(200, AiOut.of(services().access.set_ai(human_user(app), ws, body.enabled)))
 
 
 @app.post("/v1/workspaces/<ws>/key-sessions")
-def open_key_session(ws: str, body: Annotated[OpenKeySession, Body()]) -> Response[str]:
+def open_key_session(ws: str, body: Annotated[OpenKeySession, Body()]) -> Response[KeySessionOut]:
     session = services().key_sessions.open(human_user(app), ws, body.ttl_seconds, body.scopes)
-    return json_response(
-        201,
-        {
-            "keySessionId": session.id,
-            "expiresAt": session.expires_at_iso,
-            "scopes": sorted(scope.value for scope in session.scopes),
-        },
-    )
+    return respond(201, KeySessionOut.of(session))
 
 
 @app.delete("/v1/workspaces/<ws>/key-sessions/<session_id>")
 def revoke_key_session(ws: str, session_id: str) -> Response[str]:
     services().key_sessions.revoke(human_user(app), ws, session_id)
-    return json_response(204)
+    return no_content()
 
 
 handler: Any = lambda_entry(app)

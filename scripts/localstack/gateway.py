@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from scripts.localstack.moto_server import require_loopback
 from scripts.localstack.template import Route, load_template, routes
+from workspace_memory.api.errors import error_envelope
 from workspace_memory.loopback import LoopbackOnlyHandler
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
@@ -50,7 +51,7 @@ def _error(status: int, code: str, message: str) -> dict[str, Any]:
     return {
         "statusCode": status,
         "headers": {"content-type": "application/json"},
-        "body": json.dumps({"error": {"code": code, "message": message}}),
+        "body": json.dumps(error_envelope(code, message).wire()),
     }
 
 

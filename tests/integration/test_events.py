@@ -263,8 +263,8 @@ def _run_sequence(events_svc: Services, handlers: dict[str, Any]) -> None:
     page = events_svc.recall.receipts(OWNER, CONV, 100, None)
     receipts = page.receipts
     assert page.next_cursor is None
-    assert [(r["status"], r["revision"], r["turnId"]) for r in receipts] == [("ok", 4, None), ("ok", 5, TURN_ID)]
-    assert receipts[0]["admissionId"] == ADMISSION_ID  # the seeded admission's recall, then the turn's
+    assert [(r.status, r.revision, r.turn_id) for r in receipts] == [("ok", 4, None), ("ok", 5, TURN_ID)]
+    assert receipts[0].admission_id == ADMISSION_ID  # the seeded admission's recall, then the turn's
     # The notes events wrote the owner's notebook of the seeded admission's session, which the turn then read.
     notes = events_svc.notes.get(Notebook(WS, OWNER, SESSION))
     assert (notes.revision, notes.text) == (2, "")

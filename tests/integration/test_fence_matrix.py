@@ -11,6 +11,7 @@ import pytest
 from tests.integration.fence_support import DOC, Scene, make_scene
 from workspace_memory import keys
 from workspace_memory.admission import Admitted
+from workspace_memory.api.models import ProposalOut
 from workspace_memory.authority import Predicate
 from workspace_memory.capture import Outcome
 from workspace_memory.policy import Mode
@@ -148,7 +149,11 @@ def test_read_only_returns_a_proposal_stamped_with_the_clear_generation(settings
     result = scene.capture(admitted, LINE, 1)
     assert result.outcome is Outcome.PROPOSAL
     assert result.proposal is not None
-    assert result.proposal.as_dict() == {"edits": [{"op": "add", "line": LINE}], "baseVersion": 1, "clearGeneration": 0}
+    assert ProposalOut.of(result.proposal).wire() == {
+        "edits": [{"op": "add", "line": LINE}],
+        "baseVersion": 1,
+        "clearGeneration": 0,
+    }
     assert scene.head() == (1, DOC)
 
     commit = scene.svc.capture.apply_proposal(scene.owner, scene.ws, result.proposal.edits, 0, 1)

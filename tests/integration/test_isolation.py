@@ -36,6 +36,7 @@ from tests.support import Api, item_bytes, new_user, scan_all
 from workflows.providers import NOTES_HEADING, ModelRequest, ModelResponse
 from workflows.providers.scripted import ScriptedProvider, extract_section
 from workspace_memory import keys
+from workspace_memory.api.models import CaptureOut
 from workspace_memory.bootstrap import Services
 from workspace_memory.policy import Mode
 from workspace_memory.settings import Settings
@@ -601,7 +602,9 @@ def test_attack_expired_admission_is_no_oracle(settings: Settings, how: str, mod
         expected = "key_session"
     adm = admission.admission
     answers = [
-        scene.svc.capture.capture(scene.ws, adm.id, admission.credential, [edit], base, f"memory:{adm.id}").as_dict()
+        CaptureOut.of(
+            scene.svc.capture.capture(scene.ws, adm.id, admission.credential, [edit], base, f"memory:{adm.id}")
+        ).wire()
         for edit, base in [
             ({"op": "remove", "line": "- the launch code is 0000"}, 1),
             ({"op": "remove", "line": SECRET_LINE}, 1),
@@ -638,7 +641,7 @@ def test_attack_capture_commits_on_text_it_never_saw(settings: Settings, monkeyp
     monkeypatch.undo()
 
     version, content = scene.head()
-    answer = result.as_dict()
+    answer = CaptureOut.of(result).wire()
     assert (answer["outcome"], answer.get("predicate")) == ("conflict", "head"), answer
     assert answer.get("version") == version
     assert "- agent line" not in content

@@ -213,8 +213,8 @@ def test_every_recall_leaves_a_receipt_without_text(settings: Settings) -> None:
     page = scene.svc.recall.receipts(scene.owner, conv, 200, None)
     receipts = page.receipts
     assert page.next_cursor is None
-    assert [(r["status"], r["revision"]) for r in receipts] == [("ok", 1), ("ok", 2), ("off", 2)]
-    assert all(r["admissionId"] == admitted.admission.id for r in receipts)
+    assert [(r.status, r.revision) for r in receipts] == [("ok", 1), ("ok", 2), ("off", 2)]
+    assert all(r.admission_id == admitted.admission.id for r in receipts)
     assert "first fact" not in repr(receipts)
     # A page at a time, oldest first: the cursor resumes right after the last receipt of the page.
     first = scene.svc.recall.receipts(scene.owner, conv, 2, None)

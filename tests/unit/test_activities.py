@@ -12,6 +12,7 @@ from workflows.automation import Admission, ApiResponse, ApiUnavailable
 from workflows.payloads import RoundInput, ToolInput
 from workflows.providers.base import Message, ModelError, ModelRequest, ModelResponse, ToolCall
 from workflows.tools import NOTES_UNAVAILABLE, ToolName
+from workspace_memory.api.models import CaptureOut, ErrorOut, NotesMetaOut, NotesOut, OutModel, RecallOut
 from workspace_memory.turn_contract import TurnInput
 
 pytestmark = pytest.mark.unit
@@ -30,12 +31,25 @@ TURN = TurnInput(
 ADMISSION = Admission("adm", "cred")
 
 
+def answered(model: type[OutModel], body: dict[str, Any]) -> ApiResponse[Any]:
+    """A 200 answer, parsed from its JSON as the client parses it."""
+    return ApiResponse(200, body=model.model_validate(body))
+
+
+def refused(status: int, body: dict[str, Any]) -> ApiResponse[Any]:
+    return ApiResponse(status, error=ErrorOut.model_validate(body))
+
+
+AT = "2027-01-15T08:00:00.000Z"
+NO_NOTES_YET = answered(NotesOut, {"revision": 0, "bytes": 0, "updatedAt": None, "notes": ""})
+
+
 class FakeApi:
     def __init__(self, **answers: Any) -> None:
         self.answers = answers
         self.calls: list[tuple[str, tuple[Any, ...]]] = []
 
-    def _answer(self, name: str, *args: Any) -> ApiResponse:
+    def _answer(self, name: str, *args: Any) -> ApiResponse[Any]:
         self.calls.append((name, args))
         answer = self.answers[name]
         if isinstance(answer, Exception):
@@ -43,23 +57,23 @@ class FakeApi:
         assert isinstance(answer, ApiResponse)
         return answer
 
-    def recall(self, workspace_id: str, admission_id: str, credential: str) -> ApiResponse:
+    def recall(self, workspace_id: str, admission_id: str, credential: str) -> ApiResponse[RecallOut]:
         return self._answer("recall", workspace_id, admission_id, credential)
 
     def capture(
         self, workspace_id: str, admission_id: str, credential: str, edits: list[Any], base: int
-    ) -> ApiResponse:
+    ) -> ApiResponse[CaptureOut]:
         return self._answer("capture", workspace_id, admission_id, credential, edits, base)
 
-    def notes_get(self, admission: Admission, session_id: str) -> ApiResponse:
+    def notes_get(self, admission: Admission, session_id: str) -> ApiResponse[NotesOut]:
         assert admission == ADMISSION  # notes are reached only through the turn's own admission
         return self._answer("notes_get", session_id)
 
-    def notes_put(self, admission: Admission, session_id: str, notes: str) -> ApiResponse:
+    def notes_put(self, admission: Admission, session_id: str, notes: str) -> ApiResponse[NotesMetaOut]:
         assert admission == ADMISSION
         return self._answer("notes_put", session_id, notes)
 
-    def notes_clear(self, admission: Admission, session_id: str) -> ApiResponse:
+    def notes_clear(self, admission: Admission, session_id: str) -> ApiResponse[NotesMetaOut]:
         assert admission == ADMISSION
         return self._answer("notes_clear", session_id)
 
@@ -82,8 +96,11 @@ def tool(name: str, **arguments: Any) -> ToolInput:
 
 def test_model_round_puts_recall_and_notes_in_the_prompt_and_returns_only_output_and_receipt() -> None:
     api = FakeApi(
-        recall=ApiResponse(200, {"status": "ok", "revision": 3, "block": "<<<WORKSPACE-MEMORY revision=3\nSECRET"}),
-        notes_get=ApiResponse(200, {"notes": "my note", "revision": 1}),
+        recall=answered(
+            RecallOut,
+            {"status": "ok", "revision": 3, "block": "<<<WORKSPACE-MEMORY revision=3\nSECRET", "memoryWrite": "none"},
+        ),
+        notes_get=answered(NotesOut, {"revision": 1, "bytes": 7, "updatedAt": None, "notes": "my note"}),
     )
     model = RecordingModel()
     out = TurnActivities(api, model).model_round(
@@ -96,7 +113,10 @@ def test_model_round_puts_recall_and_notes_in_the_prompt_and_returns_only_output
 
 
 def test_an_invalid_admission_is_told_not_fatal() -> None:
-    api = FakeApi(recall=ApiResponse(403, {"error": {"code": "INVALID_ADMISSION"}}), notes_get=ApiResponse(200, {}))
+    api = FakeApi(
+        recall=refused(403, {"error": {"code": "INVALID_ADMISSION", "message": "admission not recognized"}}),
+        notes_get=NO_NOTES_YET,
+    )
     model = RecordingModel()
     out = TurnActivities(api, model).model_round(RoundInput(turn=TURN, round=1, messages=[]))
     assert out.receipt.status == "no_access"
@@ -105,7 +125,8 @@ def test_an_invalid_admission_is_told_not_fatal() -> None:
 
 def test_unreadable_notes_do_not_fail_the_round() -> None:
     api = FakeApi(
-        recall=ApiResponse(200, {"status": "empty", "revision": 0, "block": ""}), notes_get=ApiUnavailable("x")
+        recall=answered(RecallOut, {"status": "empty", "revision": 0, "block": "", "memoryWrite": "none"}),
+        notes_get=ApiUnavailable("x"),
     )
     model = RecordingModel()
     TurnActivities(api, model).model_round(RoundInput(turn=TURN, round=1, messages=[]))
@@ -115,7 +136,8 @@ def test_unreadable_notes_do_not_fail_the_round() -> None:
 @pytest.mark.parametrize(("retryable", "non_retryable"), [(True, False), (False, True)])
 def test_model_errors_keep_their_retryability(retryable: bool, non_retryable: bool) -> None:
     api = FakeApi(
-        recall=ApiResponse(200, {"status": "empty", "revision": 0, "block": ""}), notes_get=ApiResponse(200, {})
+        recall=answered(RecallOut, {"status": "empty", "revision": 0, "block": "", "memoryWrite": "none"}),
+        notes_get=NO_NOTES_YET,
     )
     model = RecordingModel(ModelError("boom", retryable=retryable))
     with pytest.raises(ApplicationError) as raised:
@@ -141,7 +163,7 @@ def test_a_transport_failure_of_recall_is_retried_not_answered() -> None:
     ],
 )
 def test_capture_outcomes_and_only_committed_says_remembered(body: dict[str, Any], ok: bool, text: str) -> None:
-    api = FakeApi(capture=ApiResponse(200, body))
+    api = FakeApi(capture=answered(CaptureOut, body))
     run = TurnActivities(api, RecordingModel()).remember(tool(ToolName.REMEMBER, edits=[{"op": "add", "line": "x"}]))
     assert run.outcome.ok is ok
     assert text in run.result.content
@@ -151,8 +173,12 @@ def test_capture_outcomes_and_only_committed_says_remembered(body: dict[str, Any
 
 def test_bad_edits_are_a_tool_error_the_model_sees() -> None:
     api = FakeApi(
-        capture=ApiResponse(
-            400, {"error": {"code": "INVALID_EDITS"}, "problems": [{"index": 0, "reason": "ambiguous"}]}
+        capture=refused(
+            400,
+            {
+                "error": {"code": "INVALID_EDITS", "message": "edits rejected"},
+                "problems": [{"index": 0, "reason": "ambiguous"}],
+            },
         )
     )
     activities = TurnActivities(api, RecordingModel())
@@ -165,18 +191,23 @@ def test_bad_edits_are_a_tool_error_the_model_sees() -> None:
 
 
 def test_notes_update_outcomes() -> None:
-    saved = TurnActivities(FakeApi(notes_put=ApiResponse(200, {"revision": 2})), RecordingModel())
+    saved = TurnActivities(
+        FakeApi(notes_put=answered(NotesMetaOut, {"revision": 2, "bytes": 1, "updatedAt": AT})), RecordingModel()
+    )
     assert (
         saved.notes_update(tool(ToolName.NOTES_UPDATE, notes="n")).result.content == "Working notes saved (revision 2)."
     )
     too_big = TurnActivities(
-        FakeApi(notes_put=ApiResponse(413, {"error": {"code": "NOTES_TOO_LARGE"}})), RecordingModel()
+        FakeApi(notes_put=refused(413, {"error": {"code": "NOTES_TOO_LARGE", "message": "too large"}, "limit": 32768})),
+        RecordingModel(),
     )
     run = too_big.notes_update(tool(ToolName.NOTES_UPDATE, notes="n"))
     assert (run.outcome.outcome, run.result.is_error) == ("too_large", True)
     down = TurnActivities(FakeApi(notes_put=ApiUnavailable("x")), RecordingModel())
     assert down.notes_update(tool(ToolName.NOTES_UPDATE, notes="n")).result.content == NOTES_UNAVAILABLE
-    cleared = TurnActivities(FakeApi(notes_clear=ApiResponse(200, {"revision": 3})), RecordingModel())
+    cleared = TurnActivities(
+        FakeApi(notes_clear=answered(NotesMetaOut, {"revision": 3, "bytes": 0, "updatedAt": AT})), RecordingModel()
+    )
     assert cleared.notes_clear(tool(ToolName.NOTES_CLEAR)).outcome.outcome == "cleared"
     not_text = saved.notes_update(tool(ToolName.NOTES_UPDATE, notes=5))
     assert not_text.result.is_error

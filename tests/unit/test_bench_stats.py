@@ -52,6 +52,9 @@ from workflows.activities import TurnActivities
 from workflows.automation import Admission, ApiResponse, AutomationApi
 from workflows.providers.scripted import ScriptedProvider, parse_directives
 from workflows.tools import ToolName
+from workspace_memory.api.models import CaptureOut, NotesMetaOut, NotesOut, RecallOut
+from workspace_memory.capture import Outcome
+from workspace_memory.recall import MemoryWrite, RecallStatus
 from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnInput, TurnView
 
 pytestmark = pytest.mark.unit
@@ -359,32 +362,35 @@ class FakeApi:
         self.capture_bases: list[int] = []
         self.calls: list[str] = []
 
-    def recall(self, workspace_id: str, admission_id: str, credential: str) -> ApiResponse:
+    def recall(self, workspace_id: str, admission_id: str, credential: str) -> ApiResponse[RecallOut]:
         self.calls.append("recall")
         block = f"<<<WORKSPACE-MEMORY revision={self.version}\n- a fact\nWORKSPACE-MEMORY>>>"
-        return ApiResponse(200, {"status": "ok", "revision": self.version, "block": block})
+        return ApiResponse(
+            200, RecallOut(status=RecallStatus.OK, revision=self.version, block=block, memory_write=MemoryWrite.NONE)
+        )
 
     def capture(
         self, workspace_id: str, admission_id: str, credential: str, edits: list[Any], base_version: int
-    ) -> ApiResponse:
+    ) -> ApiResponse[CaptureOut]:
         self.calls.append("capture")
         self.capture_bases.append(base_version)
         self.version += 1
-        return ApiResponse(200, {"outcome": "committed", "version": self.version})
+        return ApiResponse(200, CaptureOut(outcome=Outcome.COMMITTED, version=self.version))
 
-    def notes_get(self, admission: Admission, session_id: str) -> ApiResponse:
+    def notes_get(self, admission: Admission, session_id: str) -> ApiResponse[NotesOut]:
         self.calls.append("notes_get")
-        return ApiResponse(200, {"notes": self.notes, "revision": 1 if self.notes else 0})
+        revision = 1 if self.notes else 0
+        return ApiResponse(200, NotesOut(revision=revision, bytes=len(self.notes), updated_at=None, notes=self.notes))
 
-    def notes_put(self, admission: Admission, session_id: str, notes: str) -> ApiResponse:
+    def notes_put(self, admission: Admission, session_id: str, notes: str) -> ApiResponse[NotesMetaOut]:
         self.calls.append("notes_put")
         self.notes = notes
-        return ApiResponse(200, {"revision": 1})
+        return ApiResponse(200, NotesMetaOut(revision=1, bytes=len(notes), updated_at=None))
 
-    def notes_clear(self, admission: Admission, session_id: str) -> ApiResponse:
+    def notes_clear(self, admission: Admission, session_id: str) -> ApiResponse[NotesMetaOut]:
         self.calls.append("notes_clear")
         self.notes = ""
-        return ApiResponse(200, {"revision": 2})
+        return ApiResponse(200, NotesMetaOut(revision=2, bytes=0, updated_at=None))
 
 
 def _turn(message: str, session: str | None = "sess-1") -> TurnInput:

@@ -11,7 +11,7 @@ from aws_lambda_powertools.event_handler import Response
 from scripts.localstack.gateway import FakeContext
 from workspace_memory import errors
 from workspace_memory.api.errors import status_for
-from workspace_memory.api.http import build_resolver, json_response
+from workspace_memory.api.http import build_resolver, no_content
 
 pytestmark = pytest.mark.unit
 
@@ -49,7 +49,7 @@ def test_unexpected_errors_are_500_without_their_message() -> None:
     refused = app.resolve(event("/stale"), CONTEXT)
     assert refused["statusCode"] == 409
     assert json.loads(refused["body"])["currentVersion"] == 2
-    assert json_response(204).body == ""
+    assert no_content().body == ""
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@ from workspace_memory.admission import (
     KeySessionInvalid,
     KeySessionRequired,
 )
+from workspace_memory.api.models import CaptureOut
 from workspace_memory.authority import Predicate
 from workspace_memory.capture import CaptureResult, CaptureService, Outcome, ProposalCleared
 from workspace_memory.clock import ManualClock
@@ -224,7 +225,7 @@ def test_an_event_before_the_read_retires_the_admission_before_anything_is_decry
         result = w.capture.capture(
             ws, adm.id, admitted.credential, [{"op": "remove", "line": guess}], 1, f"memory:{adm.id}"
         )
-        assert result.as_dict() == {"outcome": "refused", "predicate": PREDICATE_OF_EVENT[event].value}
+        assert CaptureOut.of(result).wire() == {"outcome": "refused", "predicate": PREDICATE_OF_EVENT[event].value}
     assert w.cipher.decrypts == decrypts
     assert w.snapshot() == before
 
@@ -241,7 +242,7 @@ def test_an_event_between_the_read_and_the_transaction_is_caught_by_the_fence(ev
 
     w.table.before_transact = land
     result = w.capture_add(ws, admitted)
-    assert result.as_dict() == {"outcome": "refused", "predicate": PREDICATE_OF_EVENT[event].value}
+    assert CaptureOut.of(result).wire() == {"outcome": "refused", "predicate": PREDICATE_OF_EVENT[event].value}
     assert "- new line" not in w.head(ws)[1]
     assert w.table.items[keys.admission(admitted.admission.id)]["status"] == (
         "committed" if event == "admission consumed" else "admitted"
@@ -261,7 +262,7 @@ def test_expiry_between_the_read_and_the_transaction_is_caught_by_the_fence(what
     w.clock.jumps = {w.clock.readings + 2: jump_at + 1}
     result = w.capture_add(ws, admitted)
     expected = Predicate.ADMISSION if what == "admission" else Predicate.KEY_SESSION
-    assert result.as_dict() == {"outcome": "refused", "predicate": expected.value}
+    assert CaptureOut.of(result).wire() == {"outcome": "refused", "predicate": expected.value}
     assert w.head(ws)[0] == 1
 
 
@@ -272,7 +273,7 @@ def test_a_base_that_is_not_the_head_read_is_a_conflict_and_writes_nothing() -> 
     admitted = w.admit(ws, EDITOR)
     before = w.snapshot()
     result = w.capture_add(ws, admitted, base=1)  # computed on version 1; the head is 2
-    out = result.as_dict()
+    out = CaptureOut.of(result).wire()
     assert (out["outcome"], out["predicate"], out["version"]) == ("conflict", "head", 2)
     assert out["proposal"]["baseVersion"] == 2
     assert w.snapshot() == before
@@ -284,7 +285,7 @@ def test_a_result_of_exactly_the_recall_bound_commits_and_one_byte_more_is_refus
     head = "#" + "y" * (RECALL_MAX_BYTES - len(line) - 1 - 2 + spare) + "\n"
     w = World()
     ws = w.workspace(content=head)
-    result = w.capture_add(ws, w.admit(ws, EDITOR), line=line).as_dict()
+    result = CaptureOut.of(w.capture_add(ws, w.admit(ws, EDITOR), line=line)).wire()
     assert result["outcome"] == outcome
     if outcome == "committed":
         assert w.document.read(OWNER, ws).bytes == RECALL_MAX_BYTES
@@ -301,7 +302,7 @@ def test_an_oversized_head_refuses_even_a_remove() -> None:
     result = w.capture.capture(
         ws, adm.id, admitted.credential, [{"op": "remove", "line": "- drop me"}], 1, f"memory:{adm.id}"
     )
-    assert result.as_dict() == {"outcome": "refused", "predicate": "oversized"}
+    assert CaptureOut.of(result).wire() == {"outcome": "refused", "predicate": "oversized"}
     assert w.head(ws)[0] == 1
 
 
@@ -394,5 +395,5 @@ def test_a_capture_outcome_is_committed_through_the_fence() -> None:
     w = World()
     ws = w.workspace()
     result = w.capture_add(ws, w.admit(ws, EDITOR))
-    assert result.as_dict()["outcome"] == Outcome.COMMITTED.value
+    assert CaptureOut.of(result).wire()["outcome"] == Outcome.COMMITTED.value
     assert w.head(ws) == (2, DOC + "- new line\n")

@@ -65,9 +65,6 @@ class Proposal:
     base_version: int
     clear_generation: int
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"edits": self.edits, "baseVersion": self.base_version, "clearGeneration": self.clear_generation}
-
 
 @dataclass(frozen=True)
 class CaptureResult:
@@ -78,20 +75,6 @@ class CaptureResult:
     receipt: dict[str, Any] | None = None
     replayed: bool = False
     detail: dict[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"outcome": self.outcome.value}
-        if self.version is not None:
-            out["version"] = self.version
-        if self.predicate is not None:
-            out["predicate"] = self.predicate.value
-        if self.proposal is not None:
-            out["proposal"] = self.proposal.as_dict()
-        if self.receipt is not None:
-            out["receipt"] = self.receipt
-        if self.replayed:
-            out["replayed"] = True
-        return out
 
 
 def parse_edits(raw: Sequence[Any]) -> list[Edit]:
@@ -118,8 +101,7 @@ def _apply(text: str, edits: Sequence[Edit]) -> str:
     try:
         return apply_edits(text, edits).text
     except EditsRejected as exc:
-        problems = [{"index": p.index, "reason": p.reason} for p in exc.problems]
-        raise InvalidEdits("edits rejected", problems=problems) from None
+        raise InvalidEdits("edits rejected", problems=list(exc.problems)) from None
 
 
 class CaptureService:

@@ -36,13 +36,6 @@ class Policy:
             return cls(Mode.READ_ONLY, 0, 0)
         return cls(Mode(item["mode"]), int(item["policyRevision"]), int(item["clearGeneration"]))
 
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "mode": self.mode.value,
-            "policyRevision": self.revision,
-            "clearGeneration": self.clear_generation,
-        }
-
 
 class PolicyService:
     def __init__(self, table: Table, clock: Clock) -> None:
@@ -59,7 +52,7 @@ class PolicyService:
         caller.require_owner()
         current = Policy.from_item(item)
         if current.revision != expected_revision:
-            raise StalePolicyRevision("policy revision is stale", current=current.as_dict())
+            raise StalePolicyRevision("policy revision is stale", current=current)
         updated = Policy(mode, expected_revision + 1, current.clear_generation)
         try:
             # A Clear may bump the generation concurrently: the mode change never overwrites it.
@@ -73,5 +66,5 @@ class PolicyService:
             if Label.ACCESS in exc.failed():
                 raise Forbidden("only the workspace owner may do this") from None
             latest = self.get(user_id, workspace_id)
-            raise StalePolicyRevision("policy revision is stale", current=latest.as_dict()) from None
+            raise StalePolicyRevision("policy revision is stale", current=latest) from None
         return updated

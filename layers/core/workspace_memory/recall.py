@@ -94,8 +94,19 @@ def memory_write(authority: Authority, status: RecallStatus, now: float) -> Memo
 
 
 @dataclass(frozen=True)
+class RecallReceipt:
+    """One model call's recall as the conversation's owner reads it back: status and revision, never text."""
+
+    admission_id: str
+    turn_id: str | None
+    at: str
+    status: RecallStatus
+    revision: int | None
+
+
+@dataclass(frozen=True)
 class ReceiptsPage:
-    receipts: list[Item]
+    receipts: list[RecallReceipt]
     next_cursor: str | None
 
 
@@ -191,13 +202,7 @@ class RecallService:
             start_after=start_after,
         )
         page = [
-            {
-                "admissionId": i["admissionId"],
-                "turnId": i.get("turnId"),
-                "at": i["at"],
-                "status": i["status"],
-                "revision": i.get("revision"),
-            }
+            RecallReceipt(i["admissionId"], i.get("turnId"), i["at"], RecallStatus(i["status"]), i.get("revision"))
             for i in items[:limit]
         ]
         next_cursor = encode_cursor(items[limit - 1]["sk"]) if len(items) > limit else None

@@ -1,8 +1,18 @@
-"""The one place that maps domain errors to HTTP. Chosen by exception class, never by message text."""
+"""The one place that maps domain errors to HTTP, and the one builder of the error envelope.
+
+Status is chosen by exception class, never by message text. Every error answer - a refused request, a
+validation failure, an unexpected error, an unknown route, an oversized body, the local gateway's and the
+loopback guard's own refusals - is `{"error": {"code", "message"}}` built by `error_envelope`, with the
+public details beside it when the error has them.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from workspace_memory import errors
+from workspace_memory.api.models import ErrorBody, ErrorOut, PolicyOut
+from workspace_memory.policy import Policy
 
 STATUS_BY_ERROR: tuple[tuple[type[errors.DomainError], int], ...] = (
     (errors.InvalidInput, 400),
@@ -28,15 +38,15 @@ PUBLIC_DETAILS = ("current_version", "current", "limit", "predicate", "problems"
 """Error details that are safe and useful to callers (ids, versions, sizes); everything else stays inside."""
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
+def error_envelope(code: str, message: str, details: Mapping[str, object] | None = None) -> ErrorOut:
+    """The envelope: the code and message, and of `details` only the public ones (mapped to their wire
+    models: a policy becomes its `PolicyOut`, edit problems their `ProblemOut`)."""
+    public = {name: details[name] for name in PUBLIC_DETAILS if details and name in details}
+    current = public.get("current")
+    if isinstance(current, Policy):
+        public["current"] = PolicyOut.of(current)
+    return ErrorOut.model_validate({"error": ErrorBody(code=code, message=message), **public}, from_attributes=True)
 
 
-def error_body(exc: errors.DomainError) -> dict[str, object]:
-    body: dict[str, object] = {"code": exc.code, "message": exc.message}
-    payload: dict[str, object] = {"error": body}
-    for name in PUBLIC_DETAILS:
-        if name in exc.details:
-            payload[_camel(name)] = exc.details[name]
-    return payload
+def error_of(exc: errors.DomainError) -> ErrorOut:
+    return error_envelope(exc.code, exc.message, exc.details)

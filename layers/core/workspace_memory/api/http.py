@@ -1,24 +1,26 @@
 """Shared HTTP plumbing for the route-group handlers: resolver, error mapping, auth, logging.
 
-Handlers stay thin: they parse (pydantic, via the resolver's validation), call one service, and return.
+Handlers stay thin: they parse (pydantic, via the resolver's validation), call one service, and return
+`respond(status, Model)`, declared `-> Response[Model]`: powertools validates the model and serializes it by
+alias, and the OpenAPI document is generated from the same declarations.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from http import HTTPStatus
+from typing import Any, TypeVar
 
 from aws_lambda_powertools import Logger
-from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from pydantic import BaseModel, ConfigDict
-from pydantic.alias_generators import to_camel
 
 from workspace_memory import errors
-from workspace_memory.api.errors import error_body, status_for
+from workspace_memory.api.errors import error_envelope, error_of, status_for
+from workspace_memory.api.models import ErrorOut, OutModel
 
 logger = Logger(service="workspace-memory")
 
@@ -26,19 +28,26 @@ MAX_BODY_BYTES = 256 * 1024
 """Requests above this are refused before parsing; documents have their own, smaller cap (413 too)."""
 
 
-class ApiModel(BaseModel):
-    """Wire models: camelCase on the wire, unknown fields rejected."""
-
-    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True)
+Out = TypeVar("Out", bound=OutModel)
 
 
-def json_response(status: int, payload: Any = None, headers: dict[str, str] | None = None) -> Response[str]:
-    body = "" if payload is None else json.dumps(payload, separators=(",", ":"))
-    return Response(status_code=status, content_type="application/json", body=body, headers=headers)
+def respond(status: int, model: Out) -> Response[Out]:
+    """A route's answer. The route declares `-> Response[Model]`; powertools' response validation checks the
+    model against that declaration and serializes it by alias (fields declared `omitted_when_none` are left
+    out when absent)."""
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=model)
 
 
-def dump(model: BaseModel) -> dict[str, Any]:
-    return model.model_dump(by_alias=True, exclude_none=True, mode="json")
+def no_content() -> Response[str]:
+    """204 with an empty body (declared `Response[str]`: powertools would serialize a `None` body as `null`)."""
+    return Response(status_code=HTTPStatus.NO_CONTENT, content_type=content_types.APPLICATION_JSON, body="")
+
+
+def error_response(status: int, envelope: ErrorOut) -> Response[str]:
+    """An error answer. Exception handlers run outside the response validation, so the envelope is serialized
+    here, exactly as powertools serializes a route's model (by alias, compact)."""
+    body = json.dumps(envelope.wire(), separators=(",", ":"))
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
 
 
 def _validation_message(exc: RequestValidationError) -> str:
@@ -55,27 +64,30 @@ def _validation_message(exc: RequestValidationError) -> str:
 
 
 def build_resolver() -> APIGatewayHttpResolver:
-    app = APIGatewayHttpResolver(enable_validation=True)
+    # A route answering something other than its declared model is a bug of ours: a 500, not a 400.
+    app = APIGatewayHttpResolver(
+        enable_validation=True, response_validation_error_http_code=HTTPStatus.INTERNAL_SERVER_ERROR
+    )
 
     @app.exception_handler(RequestValidationError)  # type: ignore[untyped-decorator]
     def _invalid(exc: RequestValidationError) -> Response[str]:
-        return json_response(400, {"error": {"code": "INVALID_REQUEST", "message": _validation_message(exc)}})
+        return error_response(400, error_envelope("INVALID_REQUEST", _validation_message(exc)))
 
     @app.exception_handler(errors.DomainError)  # type: ignore[untyped-decorator]
     def _domain(exc: errors.DomainError) -> Response[str]:
         status = status_for(exc)
         logger.info("request refused", extra={"code": exc.code, "status": status})
-        return json_response(status, error_body(exc))
+        return error_response(status, error_of(exc))
 
     @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
     def _unexpected(exc: Exception) -> Response[str]:
         # The type only: an exception's message could carry anything, including memory text.
         logger.error("unhandled error", extra={"error_type": type(exc).__name__})
-        return json_response(500, {"error": {"code": "INTERNAL", "message": "internal error"}})
+        return error_response(500, error_envelope("INTERNAL", "internal error"))
 
     @app.not_found
     def _no_route(_: Exception) -> Response[str]:
-        return json_response(404, {"error": {"code": "ROUTE_NOT_FOUND", "message": "no such route"}})
+        return error_response(404, error_envelope("ROUTE_NOT_FOUND", "no such route"))
 
     return app
 
@@ -105,16 +117,8 @@ def lambda_entry(app: APIGatewayHttpResolver) -> Callable[[dict[str, Any], Lambd
     def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         body = event.get("body") or ""
         if len(body) > MAX_BODY_BYTES * (4 / 3 if event.get("isBase64Encoded") else 1):
-            response = json_response(
-                413,
-                {
-                    "error": {
-                        "code": "PAYLOAD_TOO_LARGE",
-                        "message": f"request body over {MAX_BODY_BYTES} bytes",
-                    }
-                },
-            )
-            return _raw(response)
+            refusal = error_envelope("PAYLOAD_TOO_LARGE", f"request body over {MAX_BODY_BYTES} bytes")
+            return _raw(error_response(413, refusal))
         path = event.get("pathParameters") or {}
         logger.append_keys(route=event.get("routeKey"), workspace_id=path.get("ws"), conversation_id=path.get("conv"))
         result: dict[str, Any] = app.resolve(event, context)

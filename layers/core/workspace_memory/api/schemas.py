@@ -1,15 +1,14 @@
-"""Wire models of the public HTTP API (camelCase, unknown fields rejected)."""
+"""Request models of the public HTTP API (camelCase, unknown fields rejected); the responses are in `models`."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
 from workspace_memory.access import Role, ShareType
 from workspace_memory.admission import MemoryState
-from workspace_memory.api.http import ApiModel
-from workspace_memory.document import Commit, VersionInfo
+from workspace_memory.api.models import ApiModel
 from workspace_memory.ids import Identifier, IssuedId
 from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode
@@ -44,43 +43,6 @@ class Undo(ApiModel):
 class OpenKeySession(ApiModel):
     ttl_seconds: int | None = None
     scopes: list[Scope] | None = Field(default=None, min_length=1, max_length=3)
-
-
-class VersionOut(ApiModel):
-    version: int
-    op: Literal["save", "clear", "undo", "capture"]
-    author: str
-    created_at: str
-    bytes: int
-    ciphertext_sha256: str
-    restored_from: int | None = None
-
-    @classmethod
-    def of(cls, info: VersionInfo) -> VersionOut:
-        return cls.model_validate(info, from_attributes=True)
-
-
-class CommitOut(ApiModel):
-    version: int
-    op: str
-    bytes: int
-    ciphertext_sha256: str
-    created_at: str
-    restored_from: int | None = None
-    clear_generation: int | None = None
-
-    @classmethod
-    def of(cls, commit: Commit) -> CommitOut:
-        info = commit.version
-        return cls(
-            version=info.version,
-            op=info.op,
-            bytes=info.bytes,
-            ciphertext_sha256=info.ciphertext_sha256,
-            created_at=info.created_at,
-            restored_from=info.restored_from,
-            clear_generation=commit.clear_generation,
-        )
 
 
 class Admit(ApiModel):

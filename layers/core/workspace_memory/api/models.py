@@ -1,0 +1,361 @@
+"""Response models of the public HTTP API: what every route answers, and the error envelope.
+
+Routes return `Response[Model]`; powertools validates the model and serializes it by alias (camelCase), and
+the same declarations will generate the OpenAPI document. A field that is left out of the JSON when absent is
+declared so (`omitted_when_none`); every other optional field is sent as `null`. The worker's client parses
+the automation routes' answers into these same models. Domain objects carry no wire shape: the `of`
+constructors here are the only mapping from them to JSON.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from workspace_memory.access import Role, Workspace
+from workspace_memory.admission import Admitted
+from workspace_memory.authority import Predicate
+from workspace_memory.capture import CaptureResult, Outcome, Proposal
+from workspace_memory.document import Commit, DocumentView, HistoryPage, VersionInfo
+from workspace_memory.keysessions import KeySession, Scope
+from workspace_memory.notes import Notes
+from workspace_memory.policy import Mode, Policy
+from workspace_memory.recall import MemoryWrite, Recall, RecallStatus, ReceiptsPage
+from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnView
+from workspace_memory.turns import StartedTurn
+
+
+class ApiModel(BaseModel):
+    """Request models: camelCase on the wire, unknown fields rejected."""
+
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True)
+
+
+class OutModel(BaseModel):
+    """Response models: camelCase on the wire; a reader (the worker's client) ignores fields it does not know."""
+
+    model_config = ConfigDict(extra="ignore", alias_generator=to_camel, populate_by_name=True, frozen=True)
+
+    def wire(self) -> dict[str, Any]:
+        """The JSON object this model is on the wire: what powertools' serializer makes of it, too."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+def _is_none(value: object) -> bool:
+    return value is None
+
+
+def omitted_when_none() -> Any:
+    """An optional field that is left out of the JSON, rather than sent as `null`, when it has no value."""
+    return Field(default=None, exclude_if=_is_none)
+
+
+# -- workspaces, members, workspace AI, key sessions, health ---------------------------------------------
+
+
+class HealthOut(OutModel):
+    status: Literal["ok"] = "ok"
+
+
+class WorkspaceCreated(OutModel):
+    workspace_id: str
+
+
+class MemberOut(OutModel):
+    user_id: str
+    role: Role
+
+
+class AiOut(OutModel):
+    enabled: bool
+    consent_revision: int
+
+    @classmethod
+    def of(cls, workspace: Workspace) -> AiOut:
+        return cls(enabled=workspace.ai_enabled, consent_revision=workspace.consent_revision)
+
+
+class KeySessionOut(OutModel):
+    key_session_id: str
+    expires_at: str
+    scopes: list[Scope]
+
+    @classmethod
+    def of(cls, session: KeySession) -> KeySessionOut:
+        return cls(key_session_id=session.id, expires_at=session.expires_at_iso, scopes=sorted(session.scopes))
+
+
+# -- the memory document and its policy -------------------------------------------------------------------
+
+
+class PolicyOut(OutModel):
+    mode: Mode
+    policy_revision: int
+    clear_generation: int
+
+    @classmethod
+    def of(cls, policy: Policy) -> PolicyOut:
+        return cls(mode=policy.mode, policy_revision=policy.revision, clear_generation=policy.clear_generation)
+
+
+class DocumentOut(OutModel):
+    version: int
+    content: str
+    bytes: int
+    recall_eligible: bool
+    updated_at: str | None
+    updated_by: str | None
+
+    @classmethod
+    def of(cls, doc: DocumentView) -> DocumentOut:
+        return cls.model_validate(doc, from_attributes=True)
+
+
+class VersionOut(OutModel):
+    version: int
+    op: Literal["save", "clear", "undo", "capture"]
+    author: str
+    created_at: str
+    bytes: int
+    ciphertext_sha256: str
+    restored_from: int | None = omitted_when_none()
+
+    @classmethod
+    def of(cls, info: VersionInfo) -> VersionOut:
+        return cls.model_validate(info, from_attributes=True)
+
+
+class VersionContentOut(VersionOut):
+    """One version with its content (after the version's fields)."""
+
+    content: str
+
+    @classmethod
+    def with_content(cls, info: VersionInfo, content: str) -> VersionContentOut:
+        return cls.model_validate({**VersionOut.of(info).model_dump(), "content": content})
+
+
+class HistoryOut(OutModel):
+    versions: list[VersionOut]
+    next_cursor: str | None
+
+    @classmethod
+    def of(cls, page: HistoryPage) -> HistoryOut:
+        return cls(versions=[VersionOut.of(v) for v in page.versions], next_cursor=page.next_cursor)
+
+
+class CommitOut(OutModel):
+    version: int
+    op: str
+    bytes: int
+    ciphertext_sha256: str
+    created_at: str
+    restored_from: int | None = omitted_when_none()
+    clear_generation: int | None = omitted_when_none()
+
+    @classmethod
+    def of(cls, commit: Commit) -> CommitOut:
+        info = commit.version
+        return cls(
+            version=info.version,
+            op=info.op,
+            bytes=info.bytes,
+            ciphertext_sha256=info.ciphertext_sha256,
+            created_at=info.created_at,
+            restored_from=info.restored_from,
+            clear_generation=commit.clear_generation,
+        )
+
+
+# -- conversations: turns and recall receipts ------------------------------------------------------------
+
+
+class TurnStarted(OutModel):
+    turn_id: str
+    admission_id: str
+
+    @classmethod
+    def of(cls, started: StartedTurn) -> TurnStarted:
+        return cls(turn_id=started.turn_id, admission_id=started.admission_id)
+
+
+class ToolOutcomeOut(OutModel):
+    round: int
+    tool: str
+    ok: bool
+    outcome: str
+    version: int | None = omitted_when_none()
+    predicate: str | None = omitted_when_none()
+
+
+class RoundReceiptOut(OutModel):
+    round: int
+    status: RecallStatus
+    revision: int | None
+
+
+class TurnOut(OutModel):
+    turn_id: str
+    status: Literal["running", "completed", "failed"]
+    answer: str | None
+    rounds: int
+    tool_outcomes: list[ToolOutcomeOut]
+    receipts: list[RoundReceiptOut]
+
+    @classmethod
+    def of(cls, turn_id: str, view: TurnView) -> TurnOut:
+        return cls(
+            turn_id=turn_id,
+            status=view.status,
+            answer=view.answer,
+            rounds=view.rounds,
+            tool_outcomes=[_tool_outcome(o) for o in view.tool_outcomes],
+            receipts=[_round_receipt(r) for r in view.receipts],
+        )
+
+
+def _tool_outcome(outcome: ToolOutcome) -> ToolOutcomeOut:
+    return ToolOutcomeOut.model_validate(outcome, from_attributes=True)
+
+
+def _round_receipt(receipt: RoundReceipt) -> RoundReceiptOut:
+    return RoundReceiptOut.model_validate(receipt, from_attributes=True)
+
+
+class RecallReceiptOut(OutModel):
+    admission_id: str
+    turn_id: str | None
+    at: str
+    status: RecallStatus
+    revision: int | None
+
+
+class ReceiptsOut(OutModel):
+    receipts: list[RecallReceiptOut]
+    next_cursor: str | None
+
+    @classmethod
+    def of(cls, page: ReceiptsPage) -> ReceiptsOut:
+        return cls(
+            receipts=[RecallReceiptOut.model_validate(r, from_attributes=True) for r in page.receipts],
+            next_cursor=page.next_cursor,
+        )
+
+
+# -- automation: admissions, recall, capture, working notes ------------------------------------------------
+
+
+class AdmissionOut(OutModel):
+    admission_id: str
+    credential: str
+    expires_at: str
+    mode: Mode
+
+    @classmethod
+    def of(cls, admitted: Admitted) -> AdmissionOut:
+        adm = admitted.admission
+        return cls(admission_id=adm.id, credential=admitted.credential, expires_at=adm.expires_at_iso, mode=adm.mode)
+
+
+class RecallOut(OutModel):
+    status: RecallStatus
+    revision: int | None
+    block: str
+    memory_write: MemoryWrite
+
+    @classmethod
+    def of(cls, recall: Recall) -> RecallOut:
+        return cls.model_validate(recall, from_attributes=True)
+
+
+class ProposalOut(OutModel):
+    """A read-only or conflicting capture's edits, to apply as they are (`POST …/memory/proposals/apply`)."""
+
+    edits: list[dict[str, Any]]
+    base_version: int
+    clear_generation: int
+
+    @classmethod
+    def of(cls, proposal: Proposal) -> ProposalOut:
+        return cls.model_validate(proposal, from_attributes=True)
+
+
+class ReceiptOut(OutModel):
+    """A committed capture's receipt: ids, sizes and hashes, never text."""
+
+    admission_id: str
+    version: int
+    ciphertext_sha256: str
+    bytes: int
+    committed_at: str
+
+
+class CaptureOut(OutModel):
+    outcome: Outcome
+    version: int | None = omitted_when_none()
+    predicate: Predicate | None = omitted_when_none()
+    proposal: ProposalOut | None = omitted_when_none()
+    receipt: ReceiptOut | None = omitted_when_none()
+    replayed: bool = Field(default=False, exclude_if=lambda replayed: not replayed)
+    """Sent (as `true`) only when the answer is the stored receipt of an earlier, identical capture."""
+
+    @classmethod
+    def of(cls, result: CaptureResult) -> CaptureOut:
+        return cls(
+            outcome=result.outcome,
+            version=result.version,
+            predicate=result.predicate,
+            proposal=None if result.proposal is None else ProposalOut.of(result.proposal),
+            receipt=None if result.receipt is None else ReceiptOut.model_validate(result.receipt),
+            replayed=result.replayed,
+        )
+
+
+class NotesMetaOut(OutModel):
+    """What a notes write or clear answers: the stored revision, never the text."""
+
+    revision: int
+    bytes: int
+    updated_at: str | None
+
+    @classmethod
+    def of(cls, notes: Notes) -> NotesMetaOut:
+        return cls(revision=notes.revision, bytes=notes.bytes, updated_at=notes.updated_at)
+
+
+class NotesOut(NotesMetaOut):
+    notes: str
+
+    @classmethod
+    def with_text(cls, notes: Notes) -> NotesOut:
+        return cls(revision=notes.revision, bytes=notes.bytes, updated_at=notes.updated_at, notes=notes.text)
+
+
+# -- the error envelope ------------------------------------------------------------------------------------
+
+
+class ErrorBody(OutModel):
+    code: str
+    message: str
+
+
+class ProblemOut(OutModel):
+    """One rejected edit: its index in the request (-1 for the request as a whole) and why."""
+
+    index: int
+    reason: str
+
+
+class ErrorOut(OutModel):
+    """`{"error": {code, message}}` and, when the error has them, the public details beside it (built by
+    `workspace_memory.api.errors.error_envelope`, the one place that makes an envelope)."""
+
+    error: ErrorBody
+    current_version: int | None = omitted_when_none()
+    current: PolicyOut | None = omitted_when_none()
+    limit: int | None = omitted_when_none()
+    predicate: str | None = omitted_when_none()
+    problems: list[ProblemOut] | None = omitted_when_none()
+    current_revision: int | None = omitted_when_none()

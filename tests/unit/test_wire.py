@@ -1,0 +1,304 @@
+"""The JSON every response model is on the wire, pinned byte for byte: field names, order, which absent
+fields are omitted and which are sent as null. Each model goes through a route declared `Response[Model]`,
+so this pins what powertools' serializer makes of it, and parses back into the same model (as the worker's
+client parses the automation routes' answers)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, cast
+
+import pytest
+from aws_lambda_powertools.event_handler import Response
+
+from scripts.localstack.gateway import FakeContext
+from workspace_memory import errors, loopback
+from workspace_memory.access import Role, ShareType, Workspace
+from workspace_memory.api.errors import error_envelope, error_of
+from workspace_memory.api.http import build_resolver, error_response, respond
+from workspace_memory.api.models import (
+    AdmissionOut,
+    AiOut,
+    CaptureOut,
+    CommitOut,
+    DocumentOut,
+    ErrorOut,
+    HealthOut,
+    HistoryOut,
+    KeySessionOut,
+    MemberOut,
+    NotesMetaOut,
+    NotesOut,
+    OutModel,
+    PolicyOut,
+    RecallOut,
+    ReceiptsOut,
+    TurnOut,
+    TurnStarted,
+    VersionContentOut,
+    WorkspaceCreated,
+)
+from workspace_memory.authority import Predicate
+from workspace_memory.capture import CaptureResult, InvalidEdits, Outcome, Proposal
+from workspace_memory.document import Commit, DocumentView, HistoryPage, VersionInfo
+from workspace_memory.edits import EditProblem
+from workspace_memory.keysessions import KeySession, Scope
+from workspace_memory.notes import Notes, NotesConflict, NotesTooLarge
+from workspace_memory.policy import Mode, Policy
+from workspace_memory.recall import MemoryWrite, Recall, RecallReceipt, RecallStatus, ReceiptsPage
+from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnView
+from workspace_memory.turns import StartedTurn
+
+pytestmark = pytest.mark.unit
+
+AT = "2027-01-15T08:00:00.000Z"
+SHA = "ab" * 32
+ADM = "adm_x.eyJjIjoiYyJ9"
+SAVED = VersionInfo(version=3, op="save", author="olivia", created_at=AT, bytes=12, ciphertext_sha256=SHA)
+UNDONE = VersionInfo(4, "undo", "olivia", AT, 12, SHA, restored_from=2)
+RECEIPT = {"admissionId": ADM, "version": 5, "ciphertextSha256": SHA, "bytes": 20, "committedAt": AT}
+PROPOSAL = Proposal([{"op": "add", "line": "- x", "heading": "## D"}, {"op": "remove", "line": "- y"}], 4, 1)
+TURN = TurnView(
+    conversation_id="conv-1",
+    status="running",
+    rounds=2,
+    tool_outcomes=[
+        ToolOutcome(round=1, tool="remember_in_memory", ok=True, outcome="committed", version=5),
+        ToolOutcome(round=1, tool="remember_in_memory", ok=False, outcome="refused", predicate="policy"),
+        ToolOutcome(round=2, tool="working_notes_get", ok=True, outcome="read"),
+    ],
+    receipts=[RoundReceipt(round=1, status=RecallStatus.OK, revision=4), RoundReceipt(round=2, status="no_access")],
+)
+
+CASES: list[tuple[str, OutModel, str]] = [
+    ("health", HealthOut(), '{"status":"ok"}'),
+    ("workspace created", WorkspaceCreated(workspace_id="ws_1"), '{"workspaceId":"ws_1"}'),
+    ("member", MemberOut(user_id="eddie", role=Role.EDITOR), '{"userId":"eddie","role":"editor"}'),
+    (
+        "workspace AI",
+        AiOut.of(Workspace("ws_1", "olivia", ShareType.SHARED, ai_enabled=True, consent_revision=2)),
+        '{"enabled":true,"consentRevision":2}',
+    ),
+    (
+        "key session (scopes sorted)",
+        KeySessionOut.of(KeySession("ks_1", "ws_1", "olivia", 1_800_000_600.0, frozenset(Scope))),
+        '{"keySessionId":"ks_1","expiresAt":"2027-01-15T08:10:00.000Z",'
+        '"scopes":["memory:read","memory:write","notes"]}',
+    ),
+    (
+        "policy",
+        PolicyOut.of(Policy(Mode.READ_ONLY, 0, 0)),
+        '{"mode":"read_only","policyRevision":0,"clearGeneration":0}',
+    ),
+    (
+        "document never saved (nulls sent)",
+        DocumentOut.of(DocumentView(0, "", 0, True, None, None)),
+        '{"version":0,"content":"","bytes":0,"recallEligible":true,"updatedAt":null,"updatedBy":null}',
+    ),
+    (
+        "save commit (restoredFrom, clearGeneration omitted)",
+        CommitOut.of(Commit(SAVED)),
+        f'{{"version":3,"op":"save","bytes":12,"ciphertextSha256":"{SHA}","createdAt":"{AT}"}}',
+    ),
+    (
+        "clear commit",
+        CommitOut.of(Commit(VersionInfo(5, "clear", "olivia", AT, 0, SHA), clear_generation=1)),
+        f'{{"version":5,"op":"clear","bytes":0,"ciphertextSha256":"{SHA}","createdAt":"{AT}","clearGeneration":1}}',
+    ),
+    (
+        "undo commit",
+        CommitOut.of(Commit(UNDONE)),
+        f'{{"version":4,"op":"undo","bytes":12,"ciphertextSha256":"{SHA}","createdAt":"{AT}","restoredFrom":2}}',
+    ),
+    (
+        "history (nextCursor null)",
+        HistoryOut.of(HistoryPage([UNDONE, SAVED], None)),
+        f'{{"versions":[{{"version":4,"op":"undo","author":"olivia","createdAt":"{AT}","bytes":12,'
+        f'"ciphertextSha256":"{SHA}","restoredFrom":2}},{{"version":3,"op":"save","author":"olivia",'
+        f'"createdAt":"{AT}","bytes":12,"ciphertextSha256":"{SHA}"}}],"nextCursor":null}}',
+    ),
+    (
+        "one version with its content (last)",
+        VersionContentOut.with_content(UNDONE, "# M\n"),
+        f'{{"version":4,"op":"undo","author":"olivia","createdAt":"{AT}","bytes":12,"ciphertextSha256":"{SHA}",'
+        '"restoredFrom":2,"content":"# M\\n"}',
+    ),
+    ("turn started", TurnStarted.of(StartedTurn("turn-1", ADM)), f'{{"turnId":"turn-1","admissionId":"{ADM}"}}'),
+    (
+        "turn (answer null; outcomes omit absent version/predicate; receipts send revision null)",
+        TurnOut.of("turn-1", TURN),
+        '{"turnId":"turn-1","status":"running","answer":null,"rounds":2,"toolOutcomes":['
+        '{"round":1,"tool":"remember_in_memory","ok":true,"outcome":"committed","version":5},'
+        '{"round":1,"tool":"remember_in_memory","ok":false,"outcome":"refused","predicate":"policy"},'
+        '{"round":2,"tool":"working_notes_get","ok":true,"outcome":"read"}],'
+        '"receipts":[{"round":1,"status":"ok","revision":4},{"round":2,"status":"no_access","revision":null}]}',
+    ),
+    (
+        "receipts (turnId and revision null)",
+        ReceiptsOut.of(
+            ReceiptsPage(
+                [
+                    RecallReceipt(ADM, None, AT, RecallStatus.NO_ACCESS, None),
+                    RecallReceipt(ADM, "turn-1", AT, RecallStatus.OK, 4),
+                ],
+                "c1",
+            )
+        ),
+        f'{{"receipts":[{{"admissionId":"{ADM}","turnId":null,"at":"{AT}","status":"no_access","revision":null}},'
+        f'{{"admissionId":"{ADM}","turnId":"turn-1","at":"{AT}","status":"ok","revision":4}}],"nextCursor":"c1"}}',
+    ),
+    (
+        "admission",
+        AdmissionOut(admission_id=ADM, credential="cred", expires_at=AT, mode=Mode.AUTO),
+        f'{{"admissionId":"{ADM}","credential":"cred","expiresAt":"{AT}","mode":"auto"}}',
+    ),
+    (
+        "recall (revision null sent)",
+        RecallOut.of(Recall(RecallStatus.UNAVAILABLE, None, "Workspace memory not provided.", ADM, AT)),
+        '{"status":"unavailable","revision":null,"block":"Workspace memory not provided.","memoryWrite":"none"}',
+    ),
+    (
+        "recall ok",
+        RecallOut.of(Recall(RecallStatus.OK, 4, "<<<block", ADM, AT, MemoryWrite.COMMIT)),
+        '{"status":"ok","revision":4,"block":"<<<block","memoryWrite":"commit"}',
+    ),
+    ("capture noop (all absent omitted)", CaptureOut.of(CaptureResult(Outcome.NOOP)), '{"outcome":"noop"}'),
+    (
+        "capture refused",
+        CaptureOut.of(CaptureResult(Outcome.REFUSED, predicate=Predicate.KEY_SESSION)),
+        '{"outcome":"refused","predicate":"key_session"}',
+    ),
+    (
+        "capture committed",
+        CaptureOut.of(CaptureResult(Outcome.COMMITTED, version=5, receipt=RECEIPT)),
+        f'{{"outcome":"committed","version":5,"receipt":{json.dumps(RECEIPT, separators=(",", ":"))}}}',
+    ),
+    (
+        "capture replayed",
+        CaptureOut.of(CaptureResult(Outcome.COMMITTED, version=5, receipt=RECEIPT, replayed=True)),
+        f'{{"outcome":"committed","version":5,"receipt":{json.dumps(RECEIPT, separators=(",", ":"))},"replayed":true}}',
+    ),
+    (
+        "capture conflict with a proposal",
+        CaptureOut.of(CaptureResult(Outcome.CONFLICT, version=4, predicate=Predicate.HEAD, proposal=PROPOSAL)),
+        '{"outcome":"conflict","version":4,"predicate":"head","proposal":{"edits":[{"op":"add","line":"- x",'
+        '"heading":"## D"},{"op":"remove","line":"- y"}],"baseVersion":4,"clearGeneration":1}}',
+    ),
+    (
+        "notes read (updatedAt null sent)",
+        NotesOut.with_text(Notes("", 0, 0, None)),
+        '{"revision":0,"bytes":0,"updatedAt":null,"notes":""}',
+    ),
+    (
+        "notes written (no text)",
+        NotesMetaOut.of(Notes("n", 1, 1, AT)),
+        f'{{"revision":1,"bytes":1,"updatedAt":"{AT}"}}',
+    ),
+]
+
+
+def _event(path: str) -> dict[str, Any]:
+    return {
+        "version": "2.0",
+        "routeKey": f"GET {path}",
+        "rawPath": path,
+        "rawQueryString": "",
+        "headers": {},
+        "requestContext": {"http": {"method": "GET", "path": path, "sourceIp": "127.0.0.1"}, "stage": "$default"},
+        "isBase64Encoded": False,
+    }
+
+
+def _served(model: OutModel) -> dict[str, Any]:
+    """The model answered by a route declared `-> Response[<its class>]`, as the handlers declare theirs."""
+    app = build_resolver()
+
+    def route() -> Response[Any]:
+        return respond(200, model)
+
+    route.__annotations__["return"] = Response[type(model)]  # type: ignore[misc]
+    app.get("/m")(route)
+    context: Any = FakeContext(function_name="unit", aws_request_id="r-1")
+    result: dict[str, Any] = app.resolve(_event("/m"), context)
+    return result
+
+
+@pytest.mark.parametrize(("model", "expected"), [(m, e) for _, m, e in CASES], ids=[name for name, _, _ in CASES])
+def test_each_response_model_is_pinned_on_the_wire(model: OutModel, expected: str) -> None:
+    served = _served(model)
+    assert (served["statusCode"], served["headers"]["Content-Type"]) == (200, "application/json")
+    assert served["body"] == expected
+    assert model.wire() == json.loads(expected)
+    assert type(model).model_validate(json.loads(expected)) == model  # what a client parses back
+
+
+ERRORS: list[tuple[str, ErrorOut, str]] = [
+    (
+        "plain",
+        error_envelope("ROUTE_NOT_FOUND", "no such route"),
+        '{"error":{"code":"ROUTE_NOT_FOUND","message":"no such route"}}',
+    ),
+    (
+        "stale base",
+        error_of(errors.StaleBaseVersion("base version 1 is not the current version", current_version=2)),
+        '{"error":{"code":"STALE_BASE_VERSION","message":"base version 1 is not the current version"},'
+        '"currentVersion":2}',
+    ),
+    (
+        "stale policy (the current policy as the policy routes answer it)",
+        error_of(errors.StalePolicyRevision("policy revision is stale", current=Policy(Mode.AUTO, 3, 1))),
+        '{"error":{"code":"STALE_POLICY_REVISION","message":"policy revision is stale"},'
+        '"current":{"mode":"auto","policyRevision":3,"clearGeneration":1}}',
+    ),
+    (
+        "notes too large (size stays inside)",
+        error_of(NotesTooLarge("notes are 40000 bytes; the cap is 32768", size=40000, limit=32768)),
+        '{"error":{"code":"NOTES_TOO_LARGE","message":"notes are 40000 bytes; the cap is 32768"},"limit":32768}',
+    ),
+    (
+        "edits rejected",
+        error_of(
+            InvalidEdits("edits rejected", problems=[EditProblem(0, "ambiguous"), EditProblem(-1, "too_many_edits")])
+        ),
+        '{"error":{"code":"INVALID_EDITS","message":"edits rejected"},'
+        '"problems":[{"index":0,"reason":"ambiguous"},{"index":-1,"reason":"too_many_edits"}]}',
+    ),
+    (
+        "notes conflict",
+        error_of(NotesConflict(0, 2)),
+        '{"error":{"code":"NOTES_REVISION_CONFLICT","message":"expected notes revision 0, current is 2"},'
+        '"currentRevision":2}',
+    ),
+    (
+        "predicate",
+        error_envelope("X", "m", {"predicate": Predicate.POLICY, "secret": "never sent"}),
+        '{"error":{"code":"X","message":"m"},"predicate":"policy"}',
+    ),
+]
+
+
+@pytest.mark.parametrize(("envelope", "expected"), [(m, e) for _, m, e in ERRORS], ids=[name for name, _, _ in ERRORS])
+def test_the_error_envelope_is_pinned_on_the_wire(envelope: ErrorOut, expected: str) -> None:
+    assert error_response(409, envelope).body == expected
+    assert ErrorOut.model_validate(json.loads(expected)) == envelope
+
+
+def test_the_loopback_guard_answers_the_same_envelope() -> None:
+    """The guard stays standard-library only (the moto server imports it), so it spells its one refusal
+    itself; this keeps that spelling the builder's."""
+    assert json.loads(loopback.refusal_body()) == error_envelope(loopback.CODE, loopback.MESSAGE).wire()
+
+
+def test_a_route_answering_other_than_its_declared_model_is_a_500_not_a_400() -> None:
+    app = build_resolver()
+
+    @app.get("/m")
+    def wrong() -> Response[WorkspaceCreated]:
+        return respond(200, cast(WorkspaceCreated, HealthOut()))
+
+    context: Any = FakeContext(function_name="unit", aws_request_id="r-1")
+    result = app.resolve(_event("/m"), context)
+    assert (result["statusCode"], json.loads(result["body"])) == (
+        500,
+        {"error": {"code": "INTERNAL", "message": "internal error"}},
+    )

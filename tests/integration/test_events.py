@@ -161,7 +161,8 @@ def _seed(svc: Services) -> None:
             "createdAt": at,
         }
     )
-    svc.table.put({**keys.as_key(keys.member(WS, OWNER)), "userId": OWNER, "role": "owner", "updatedAt": at})
+    owner = {**keys.as_key(keys.member(WS, OWNER)), "userId": OWNER, "role": "owner", "canWrite": True}
+    svc.table.put({**owner, "updatedAt": at})
     for key_session in (KEY_SESSION, LIVE_KEY_SESSION):
         svc.table.put(
             {

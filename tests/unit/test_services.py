@@ -26,7 +26,13 @@ from workspace_memory.authority import Predicate
 from workspace_memory.capture import CaptureResult, CaptureService, Outcome, ProposalCleared
 from workspace_memory.clock import ManualClock
 from workspace_memory.document import RECALL_MAX_BYTES, DocumentService
-from workspace_memory.errors import ConversationNotFound, Forbidden, ScopeNotGranted, StaleBaseVersion
+from workspace_memory.errors import (
+    ConversationNotFound,
+    Forbidden,
+    ScopeNotGranted,
+    StaleBaseVersion,
+    WorkspaceNotFound,
+)
 from workspace_memory.keysessions import KeySessionService, Scope
 from workspace_memory.notes import AdmissionRetired, NotesService, SessionNotFound
 from workspace_memory.policy import Mode, PolicyService
@@ -100,6 +106,24 @@ class World:
 # --- the document -------------------------------------------------------------------------------
 
 
+def test_save_is_one_transaction_and_reads_nothing_before_it() -> None:
+    w = World()
+    ws = w.workspace()
+    reads, transactions = w.table.reads, w.table.transactions
+    w.document.save(EDITOR, ws, DOC + "- one more\n", 1)
+    assert (w.table.reads - reads, w.table.transactions - transactions) == (0, 1)
+
+
+@pytest.mark.parametrize(("user", "error"), [(VIEWER, Forbidden), ("stranger", WorkspaceNotFound)])
+def test_a_refused_save_says_why_without_telling_a_stranger_anything(user: str, error: type[Exception]) -> None:
+    w = World()
+    ws = w.workspace()
+    before = w.snapshot()
+    with pytest.raises(error):
+        w.document.save(user, ws, "x", 0)  # a stale base too: write right is judged first
+    assert w.snapshot() == before
+
+
 def test_save_on_a_stale_base_or_a_base_ahead_of_the_head_writes_nothing() -> None:
     w = World()
     ws = w.workspace()
@@ -125,10 +149,14 @@ def test_a_writer_demoted_between_read_and_write_gets_403_and_nothing_is_written
     w = World()
     ws = w.workspace()
     before_head = w.head(ws)
-    w.table.before_transact = lambda t: t.items[keys.member(ws, EDITOR)].update(role=Role.VIEWER.value)
+
+    def demote(table: MemoryTable) -> None:
+        table.before_transact = None
+        w.access.put_member(OWNER, ws, EDITOR, Role.VIEWER)
+
+    w.table.before_transact = demote
     with pytest.raises(Forbidden):
         w.document.save(EDITOR, ws, "after demotion", 1)
-    w.table.before_transact = None
     assert w.head(ws) == before_head
     assert w.table.get(*keys.version(ws, 2)) is None
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from workspace_memory import keys
-from workspace_memory.changes import Create, Label, MemberHasRole, Put, SetAi
+from workspace_memory.changes import Create, Label, MemberCanWrite, Put, SetAi
 from workspace_memory.clock import Clock, iso
 from workspace_memory.errors import Conflict, Forbidden, InvalidInput, NotFound, WorkspaceNotFound
 from workspace_memory.ids import new_id
@@ -71,14 +71,9 @@ class Caller:
         if self.role is not Role.OWNER:
             raise Forbidden("only the workspace owner may do this")
 
-    def still_writer(self) -> MemberHasRole:
+    def still_writer(self) -> MemberCanWrite:
         """The transaction's check that the caller still holds write right when the write lands."""
-        return still_writer(self.workspace, self.user_id)
-
-
-def still_writer(workspace: Workspace, user_id: str) -> MemberHasRole:
-    """Fails for a non-member too."""
-    return MemberHasRole(workspace.id, user_id, tuple(role.value for role in workspace.writer_roles()))
+        return MemberCanWrite(self.workspace.id, self.user_id)
 
 
 def load_caller(
@@ -124,7 +119,7 @@ class AccessService:
             "createdAt": now,
         }
         self._table.transact(
-            [Create(meta_item, Label.WORKSPACE), Put(_member_item(workspace_id, user_id, Role.OWNER, now))]
+            [Create(meta_item, Label.WORKSPACE), Put(_member_item(workspace_id, user_id, Role.OWNER, True, now))]
         )
         return workspace_id
 
@@ -133,8 +128,9 @@ class AccessService:
         caller.require_owner()
         if user_id == caller.workspace.owner_id:
             raise InvalidInput("the workspace creator's role cannot be changed")
+        can_write = role in caller.workspace.writer_roles()
         self._table.transact(
-            [Put(_member_item(workspace_id, user_id, role, iso(self._clock.now()))), caller.still_writer()]
+            [Put(_member_item(workspace_id, user_id, role, can_write, iso(self._clock.now()))), caller.still_writer()]
         )
 
     def set_ai(self, actor_id: str, workspace_id: str, enabled: bool) -> Workspace:
@@ -149,10 +145,12 @@ class AccessService:
         return Workspace(workspace_id, caller.workspace.owner_id, caller.workspace.share_type, enabled, seen + 1)
 
 
-def _member_item(workspace_id: str, user_id: str, role: Role, now: str) -> Item:
+def _member_item(workspace_id: str, user_id: str, role: Role, can_write: bool, now: str) -> Item:
+    """`canWrite` is the role judged against the (immutable) share type, so a write can check it alone."""
     return {
         **keys.as_key(keys.member(workspace_id, user_id)),
         "userId": user_id,
         "role": role.value,
+        "canWrite": can_write,
         "updatedAt": now,
     }

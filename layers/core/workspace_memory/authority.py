@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from workspace_memory import keys
-from workspace_memory.access import Workspace, still_writer
+from workspace_memory.access import Workspace
 from workspace_memory.admission import Admission, AdmissionRef, InvalidAdmission
 from workspace_memory.changes import (
     Change,
@@ -23,6 +23,7 @@ from workspace_memory.changes import (
     KeySessionLive,
     KeySessionNotRevoked,
     Label,
+    MemberCanWrite,
     PolicyIs,
 )
 from workspace_memory.document import Head
@@ -159,8 +160,7 @@ def fence_changes(authority: Authority, now: float, receipt: dict[str, Any], req
         ConsentIs(ws, adm.consent_revision),
         CredentialHeldBy(adm.conversation_id, adm.id, adm.nonce_hash, at),
     ]
-    if authority.workspace is not None:
-        changes.append(still_writer(authority.workspace, adm.user_id))
+    changes.append(MemberCanWrite(ws, adm.user_id))
     if adm.key_session_id is not None:
         changes += [KeySessionLive(ws, adm.key_session_id, at), KeySessionNotRevoked(ws, adm.key_session_id)]
     return changes

@@ -73,12 +73,13 @@ class MoveHead:
 
 
 @dataclass(frozen=True)
-class MemberHasRole:
-    """The member still holds one of `roles` when the write lands (false for a non-member)."""
+class MemberCanWrite:
+    """The member still has write right when the write lands (false for a non-member). Member items carry
+    `canWrite`, derived from role and share type when the membership is written, so the check needs no read
+    of the workspace."""
 
     workspace_id: str
     user_id: str
-    roles: tuple[str, ...]
     label: str = Label.ACCESS
 
 
@@ -218,7 +219,7 @@ Change = (
     Create
     | Put
     | MoveHead
-    | MemberHasRole
+    | MemberCanWrite
     | BumpClearGeneration
     | ClearGenerationIs
     | SetPolicyMode

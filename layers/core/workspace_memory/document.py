@@ -13,7 +13,7 @@ from enum import StrEnum
 
 from workspace_memory import keys
 from workspace_memory.access import Caller, load_caller
-from workspace_memory.changes import BumpClearGeneration, Change, Create, Label, MoveHead
+from workspace_memory.changes import BumpClearGeneration, Change, Create, Label, MemberCanWrite, MoveHead
 from workspace_memory.clock import Clock, iso
 from workspace_memory.cursors import decode_cursor, encode_cursor
 from workspace_memory.errors import (
@@ -242,9 +242,18 @@ class DocumentService:
     # -- writes ----------------------------------------------------------------------------------
 
     def save(self, user_id: str, workspace_id: str, content: str, base: int) -> Commit:
-        caller, _ = load_caller(self._table, workspace_id, user_id)
-        caller.require_write()
-        return self._commit(caller, content=content, base=base, op=Op.SAVE)
+        """One round trip: write right and the base are conditions of the one transaction, not a read before
+        it. Only a refusal reads, to say which: 404 for a non-member, 403 for a reader, 409 for a stale base."""
+        prepared = prepare_version(
+            self._cipher, workspace_id, content=content, base=base, op=Op.SAVE, author=user_id, now=self._clock.now()
+        )
+        try:
+            self._table.transact([*version_changes(prepared, base), MemberCanWrite(workspace_id, user_id)])
+        except TransactionCancelled as exc:
+            if Label.ACCESS in exc.failed():
+                raise self._no_write_right(workspace_id, user_id) from None
+            raise self._stale(workspace_id, base) from None
+        return Commit(prepared.info)
 
     def clear(self, user_id: str, workspace_id: str, base: int) -> Commit:
         """An empty version and clearGeneration+1 in one transaction: proposals made before it die."""
@@ -290,16 +299,18 @@ class DocumentService:
             self._table.transact([*version_changes(prepared, base), caller.still_writer(), *extra])
         except TransactionCancelled as exc:
             if Label.ACCESS in exc.failed():
-                raise self._lost_right(caller) from None
-            current = self._table.get(*keys.head(workspace_id))
-            raise StaleBaseVersion(
-                f"base version {base} is not the current version",
-                current_version=Head.from_item(current).version,
-            ) from None
+                raise self._no_write_right(workspace_id, caller.user_id) from None
+            raise self._stale(workspace_id, base) from None
         return Commit(prepared.info)
 
-    def _lost_right(self, caller: Caller) -> Exception:
-        member = self._table.get(*keys.member(caller.workspace.id, caller.user_id))
-        if member is None:
-            return WorkspaceNotFound("workspace not found")
+    def _stale(self, workspace_id: str, base: int) -> StaleBaseVersion:
+        current = Head.from_item(self._table.get(*keys.head(workspace_id))).version
+        return StaleBaseVersion(f"base version {base} is not the current version", current_version=current)
+
+    def _no_write_right(self, workspace_id: str, user_id: str) -> Exception:
+        """A non-member learns nothing (404); a member without write right is told so (403)."""
+        try:
+            load_caller(self._table, workspace_id, user_id)
+        except WorkspaceNotFound as exc:
+            return exc
         return Forbidden("write access to this workspace's memory is not granted to your role")

@@ -42,9 +42,8 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                     "ExpressionAttributeValues": {":base": base, ":false": False},
                 }
             }
-        case ch.MemberHasRole(workspace_id=ws, user_id=user, roles=roles):
-            values = {f":r{i}": role for i, role in enumerate(roles)}
-            return _check(keys.member(ws, user), "#role IN (" + ", ".join(values) + ")", values, {"#role": "role"})
+        case ch.MemberCanWrite(workspace_id=ws, user_id=user):
+            return _check(keys.member(ws, user), "canWrite = :true", {":true": True})
         case ch.BumpClearGeneration(workspace_id=ws, seen=seen):
             return {
                 "Update": {

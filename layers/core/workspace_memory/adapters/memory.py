@@ -23,20 +23,25 @@ class MemoryTable:
     def __init__(self) -> None:
         self.items: Items = {}
         self.transactions = 0
+        self.reads = 0
+        """Round trips a real table would make: each get, snapshot and query counts one."""
         self.before_transact: Callable[[MemoryTable], None] | None = None
         self._lock = threading.RLock()
 
     def get(self, pk: str, sk: str) -> Item | None:
+        self.reads += 1
         with self._lock:
             return copy.deepcopy(self.items.get((pk, sk)))
 
     def get_many(self, keys: Sequence[tuple[str, str]]) -> list[Item | None]:
+        self.reads += 1
         with self._lock:
             return [copy.deepcopy(self.items.get(key)) for key in keys]
 
     def query(
         self, pk: str, sk_prefix: str, *, limit: int, newest_first: bool, start_after: str | None = None
     ) -> list[Item]:
+        self.reads += 1
         with self._lock:
             found = sorted((sk for p, sk in self.items if p == pk and sk.startswith(sk_prefix)), reverse=newest_first)
             if start_after is not None:
@@ -81,9 +86,8 @@ def _holds(change: ch.Change, items: Items) -> bool:
         case ch.MoveHead(base=base):
             head = _get(items, change.key)
             return head is not None and head.get("headVersion") == base and head.get("tombstone") is False
-        case ch.MemberHasRole(workspace_id=ws, user_id=user, roles=roles):
-            member = _get(items, keys.member(ws, user))
-            return member is not None and member.get("role") in roles
+        case ch.MemberCanWrite(workspace_id=ws, user_id=user):
+            return _attr(items, keys.member(ws, user), "canWrite") is True
         case ch.BumpClearGeneration(workspace_id=ws, seen=seen):
             policy = _get(items, keys.policy(ws))
             return policy is None or policy.get("clearGeneration") == seen

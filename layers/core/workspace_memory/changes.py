@@ -36,40 +36,36 @@ class Label:
 
 
 @dataclass(frozen=True)
-class Create:
+class _ItemWrite:
+    """A change that writes one whole item (under some condition)."""
+
+    item: Item
+
+    @property
+    def key(self) -> keys.Key:
+        return self.item["pk"], self.item["sk"]
+
+
+@dataclass(frozen=True)
+class Create(_ItemWrite):
     """Put `item`; fails if an item with its key exists (ids are never reused, versions never rewritten)."""
 
-    item: Item
     label: str
 
-    @property
-    def key(self) -> keys.Key:
-        return self.item["pk"], self.item["sk"]
-
 
 @dataclass(frozen=True)
-class Put:
+class Put(_ItemWrite):
     """Put `item` unconditionally, as part of the transaction (it stands or falls with the others)."""
 
-    item: Item
     label: str = Label.WRITE
-
-    @property
-    def key(self) -> keys.Key:
-        return self.item["pk"], self.item["sk"]
 
 
 @dataclass(frozen=True)
-class MoveHead:
+class MoveHead(_ItemWrite):
     """Replace the document head by `item` iff it is at `base` and not a tombstone (absent iff `base` is 0)."""
 
-    item: Item
     base: int
     label: str = Label.HEAD
-
-    @property
-    def key(self) -> keys.Key:
-        return self.item["pk"], self.item["sk"]
 
 
 @dataclass(frozen=True)
@@ -172,15 +168,10 @@ class ConsumeAdmission:
 
 
 @dataclass(frozen=True)
-class ClaimConversation:
+class ClaimConversation(_ItemWrite):
     """Write the conversation's owner record iff it is absent or already this workspace's and user's."""
 
-    item: Item
     label: str = Label.OWNER
-
-    @property
-    def key(self) -> keys.Key:
-        return self.item["pk"], self.item["sk"]
 
 
 @dataclass(frozen=True)
@@ -203,16 +194,11 @@ class KeySessionNotRevoked:
 
 
 @dataclass(frozen=True)
-class ReplaceRevision:
+class ReplaceRevision(_ItemWrite):
     """Put `item` iff the stored item's `revision` is `expected` (absent iff `expected` is 0)."""
 
-    item: Item
     expected: int
     label: str = Label.NOTES
-
-    @property
-    def key(self) -> keys.Key:
-        return self.item["pk"], self.item["sk"]
 
 
 Change = (

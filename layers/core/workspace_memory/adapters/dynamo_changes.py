@@ -25,23 +25,27 @@ def _check(
     return {"ConditionCheck": body}
 
 
+def _put(item: dict[str, Any], condition: str | None = None, values: dict[str, Any] | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"Item": item}
+    if condition is not None:
+        body["ConditionExpression"] = condition
+    if values:
+        body["ExpressionAttributeValues"] = values
+    return {"Put": body}
+
+
+_ABSENT = "attribute_not_exists(pk)"
+
+
 def to_dynamo(change: ch.Change) -> dict[str, Any]:
     """The TransactWriteItems action (without TableName) that says `change`."""
     match change:
-        case ch.Create(item=item):
-            return {"Put": {"Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}
+        case ch.Create(item=item) | ch.MoveHead(item=item, base=0) | ch.ReplaceRevision(item=item, expected=0):
+            return _put(item, _ABSENT)
         case ch.Put(item=item):
-            return {"Put": {"Item": item}}
-        case ch.MoveHead(item=item, base=0):
-            return {"Put": {"Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}
+            return _put(item)
         case ch.MoveHead(item=item, base=base):
-            return {
-                "Put": {
-                    "Item": item,
-                    "ConditionExpression": "headVersion = :base AND tombstone = :false",
-                    "ExpressionAttributeValues": {":base": base, ":false": False},
-                }
-            }
+            return _put(item, "headVersion = :base AND tombstone = :false", {":base": base, ":false": False})
         case ch.MemberCanWrite(workspace_id=ws, user_id=user):
             return _check(keys.member(ws, user), "canWrite = :true", {":true": True})
         case ch.BumpClearGeneration(workspace_id=ws, seen=seen):
@@ -56,7 +60,7 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                 }
             }
         case ch.ClearGenerationIs(workspace_id=ws, generation=None):
-            return _check(keys.policy(ws), "attribute_not_exists(pk)", {})
+            return _check(keys.policy(ws), _ABSENT, {})
         case ch.ClearGenerationIs(workspace_id=ws, generation=generation):
             return _check(keys.policy(ws), "clearGeneration = :gen", {":gen": generation})
         case ch.SetPolicyMode(workspace_id=ws, mode=mode, expected=expected, at=at, by=by):
@@ -125,25 +129,15 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                 }
             }
         case ch.ClaimConversation(item=item):
-            return {
-                "Put": {
-                    "Item": item,
-                    "ConditionExpression": "attribute_not_exists(pk) OR (workspaceId = :ws AND userId = :user)",
-                    "ExpressionAttributeValues": {":ws": item["workspaceId"], ":user": item["userId"]},
-                }
-            }
+            return _put(
+                item,
+                f"{_ABSENT} OR (workspaceId = :ws AND userId = :user)",
+                {":ws": item["workspaceId"], ":user": item["userId"]},
+            )
         case ch.KeySessionLive(workspace_id=ws, key_session_id=ks, now=now):
             return _check(keys.key_session(ws, ks), "expiresAt > :now", {":now": now})
         case ch.KeySessionNotRevoked(workspace_id=ws, key_session_id=ks):
-            return _check(keys.key_revocation(ws, ks), "attribute_not_exists(pk)", {})
-        case ch.ReplaceRevision(item=item, expected=0):
-            return {"Put": {"Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}
+            return _check(keys.key_revocation(ws, ks), _ABSENT, {})
         case ch.ReplaceRevision(item=item, expected=expected):
-            return {
-                "Put": {
-                    "Item": item,
-                    "ConditionExpression": "revision = :expected",
-                    "ExpressionAttributeValues": {":expected": expected},
-                }
-            }
+            return _put(item, "revision = :expected", {":expected": expected})
     raise TypeError(f"no DynamoDB form for {type(change).__name__}")

@@ -298,6 +298,24 @@ def test_recall_withholds_memory_after_a_consent_bump_with_ai_still_on(settings:
     assert DOC not in result.block
 
 
+@pytest.mark.parametrize("what", ["admission", "key session"])
+def test_recall_withholds_memory_at_the_instant_of_expiry(settings: Settings, what: str) -> None:
+    """Expiry is exclusive, as in the fence (`expiresAt > :now`): at the stored second itself access is gone."""
+    scene = make_scene(settings)
+    admitted = admit(scene, ttl=60)
+    ks = admitted.admission.key_session_id
+    assert ks is not None
+    item = scene.svc.table.get(*keys.key_session(scene.ws, ks))
+    assert item is not None
+    expiry = admitted.admission.expires_at if what == "admission" else item["expiresAt"]
+    if what == "admission":  # keep the key session alive past the admission
+        set_expiry(scene, keys.key_session(scene.ws, ks), expiry + 60)
+    scene.clock.advance(expiry - scene.clock.now())  # exact: the two floats are within a factor of two
+    assert scene.clock.now() == expiry
+    result = scene.svc.recall.recall(scene.ws, admitted.admission.id, admitted.credential)
+    assert (result.status, result.revision) == (RecallStatus.NO_ACCESS, None)
+
+
 # -- the 8192-byte recall bound at capture ----------------------------------------------------------
 
 
@@ -362,6 +380,35 @@ def test_a_clear_between_reading_and_applying_a_proposal_refuses_it(settings: Se
     assert scene.head() == (2, "")
     assert version_numbers(scene) == [2, 1]
     assert scene.svc.policy.get(scene.owner, scene.ws).clear_generation == 1
+
+
+def test_a_proposal_stamped_after_a_clear_applies(settings: Settings) -> None:
+    """With a policy row at generation 1, a proposal of generation 1 is current: it commits as the user's Save."""
+    scene = make_scene(settings, mode=Mode.READ_ONLY)
+    scene.svc.document.clear(scene.owner, scene.ws, 1)
+    assert scene.svc.policy.get(scene.owner, scene.ws).clear_generation == 1
+    proposal = scene.capture(admit(scene), LINE, 2).proposal
+    assert proposal is not None
+    assert (proposal.base_version, proposal.clear_generation) == (2, 1)
+    commit = scene.svc.capture.apply_proposal(scene.owner, scene.ws, proposal.edits, 1, 2)
+    assert (commit.version.version, commit.version.op, commit.version.author) == (3, "save", scene.owner)
+    assert scene.head() == (3, LINE + "\n")
+    latest = scene.svc.document.history(scene.owner, scene.ws, 1, None).versions[0]
+    assert (latest.version, latest.author) == (3, scene.owner)
+
+
+def test_a_save_between_reading_and_applying_a_proposal_is_a_stale_base(settings: Settings) -> None:
+    """No Clear, so not PROPOSAL_CLEARED: the caller is told the head it lost to, and nothing is written."""
+    scene = make_scene(settings, mode=Mode.READ_ONLY)
+    proposal = scene.capture(admit(scene), LINE, 1).proposal
+    assert proposal is not None
+    table = Interleaved(scene.svc.table, before_write=lambda: _human_save(scene, admit(scene)))
+    service = CaptureService(table, scene.svc.cipher, scene.clock)
+    with pytest.raises(StaleBaseVersion) as raised:
+        service.apply_proposal(scene.owner, scene.ws, proposal.edits, 0, 1)
+    assert raised.value.details == {"current_version": 2}
+    assert scene.head() == (2, DOC + "- a human line\n")
+    assert version_numbers(scene) == [2, 1]
 
 
 # -- Save's head condition --------------------------------------------------------------------------------
@@ -450,4 +497,21 @@ def test_an_admission_under_another_users_key_session_is_refused(settings: Setti
     conv = f"conv-{uuid.uuid4().hex[:8]}"
     with pytest.raises(KeySessionInvalid):
         scene.admit(conv, user=other, key_session=owners_session.id)
+    assert scene.svc.table.get(*keys.credential(conv)) is None
+
+
+@pytest.mark.parametrize("state", ["revoked", "expired", "unknown"])
+def test_an_admission_under_a_dead_key_session_is_refused(settings: Settings, state: str) -> None:
+    scene = make_scene(settings)
+    session = scene.svc.key_sessions.open(scene.owner, scene.ws, 60)
+    session_id = session.id
+    if state == "revoked":
+        scene.svc.key_sessions.revoke(scene.owner, scene.ws, session.id)
+    elif state == "expired":
+        scene.clock.advance(61)
+    else:
+        session_id = "ks_never_opened"
+    conv = f"conv-{uuid.uuid4().hex[:8]}"
+    with pytest.raises(KeySessionInvalid):
+        scene.admit(conv, key_session=session_id)
     assert scene.svc.table.get(*keys.credential(conv)) is None

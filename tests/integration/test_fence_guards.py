@@ -273,6 +273,21 @@ def test_a_key_session_that_outlives_the_read_but_not_the_write_refuses_the_capt
     assert admission_item(scene, admitted)["status"] == "admitted"
 
 
+def test_a_retry_replays_its_receipt_but_another_base_is_a_second_capture(settings: Settings) -> None:
+    """The request hash covers the base version: same edits on another base are not a transport retry."""
+    scene = make_scene(settings)
+    admitted = admit(scene)
+    first = scene.capture(admitted, LINE, 1)
+    assert (first.outcome, first.version) == (Outcome.COMMITTED, 2)
+    retry = scene.capture(admitted, LINE, 1)
+    assert (retry.outcome, retry.version, retry.replayed) == (Outcome.COMMITTED, 2, True)
+    assert retry.receipt == first.receipt
+    assert retry.as_dict()["version"] == 2
+    again = scene.capture(admitted, LINE, 2)
+    assert (again.outcome, again.predicate, again.replayed) == (Outcome.REFUSED, Predicate.ADMISSION, False)
+    assert version_numbers(scene) == [2, 1]
+
+
 # -- recall's own checks ----------------------------------------------------------------------------
 
 
@@ -500,7 +515,7 @@ def test_an_admission_under_another_users_key_session_is_refused(settings: Setti
     assert scene.svc.table.get(*keys.credential(conv)) is None
 
 
-@pytest.mark.parametrize("state", ["revoked", "expired", "unknown"])
+@pytest.mark.parametrize("state", ["revoked", "expired", "expiring this instant", "unknown"])
 def test_an_admission_under_a_dead_key_session_is_refused(settings: Settings, state: str) -> None:
     scene = make_scene(settings)
     session = scene.svc.key_sessions.open(scene.owner, scene.ws, 60)
@@ -509,6 +524,11 @@ def test_an_admission_under_a_dead_key_session_is_refused(settings: Settings, st
         scene.svc.key_sessions.revoke(scene.owner, scene.ws, session.id)
     elif state == "expired":
         scene.clock.advance(61)
+    elif state == "expiring this instant":
+        stored = scene.svc.table.get(*keys.key_session(scene.ws, session.id))
+        assert stored is not None
+        scene.clock.advance(stored["expiresAt"] - scene.clock.now())
+        assert scene.clock.now() == stored["expiresAt"]
     else:
         session_id = "ks_never_opened"
     conv = f"conv-{uuid.uuid4().hex[:8]}"

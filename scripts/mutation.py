@@ -44,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,9 +134,16 @@ def start_moto() -> tuple[subprocess.Popen[str], str]:
 
 
 def mutmut(*args: str, env: dict[str, str] | None = None) -> int:
+    """Ctrl-C reaches mutmut too (same process group): it stops its workers and keeps what it has judged,
+    so wait for it and report the mutants judged so far (a later run resumes)."""
     uv = Path(sys.executable).parent / "uv"
     command = [str(uv), "run", "--project", str(ROOT), "--no-sync", "--with", MUTMUT, "mutmut", *args]
-    return subprocess.run(command, cwd=STAGE, env=env, check=False).returncode
+    proc = subprocess.Popen(command, cwd=STAGE, env=env)
+    while True:
+        try:
+            return proc.wait()
+        except KeyboardInterrupt:
+            print("interrupted: waiting for mutmut to stop; the summary covers the mutants judged so far")
 
 
 def results(globs: list[str]) -> dict[str, str]:
@@ -327,6 +335,16 @@ def run_curated(env: dict[str, str]) -> int:
             shutil.copytree(source, SCRATCH / name, ignore=ignore)
         else:
             shutil.copy2(source, SCRATCH / name)
+
+    def pytest(tests: Sequence[str]) -> int:
+        command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:randomly", *tests]
+        return subprocess.run(command, cwd=SCRATCH, env=env, capture_output=True, text=True, check=False).returncode
+
+    # Control: unmutated, every test set passes (else a failing fixture would pass for a kill).
+    control = pytest(sorted({t for mutant in CURATED for t in mutant.tests}))
+    if control != 0:
+        print(f"the unmutated tests do not pass (pytest exit {control}): fix that first")
+        return 1
     tally: Counter[str] = Counter()
     for mutant in CURATED:
         target = SCRATCH / mutant.path
@@ -336,11 +354,10 @@ def run_curated(env: dict[str, str]) -> int:
         else:
             target.write_text(original.replace(mutant.old, mutant.new))
             try:
-                command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:randomly", *mutant.tests]
-                done = subprocess.run(command, cwd=SCRATCH, env=env, capture_output=True, text=True, check=False)
+                code = pytest(mutant.tests)
             finally:
                 target.write_text(original)
-            status = {0: "survived", 1: "killed"}.get(done.returncode, f"error (pytest exit {done.returncode})")
+            status = {0: "survived", 1: "killed"}.get(code, f"error (pytest exit {code})")
         tally[status] += 1
         print(f"{status:10s} {mutant.guard}", flush=True)
     print("curated guard mutants: " + ", ".join(f"{status} {n}" for status, n in sorted(tally.items())))

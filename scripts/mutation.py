@@ -1,0 +1,407 @@
+"""`make mutation`: mutation testing of the fence-critical modules with mutmut 3, outside CI.
+
+Not a test and not in uv.lock: mutmut runs through `uv run --with`, layered over the project's .venv.
+
+    .venv/bin/python -m scripts.mutation [--scope fence|modules] [--max-children 2] [--show] [GLOB ...]
+
+mutmut 3 names mutants by their path below the working directory (`src/` stripped), and the layer's package
+lives at layers/core/workspace_memory; so the run happens in a staged copy, .local/mutation/, where the
+package sits at the top (`workspace_memory/...`) beside copies of tests/, scripts/, functions/, workflows/
+and template.yaml. mutmut's own state stays in .local/mutation/mutants/, so a second run resumes and only
+re-tests functions whose source changed. The working tree is never mutated.
+
+Every pytest session of the integration tests would start its own moto server and Temporal dev server; mutmut
+runs one short session per mutant, so this script starts one of each for the whole run and hands them to the
+sessions through WM_TEST_MOTO_ENDPOINT / WM_TEST_TEMPORAL_ADDRESS (each session still provisions its own
+table and key). The tests that need Temporal workers (turns, races) are not in the selection.
+
+Scopes (mutant-name globs; GLOB arguments replace the scope):
+- `fence` (default, 40-60 minutes on two shared cores): the functions that judge authority or hold a guard -
+  recall's access checks and status, capture's decision path, the replay and identity checks of admission,
+  the head condition of a version, and applying a proposal. `fence_actions` is left out on purpose: it is a
+  literal of DynamoDB expression strings, which mutmut only wraps in "XX" (an invalid expression every test
+  notices); dropping a clause, the meaningful mutant there, is what tests/integration/test_fence_guards.py
+  checks, one guard per test (docs/mutation.md lists them).
+- `modules`: every function of authority.py, capture.py, recall.py, admission.py and document.py (~2,100
+  mutants: hours on this machine).
+
+`--show` prints the diff of every surviving mutant in scope after the run.
+
+`--curated` runs the hand-written guard mutants instead (CURATED below, ~3 minutes): each removes or weakens
+one guard the way a careless edit would - a clause of a DynamoDB condition, a comparison, an identity check -
+in a scratch copy (.local/guard-mutants/), runs the tests meant to hold that guard and reports whether they
+failed. A guard whose snippet no longer matches the source is reported as `stale` (update the list).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from scripts.localstack.temporal import free_port, start_temporal, stop
+
+ROOT = Path(__file__).resolve().parents[1]
+STAGE = ROOT / ".local" / "mutation"
+MUTMUT = "mutmut==3.8.1"
+MODULES = ["authority", "capture", "recall", "admission", "document"]
+TESTS = [
+    "tests/integration/test_fence_guards.py",
+    "tests/integration/test_fence_matrix.py",
+    "tests/integration/test_recall.py",
+    "tests/integration/test_document_api.py",
+    "tests/integration/test_automation_api.py",
+]
+COPIED = ["tests", "scripts", "functions", "workflows", "template.yaml", "pyproject.toml"]
+SEP = "\u01c1"  # mutmut's separator between class and method in a mutant name
+
+FENCE = [
+    f"workspace_memory.authority.x{SEP}Authority{SEP}has_access__mutmut_*",
+    f"workspace_memory.authority.x{SEP}Authority{SEP}slot_holds__mutmut_*",
+    f"workspace_memory.authority.x{SEP}Authority{SEP}key_session_valid__mutmut_*",
+    "workspace_memory.recall.x_recall_status__mutmut_*",
+    f"workspace_memory.capture.x{SEP}CaptureService{SEP}capture__mutmut_*",
+    f"workspace_memory.capture.x{SEP}CaptureService{SEP}_replay__mutmut_*",
+    f"workspace_memory.capture.x{SEP}CaptureService{SEP}apply_proposal__mutmut_*",
+    f"workspace_memory.admission.x{SEP}Admission{SEP}authenticate__mutmut_*",
+    f"workspace_memory.admission.x{SEP}AdmissionService{SEP}_check_key_session__mutmut_*",
+    f"workspace_memory.admission.x{SEP}AdmissionService{SEP}_replay__mutmut_*",
+    "workspace_memory.document.x_version_actions__mutmut_*",
+]
+SCOPES = {"fence": FENCE, "modules": [f"workspace_memory.{m}.*" for m in MODULES]}
+
+# mutmut's exit-code vocabulary (mutmut/stats.py).
+STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped", 36: "timeout"}
+STATUS |= {-24: "timeout", 24: "timeout", 152: "timeout", 255: "timeout", -9: "segfault", -11: "segfault"}
+
+CONFIG = """[mutmut]
+source_paths=workspace_memory/
+only_mutate=
+{only}
+pytest_add_cli_args_test_selection=
+{tests}
+also_copy=
+    scripts/
+    functions/
+    workflows/
+    template.yaml
+do_not_mutate_patterns=
+    ^\\s*raise \\w+\\(
+"""
+
+
+def stage() -> None:
+    """A fresh copy of what the tests import, with the core package at the top; mutmut's state is kept."""
+    STAGE.mkdir(parents=True, exist_ok=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ["workspace_memory", *COPIED]:
+        target = STAGE / name
+        if target.is_dir():
+            shutil.rmtree(target)
+        source = ROOT / "layers" / "core" / name if name == "workspace_memory" else ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=ignore)  # copy2: mtimes kept, so unchanged files stay cached
+        else:
+            shutil.copy2(source, target)
+    only = "\n".join(f"    workspace_memory/{m}.py" for m in MODULES)
+    tests = "\n".join(f"    {t}" for t in TESTS)
+    (STAGE / "setup.cfg").write_text(CONFIG.format(only=only, tests=tests))
+
+
+def start_moto() -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scripts.localstack.moto_server", "--port", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line.startswith("READY "):
+        proc.kill()
+        raise RuntimeError(f"moto server did not start: {line!r}")
+    return proc, f"http://127.0.0.1:{int(line.split()[1])}"
+
+
+def mutmut(*args: str, env: dict[str, str] | None = None) -> int:
+    """Ctrl-C reaches mutmut too (same process group): it stops its workers and keeps what it has judged,
+    so wait for it and report the mutants judged so far (a later run resumes)."""
+    uv = Path(sys.executable).parent / "uv"
+    command = [str(uv), "run", "--project", str(ROOT), "--no-sync", "--with", MUTMUT, "mutmut", *args]
+    proc = subprocess.Popen(command, cwd=STAGE, env=env)
+    while True:
+        try:
+            return proc.wait()
+        except KeyboardInterrupt:
+            print("interrupted: waiting for mutmut to stop; the summary covers the mutants judged so far")
+
+
+def results(globs: list[str]) -> dict[str, str]:
+    """Status of every mutant in scope, read from mutmut's per-file metadata."""
+    found: dict[str, str] = {}
+    for module in MODULES:
+        meta = STAGE / "mutants" / "workspace_memory" / f"{module}.py.meta"
+        if not meta.exists():
+            continue
+        for name, code in json.loads(meta.read_text())["exit_code_by_key"].items():
+            if any(fnmatch.fnmatch(name, g) for g in globs):
+                found[name] = "not checked" if code is None else STATUS.get(code, "suspicious")
+    return found
+
+
+# -- curated guard mutants ------------------------------------------------------------------------------
+
+SCRATCH = ROOT / ".local" / "guard-mutants"
+CORE = "layers/core/workspace_memory/"
+GUARDS = "tests/integration/test_fence_guards.py"
+WINDOW = GUARDS + "::test_event_between_read_and_fence_is_refused_by_the_fence"
+
+
+@dataclass(frozen=True)
+class Curated:
+    guard: str
+    path: str
+    old: str
+    new: str
+    tests: tuple[str, ...]
+
+
+CURATED = [
+    Curated(
+        "fence: admission status",
+        CORE + "authority.py",
+        '"#status = :admitted AND expiresAt',
+        '"expiresAt',
+        (WINDOW + "[admission consumed]",),
+    ),
+    Curated(
+        "fence: admission expiry",
+        CORE + "authority.py",
+        "#status = :admitted AND expiresAt > :now AND",
+        "#status = :admitted AND",
+        (WINDOW + "[admission expired (clock)]", WINDOW + "[admission expired (row)]"),
+    ),
+    Curated(
+        "fence: key-session expiry",
+        CORE + "authority.py",
+        '"ConditionExpression": "expiresAt > :now",',
+        '"ConditionExpression": "expiresAt > :now OR attribute_exists(pk)",',
+        (
+            WINDOW + "[key session expired (clock)]",
+            WINDOW + "[key session expired (row)]",
+            GUARDS + "::test_a_key_session_that_outlives_the_read_but_not_the_write_refuses_the_capture",
+        ),
+    ),
+    Curated(
+        "fence: key-session revocation",
+        CORE + "authority.py",
+        '"ConditionExpression": "attribute_not_exists(pk)",\n                    }',
+        '"ConditionExpression": "attribute_not_exists(pk) OR attribute_exists(pk)",\n                    }',
+        (WINDOW + "[key session revoked]",),
+    ),
+    Curated(
+        "fence: write right",
+        CORE + "authority.py",
+        "    if authority.workspace is not None:\n        actions.append",
+        "    if False:\n        actions.append",
+        (WINDOW + "[editor demoted to viewer]", WINDOW + "[member removed]"),
+    ),
+    Curated(
+        "fence: policy mode/revision/generation",
+        CORE + "authority.py",
+        '"#mode = :auto AND policyRevision = :rev AND clearGeneration = :gen"',
+        '"attribute_exists(pk)"',
+        (WINDOW + "[clear]", WINDOW + "[mode read_only]", WINDOW + "[mode auto to auto]"),
+    ),
+    Curated(
+        "fence: consent",
+        CORE + "authority.py",
+        '"aiEnabled = :true AND consentRevision = :consent",',
+        '"attribute_exists(pk)",',
+        (WINDOW + "[ai disabled]", WINDOW + "[consent bumped]"),
+    ),
+    Curated(
+        "fence: credential slot",
+        CORE + "authority.py",
+        '"admissionId = :adm AND nonceHash = :nonce AND expiresAt > :now"',
+        '"expiresAt > :now"',
+        (WINDOW + "[newer admission]",),
+    ),
+    Curated(
+        "recall: key-session expiry",
+        CORE + "authority.py",
+        ' and self.revocation is None and int(ks["expiresAt"]) > now',
+        " and self.revocation is None",
+        (GUARDS + "::test_recall_withholds_memory_once_the_key_session_expired",),
+    ),
+    Curated(
+        "recall: consent revision",
+        CORE + "authority.py",
+        "            and self.workspace.consent_revision == adm.consent_revision\n",
+        "",
+        (GUARDS + "::test_recall_withholds_memory_after_a_consent_bump_with_ai_still_on",),
+    ),
+    Curated(
+        "capture: result bound at 8192 bytes",
+        CORE + "capture.py",
+        'if len(updated.encode("utf-8")) > RECALL_MAX_BYTES',
+        'if len(updated.encode("utf-8")) >= RECALL_MAX_BYTES',
+        (GUARDS + "::test_a_capture_landing_at_exactly_8192_bytes_commits",),
+    ),
+    Curated(
+        "capture: head bound at 8192 bytes",
+        CORE + "capture.py",
+        "if head.bytes > RECALL_MAX_BYTES",
+        "if head.bytes >= RECALL_MAX_BYTES",
+        (GUARDS + "::test_a_head_of_exactly_8192_bytes_still_accepts_a_capture",),
+    ),
+    Curated(
+        "capture: oversized head refused (remove)",
+        CORE + "capture.py",
+        "if head.bytes > RECALL_MAX_BYTES:",
+        "if False:",
+        (GUARDS + "::test_an_oversized_head_refuses_even_a_remove_that_would_shorten_it",),
+    ),
+    Curated(
+        "apply_proposal: generation, no policy row",
+        CORE + "capture.py",
+        '{"ConditionExpression": "attribute_not_exists(pk)"}',
+        '{"ConditionExpression": "attribute_not_exists(pk) OR attribute_exists(pk)"}',
+        (GUARDS + "::test_a_clear_between_reading_and_applying_a_proposal_refuses_it[no policy row]",),
+    ),
+    Curated(
+        "apply_proposal: generation, policy row",
+        CORE + "capture.py",
+        '"ConditionExpression": "clearGeneration = :gen",',
+        '"ConditionExpression": "clearGeneration = :gen OR clearGeneration <> :gen",',
+        (GUARDS + "::test_a_clear_between_reading_and_applying_a_proposal_refuses_it[policy row]",),
+    ),
+    Curated(
+        "Save: head = base (base ahead)",
+        CORE + "document.py",
+        '"headVersion = :base AND tombstone = :false"',
+        '"headVersion <= :base AND tombstone = :false"',
+        (GUARDS + "::test_save_with_a_base_ahead_of_the_head_writes_nothing",),
+    ),
+    Curated(
+        "Save: not on a tombstone",
+        CORE + "document.py",
+        '"headVersion = :base AND tombstone = :false"',
+        '"headVersion = :base AND tombstone IN (:false, :true)"',
+        (GUARDS + "::test_save_on_a_tombstoned_head_writes_nothing",),
+    ),
+    Curated(
+        "admission resend: same user",
+        CORE + "admission.py",
+        ' or marker["userId"] != user_id:',
+        ":",
+        (GUARDS + "::test_a_resend_by_another_user_does_not_hand_over_the_admission",),
+    ),
+    Curated(
+        "admission resend: same workspace",
+        CORE + "admission.py",
+        'if marker["workspaceId"] != workspace_id or marker["userId"]',
+        'if marker["userId"]',
+        (GUARDS + "::test_a_resend_into_another_workspace_does_not_hand_over_the_admission",),
+    ),
+    Curated(
+        "admission: key session of the same user",
+        CORE + "admission.py",
+        'if session["openedBy"] != user_id:',
+        "if False:",
+        (GUARDS + "::test_an_admission_under_another_users_key_session_is_refused",),
+    ),
+]
+
+
+def run_curated(env: dict[str, str]) -> int:
+    """Each mutant in a fresh scratch copy of the tree; the working tree is never touched."""
+    if SCRATCH.exists():
+        shutil.rmtree(SCRATCH)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ["layers", *COPIED]:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, SCRATCH / name, ignore=ignore)
+        else:
+            shutil.copy2(source, SCRATCH / name)
+
+    def pytest(tests: Sequence[str]) -> int:
+        command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:randomly", *tests]
+        return subprocess.run(command, cwd=SCRATCH, env=env, capture_output=True, text=True, check=False).returncode
+
+    # Control: unmutated, every test set passes (else a failing fixture would pass for a kill).
+    control = pytest(sorted({t for mutant in CURATED for t in mutant.tests}))
+    if control != 0:
+        print(f"the unmutated tests do not pass (pytest exit {control}): fix that first")
+        return 1
+    tally: Counter[str] = Counter()
+    for mutant in CURATED:
+        target = SCRATCH / mutant.path
+        original = target.read_text()
+        if original.count(mutant.old) != 1:
+            status = "stale"
+        else:
+            target.write_text(original.replace(mutant.old, mutant.new))
+            try:
+                code = pytest(mutant.tests)
+            finally:
+                target.write_text(original)
+            status = {0: "survived", 1: "killed"}.get(code, f"error (pytest exit {code})")
+        tally[status] += 1
+        print(f"{status:10s} {mutant.guard}", flush=True)
+    print("curated guard mutants: " + ", ".join(f"{status} {n}" for status, n in sorted(tally.items())))
+    return 0 if set(tally) == {"killed"} else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scope", choices=sorted(SCOPES), default="fence")
+    parser.add_argument("--max-children", type=int, default=2)
+    parser.add_argument("--show", action="store_true", help="print the diff of every surviving mutant")
+    parser.add_argument("--curated", action="store_true", help="run the hand-written guard mutants instead")
+    parser.add_argument("globs", nargs="*", help="mutant-name globs (replace the scope)")
+    args = parser.parse_args()
+    globs = args.globs or SCOPES[args.scope]
+
+    moto, endpoint = start_moto()
+    log = Path(tempfile.mkdtemp(prefix="mutation-temporal-")) / "server.log"
+    temporal, address = start_temporal(free_port(), None, None, log_file=log)
+    env = {**os.environ, "WM_TEST_MOTO_ENDPOINT": endpoint, "WM_TEST_TEMPORAL_ADDRESS": address}
+    env["UV_PYTHON_DOWNLOADS"] = "never"
+    try:
+        if args.curated:
+            return run_curated(env)
+        stage()
+        mutmut("run", "--max-children", str(args.max_children), *globs, env=env)
+    finally:
+        stop(temporal)
+        stop(moto)
+
+    found = results(globs)
+    tally = Counter(found.values())
+    print()
+    print("mutation score: " + ", ".join(f"{status} {n}" for status, n in sorted(tally.items())))
+    judged = tally["killed"] + tally["survived"] + tally["timeout"]
+    if judged:
+        print(f"killed {tally['killed']} of {judged} judged ({100 * tally['killed'] / judged:.0f}%)")
+    survivors = sorted(name for name, status in found.items() if status == "survived")
+    for name in survivors:
+        print(f"  survived: {name}")
+        if args.show:
+            mutmut("show", name)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -15,7 +15,7 @@ admission identity checks.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +27,7 @@ from workspace_memory.access import Role, ShareType
 from workspace_memory.admission import Admitted, ConversationBound, KeySessionInvalid
 from workspace_memory.authority import Predicate
 from workspace_memory.capture import CaptureResult, CaptureService, Outcome, ProposalCleared, parse_edits
+from workspace_memory.changes import Change
 from workspace_memory.document import DocumentService
 from workspace_memory.edits import apply_edits
 from workspace_memory.errors import IdempotencyKeyReused, NotFound, StaleBaseVersion
@@ -78,12 +79,12 @@ class Interleaved:
     def put(self, item: Item) -> None:
         self.inner.put(item)
 
-    def transact(self, actions: Sequence[Mapping[str, Any]]) -> None:
+    def transact(self, changes: Sequence[Change]) -> None:
         hook, self._before_write = self._before_write, None
         if hook is not None:
             hook()
         self.transactions += 1
-        self.inner.transact(actions)
+        self.inner.transact(changes)
 
 
 # -- helpers -------------------------------------------------------------------------------------

@@ -16,21 +16,23 @@ sessions through WM_TEST_MOTO_ENDPOINT / WM_TEST_TEMPORAL_ADDRESS (each session 
 table and key). The tests that need Temporal workers (turns, races) are not in the selection.
 
 Scopes (mutant-name globs; GLOB arguments replace the scope):
-- `fence` (default, 40-60 minutes on two shared cores): the functions that judge authority or hold a guard -
-  recall's access checks and status, capture's decision path, the replay and identity checks of admission,
-  the head condition of a version, and applying a proposal. `fence_actions` is left out on purpose: it is a
-  literal of DynamoDB expression strings, which mutmut only wraps in "XX" (an invalid expression every test
-  notices); dropping a clause, the meaningful mutant there, is what tests/integration/test_fence_guards.py
-  checks, one guard per test (docs/mutation.md lists them).
+- `fence` (default): the functions that judge authority or hold a guard - recall's access checks and
+  status, the early refusal (`Authority.retired`), the fence's changes (`fence_changes`: typed changes now,
+  so dropping or mis-building one is a mutant worth judging), capture's decision path, the identity, owner
+  and replay checks of admission, a version's changes, Save, and applying a proposal. The DynamoDB spelling
+  of the changes (adapters/dynamo_changes.py) is left out on purpose: mutmut only wraps its strings in "XX"
+  (an invalid expression every test notices); weakening a clause, the meaningful mutant there, is what the
+  curated list does (scripts/mutation_guards.py, docs/mutation.md).
 - `modules`: every function of authority.py, capture.py, recall.py, admission.py and document.py (~2,100
   mutants: hours on this machine).
 
 `--show` prints the diff of every surviving mutant in scope after the run.
 
-`--curated` runs the hand-written guard mutants instead (CURATED below, ~3 minutes): each removes or weakens
-one guard the way a careless edit would - a clause of a DynamoDB condition, a comparison, an identity check -
-in a scratch copy (.local/guard-mutants/), runs the tests meant to hold that guard and reports whether they
-failed. A guard whose snippet no longer matches the source is reported as `stale` (update the list).
+`--curated` runs the hand-written guard mutants instead (CURATED in scripts/mutation_guards.py, ~5 minutes):
+each removes or weakens one guard the way a careless edit would - a clause of a DynamoDB condition, a change
+left out of a transaction, a comparison, an identity check - in a scratch copy (.local/guard-mutants/), runs
+the tests meant to hold that guard and reports whether they failed. A guard whose snippet no longer matches
+the source is reported as `stale` (update the list).
 """
 
 from __future__ import annotations
@@ -45,10 +47,10 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from scripts.localstack.temporal import free_port, start_temporal, stop
+from scripts.mutation_guards import CURATED
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGE = ROOT / ".local" / "mutation"
@@ -60,6 +62,7 @@ TESTS = [
     "tests/integration/test_recall.py",
     "tests/integration/test_document_api.py",
     "tests/integration/test_automation_api.py",
+    "tests/unit/test_services.py",
 ]
 COPIED = ["tests", "scripts", "functions", "workflows", "template.yaml", "pyproject.toml"]
 SEP = "\u01c1"  # mutmut's separator between class and method in a mutant name
@@ -68,6 +71,8 @@ FENCE = [
     f"workspace_memory.authority.x{SEP}Authority{SEP}has_access__mutmut_*",
     f"workspace_memory.authority.x{SEP}Authority{SEP}slot_holds__mutmut_*",
     f"workspace_memory.authority.x{SEP}Authority{SEP}key_session_valid__mutmut_*",
+    f"workspace_memory.authority.x{SEP}Authority{SEP}retired__mutmut_*",
+    "workspace_memory.authority.x_fence_changes__mutmut_*",
     "workspace_memory.recall.x_recall_status__mutmut_*",
     f"workspace_memory.capture.x{SEP}CaptureService{SEP}capture__mutmut_*",
     f"workspace_memory.capture.x{SEP}CaptureService{SEP}_replay__mutmut_*",
@@ -75,7 +80,9 @@ FENCE = [
     f"workspace_memory.admission.x{SEP}Admission{SEP}authenticate__mutmut_*",
     f"workspace_memory.admission.x{SEP}AdmissionService{SEP}_check_key_session__mutmut_*",
     f"workspace_memory.admission.x{SEP}AdmissionService{SEP}_replay__mutmut_*",
-    "workspace_memory.document.x_version_actions__mutmut_*",
+    "workspace_memory.admission.x__check_owner__mutmut_*",
+    "workspace_memory.document.x_version_changes__mutmut_*",
+    f"workspace_memory.document.x{SEP}DocumentService{SEP}save__mutmut_*",
 ]
 SCOPES = {"fence": FENCE, "modules": [f"workspace_memory.{m}.*" for m in MODULES]}
 
@@ -162,166 +169,6 @@ def results(globs: list[str]) -> dict[str, str]:
 # -- curated guard mutants ------------------------------------------------------------------------------
 
 SCRATCH = ROOT / ".local" / "guard-mutants"
-CORE = "layers/core/workspace_memory/"
-GUARDS = "tests/integration/test_fence_guards.py"
-WINDOW = GUARDS + "::test_event_between_read_and_fence_is_refused_by_the_fence"
-
-
-@dataclass(frozen=True)
-class Curated:
-    guard: str
-    path: str
-    old: str
-    new: str
-    tests: tuple[str, ...]
-
-
-CURATED = [
-    Curated(
-        "fence: admission status",
-        CORE + "authority.py",
-        '"#status = :admitted AND expiresAt',
-        '"expiresAt',
-        (WINDOW + "[admission consumed]",),
-    ),
-    Curated(
-        "fence: admission expiry",
-        CORE + "authority.py",
-        "#status = :admitted AND expiresAt > :now AND",
-        "#status = :admitted AND",
-        (WINDOW + "[admission expired (clock)]", WINDOW + "[admission expired (row)]"),
-    ),
-    Curated(
-        "fence: key-session expiry",
-        CORE + "authority.py",
-        '"ConditionExpression": "expiresAt > :now",',
-        '"ConditionExpression": "expiresAt > :now OR attribute_exists(pk)",',
-        (
-            WINDOW + "[key session expired (clock)]",
-            WINDOW + "[key session expired (row)]",
-            GUARDS + "::test_a_key_session_that_outlives_the_read_but_not_the_write_refuses_the_capture",
-        ),
-    ),
-    Curated(
-        "fence: key-session revocation",
-        CORE + "authority.py",
-        '"ConditionExpression": "attribute_not_exists(pk)",\n                    }',
-        '"ConditionExpression": "attribute_not_exists(pk) OR attribute_exists(pk)",\n                    }',
-        (WINDOW + "[key session revoked]",),
-    ),
-    Curated(
-        "fence: write right",
-        CORE + "authority.py",
-        "    if authority.workspace is not None:\n        actions.append",
-        "    if False:\n        actions.append",
-        (WINDOW + "[editor demoted to viewer]", WINDOW + "[member removed]"),
-    ),
-    Curated(
-        "fence: policy mode/revision/generation",
-        CORE + "authority.py",
-        '"#mode = :auto AND policyRevision = :rev AND clearGeneration = :gen"',
-        '"attribute_exists(pk)"',
-        (WINDOW + "[clear]", WINDOW + "[mode read_only]", WINDOW + "[mode auto to auto]"),
-    ),
-    Curated(
-        "fence: consent",
-        CORE + "authority.py",
-        '"aiEnabled = :true AND consentRevision = :consent",',
-        '"attribute_exists(pk)",',
-        (WINDOW + "[ai disabled]", WINDOW + "[consent bumped]"),
-    ),
-    Curated(
-        "fence: credential slot",
-        CORE + "authority.py",
-        '"admissionId = :adm AND nonceHash = :nonce AND expiresAt > :now"',
-        '"expiresAt > :now"',
-        (WINDOW + "[newer admission]",),
-    ),
-    Curated(
-        "recall: key-session expiry",
-        CORE + "authority.py",
-        ' and self.revocation is None and int(ks["expiresAt"]) > now',
-        " and self.revocation is None",
-        (GUARDS + "::test_recall_withholds_memory_once_the_key_session_expired",),
-    ),
-    Curated(
-        "recall: consent revision",
-        CORE + "authority.py",
-        "            and self.workspace.consent_revision == adm.consent_revision\n",
-        "",
-        (GUARDS + "::test_recall_withholds_memory_after_a_consent_bump_with_ai_still_on",),
-    ),
-    Curated(
-        "capture: result bound at 8192 bytes",
-        CORE + "capture.py",
-        'if len(updated.encode("utf-8")) > RECALL_MAX_BYTES',
-        'if len(updated.encode("utf-8")) >= RECALL_MAX_BYTES',
-        (GUARDS + "::test_a_capture_landing_at_exactly_8192_bytes_commits",),
-    ),
-    Curated(
-        "capture: head bound at 8192 bytes",
-        CORE + "capture.py",
-        "if head.bytes > RECALL_MAX_BYTES",
-        "if head.bytes >= RECALL_MAX_BYTES",
-        (GUARDS + "::test_a_head_of_exactly_8192_bytes_still_accepts_a_capture",),
-    ),
-    Curated(
-        "capture: oversized head refused (remove)",
-        CORE + "capture.py",
-        "if head.bytes > RECALL_MAX_BYTES:",
-        "if False:",
-        (GUARDS + "::test_an_oversized_head_refuses_even_a_remove_that_would_shorten_it",),
-    ),
-    Curated(
-        "apply_proposal: generation, no policy row",
-        CORE + "capture.py",
-        '{"ConditionExpression": "attribute_not_exists(pk)"}',
-        '{"ConditionExpression": "attribute_not_exists(pk) OR attribute_exists(pk)"}',
-        (GUARDS + "::test_a_clear_between_reading_and_applying_a_proposal_refuses_it[no policy row]",),
-    ),
-    Curated(
-        "apply_proposal: generation, policy row",
-        CORE + "capture.py",
-        '"ConditionExpression": "clearGeneration = :gen",',
-        '"ConditionExpression": "clearGeneration = :gen OR clearGeneration <> :gen",',
-        (GUARDS + "::test_a_clear_between_reading_and_applying_a_proposal_refuses_it[policy row]",),
-    ),
-    Curated(
-        "Save: head = base (base ahead)",
-        CORE + "document.py",
-        '"headVersion = :base AND tombstone = :false"',
-        '"headVersion <= :base AND tombstone = :false"',
-        (GUARDS + "::test_save_with_a_base_ahead_of_the_head_writes_nothing",),
-    ),
-    Curated(
-        "Save: not on a tombstone",
-        CORE + "document.py",
-        '"headVersion = :base AND tombstone = :false"',
-        '"headVersion = :base AND tombstone IN (:false, :true)"',
-        (GUARDS + "::test_save_on_a_tombstoned_head_writes_nothing",),
-    ),
-    Curated(
-        "admission resend: same user",
-        CORE + "admission.py",
-        ' or marker["userId"] != user_id:',
-        ":",
-        (GUARDS + "::test_a_resend_by_another_user_does_not_hand_over_the_admission",),
-    ),
-    Curated(
-        "admission resend: same workspace",
-        CORE + "admission.py",
-        'if marker["workspaceId"] != workspace_id or marker["userId"]',
-        'if marker["userId"]',
-        (GUARDS + "::test_a_resend_into_another_workspace_does_not_hand_over_the_admission",),
-    ),
-    Curated(
-        "admission: key session of the same user",
-        CORE + "admission.py",
-        'if session["openedBy"] != user_id:',
-        "if False:",
-        (GUARDS + "::test_an_admission_under_another_users_key_session_is_refused",),
-    ),
-]
 
 
 def run_curated(env: dict[str, str]) -> int:

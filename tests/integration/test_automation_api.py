@@ -153,6 +153,17 @@ def test_a_resend_hands_nothing_back_once_its_delegation_is_revoked_or_under_ano
     assert admitted.json()["credential"] not in revoked.text
 
 
+def test_a_capture_computed_on_an_older_base_is_a_conflict_and_changes_nothing(api: Api) -> None:
+    owner, ws = auto_workspace(api, "# Memory\n- one\n")
+    admission = admit(api, f"conv-{uuid.uuid4().hex[:8]}", ws, owner, "k", api.key_session(owner, ws)).json()
+    assert api.save(owner, ws, "# Memory\n- one\n- a human's line\n", 1).status_code == 200
+    result = capture(api, ws, admission, [{"op": "add", "line": "- the agent's line"}], 1)
+    body = result.json()
+    assert (body["outcome"], body["predicate"], body["version"]) == ("conflict", "head", 2)
+    assert body["proposal"]["baseVersion"] == 2
+    assert api.read(owner, ws)["content"] == "# Memory\n- one\n- a human's line\n"
+
+
 def test_no_write_tool_is_offered_on_an_oversized_head(api: Api) -> None:
     owner, ws = auto_workspace(api, "# Memory\n" + "x" * 8200 + "\n")
     admission = admit(api, f"conv-{uuid.uuid4().hex[:8]}", ws, owner, "k", api.key_session(owner, ws)).json()

@@ -1,8 +1,8 @@
 """Composition root: the only module that reads the environment; runs once per cold start.
 
-The adapters (boto3, the encryption SDK, the Temporal client) are imported when the services are first
-built, not when a handler module is imported: a handler pays at import only for its routes and models,
-and only the conversations function ever loads the Temporal client.
+The services and their adapters (boto3, the encryption SDK, the Temporal client) are imported when the
+services are first built, not when a handler module is imported: a handler pays at import only for its
+routes and models, and only the conversations function ever loads the Temporal client.
 """
 
 from __future__ import annotations
@@ -12,22 +12,21 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from workspace_memory.access import AccessService
-from workspace_memory.admission import AdmissionService
-from workspace_memory.capture import CaptureService
-from workspace_memory.clock import Clock, SystemClock
-from workspace_memory.document import DocumentService
-from workspace_memory.keysessions import KeySessionService
-from workspace_memory.notes import NotesService
-from workspace_memory.policy import PolicyService
-from workspace_memory.recall import RecallService
-from workspace_memory.settings import Settings
-from workspace_memory.turns import TurnService
-
 if TYPE_CHECKING:
+    from workspace_memory.access import AccessService
     from workspace_memory.adapters.aws import AwsClients
     from workspace_memory.adapters.dynamo import DynamoTable
     from workspace_memory.adapters.kms_cipher import KmsCipher
+    from workspace_memory.admission import AdmissionService
+    from workspace_memory.capture import CaptureService
+    from workspace_memory.clock import Clock
+    from workspace_memory.document import DocumentService
+    from workspace_memory.keysessions import KeySessionService
+    from workspace_memory.notes import NotesService
+    from workspace_memory.policy import PolicyService
+    from workspace_memory.recall import RecallService
+    from workspace_memory.settings import Settings
+    from workspace_memory.turns import TurnService
 
 
 @dataclass(frozen=True)
@@ -48,9 +47,18 @@ class Services:
 
 
 def build_services(settings: Settings, clock: Clock | None = None, clients: AwsClients | None = None) -> Services:
+    from workspace_memory.access import AccessService
     from workspace_memory.adapters.aws import build_clients
     from workspace_memory.adapters.dynamo import DynamoTable
     from workspace_memory.adapters.kms_cipher import KmsCipher
+    from workspace_memory.admission import AdmissionService
+    from workspace_memory.capture import CaptureService
+    from workspace_memory.clock import SystemClock
+    from workspace_memory.document import DocumentService
+    from workspace_memory.keysessions import KeySessionService
+    from workspace_memory.notes import NotesService
+    from workspace_memory.policy import PolicyService
+    from workspace_memory.recall import RecallService
 
     clock = clock or SystemClock()
     clients = clients or build_clients(settings)
@@ -75,6 +83,8 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
 
 @functools.cache
 def services() -> Services:
+    from workspace_memory.settings import Settings
+
     return build_services(Settings.from_environ(os.environ))
 
 
@@ -84,6 +94,7 @@ def turn_service() -> TurnService:
     from temporalio.envconfig import ClientConfig
 
     from workspace_memory.adapters.temporal_turns import TemporalTurns
+    from workspace_memory.turns import TurnService
 
     base = services()
     # TLS, API key and gRPC metadata for an authenticated namespace, as the worker reads them (TEMPORAL_*

@@ -36,6 +36,16 @@ _FINISHED = {
 }
 
 
+def start_options(task_queue: str) -> dict[str, Any]:
+    """How ingress starts a turn's workflow (besides its id, the turn id): the queue, no second run under
+    one id, and the run timeout. The benchmark starts its timed turns with the very same options."""
+    return {
+        "task_queue": task_queue,
+        "id_reuse_policy": WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        "run_timeout": timedelta(seconds=RUN_TIMEOUT_SECONDS),
+    }
+
+
 class TemporalTurns:
     def __init__(self, settings: Settings, cipher: Cipher, connect: Mapping[str, Any] | None = None) -> None:
         """`connect`: extra `Client.connect` options (TLS, API key, gRPC metadata), e.g. from
@@ -74,12 +84,7 @@ class TemporalTurns:
         # The same idempotency key: the turn already exists, and that is the answer.
         with contextlib.suppress(WorkflowAlreadyStartedError):
             await client.start_workflow(
-                WORKFLOW_NAME,
-                turn,
-                id=turn.turn_id,
-                task_queue=self._settings.temporal_task_queue,
-                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-                run_timeout=timedelta(seconds=RUN_TIMEOUT_SECONDS),
+                WORKFLOW_NAME, turn, id=turn.turn_id, **start_options(self._settings.temporal_task_queue)
             )
 
     def view(self, turn_id: str) -> TurnView | None:

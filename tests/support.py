@@ -4,41 +4,25 @@ from __future__ import annotations
 
 import io
 import logging
+import os
+import socket
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 import boto3
 import requests
 
+from scripts.localstack.client import DevClient
 from scripts.localstack.resources import LocalResources
 
 
-class Api:
-    """A tiny HTTP client speaking the local gateway's dev auth."""
-
-    def __init__(self, base: str) -> None:
-        self.base = base
-        self.session = requests.Session()
-
-    def call(
-        self,
-        method: str,
-        path: str,
-        *,
-        user: str | None = None,
-        automation: str | None = None,
-        json: Any = None,
-        data: str | bytes | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> requests.Response:
-        hdrs = dict(headers or {})
-        if user is not None:
-            hdrs["Authorization"] = f"Bearer dev:{user}"
-        if automation is not None:
-            hdrs["Authorization"] = f"Bearer automation:{automation}"
-        return requests.request(method, self.base + path, json=json, data=data, headers=hdrs, timeout=60)
+class Api(DevClient):
+    """The local gateway's dev-auth client, with the steps the integration tests take again and again."""
 
     def workspace(self, owner: str, share_type: str = "shared") -> str:
         response = self.call("POST", "/v1/workspaces", user=owner, json={"name": "team", "shareType": share_type})
@@ -127,3 +111,35 @@ def captured_service_logs() -> Iterator[io.StringIO]:
         yield stream
     finally:
         logger._logger.removeHandler(handler)
+
+
+def dev_stack_environment(state_dir: Path, moto: int, gateway: int, temporal: int, ui: int | None) -> dict[str, str]:
+    """The environment of a child that starts `make dev`'s stack (`python -m scripts.localstack`, the demo) on
+    the given ports (`ui` None: no Temporal UI): this process's, without what the session's stack set here
+    for the in-process handlers, nor an explicit API."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEMPORAL_", "AUTOMATION_")) and k != "API"}
+    env.update(
+        MOTO_PORT=str(moto),
+        GATEWAY_PORT=str(gateway),
+        TEMPORAL_PORT=str(temporal),
+        TEMPORAL_UI_PORT="off" if ui is None else str(ui),
+        LOCAL_STATE_DIR=str(state_dir),
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def spawn(module: str, env: dict[str, str], stderr: int | IO[str]) -> subprocess.Popen[str]:
+    """`python -m <module>` from the repository's root with `env`, its stdout a text pipe, no stdin."""
+    root = Path(__file__).resolve().parents[1]
+    command = [sys.executable, "-m", module]
+    return subprocess.Popen(
+        command, cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr, text=True
+    )
+
+
+def refuses(port: int) -> bool:
+    """Whether nothing accepts connections on 127.0.0.1:`port` (a stopped stack left nothing behind)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(2)
+        return sock.connect_ex(("127.0.0.1", port)) != 0

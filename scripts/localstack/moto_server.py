@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from typing import Any
 
 from moto.moto_server.werkzeug_app import (
@@ -141,9 +142,8 @@ def main(argv: list[str] | None = None) -> None:
     server = make_server(args.host, args.port, app, threaded=True, request_handler=MotoRequestHandler)
     print(f"READY {server.server_address[1]}", flush=True)
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+        with suppress(KeyboardInterrupt):  # a terminal's Ctrl-C: stop quietly
+            server.serve_forever()
     finally:
         server.server_close()
         sys.stdout.flush()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,17 @@ FAKE_CREDENTIALS = {
     "AWS_REGION": "us-east-1",
 }
 """Set for every local process, so nothing can ever sign a request for real AWS."""
+
+
+def isolate_environment() -> None:
+    """Fake credentials and no profile, config file or instance metadata: nothing this process (or a child
+    inheriting its environment) starts can sign a request for real AWS. Call it before boto3 is used."""
+    for name in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_ENDPOINT_URL"):
+        os.environ.pop(name, None)
+    os.environ.update(FAKE_CREDENTIALS)
+    os.environ["AWS_CONFIG_FILE"] = os.devnull
+    os.environ["AWS_SHARED_CREDENTIALS_FILE"] = os.devnull
+    os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
 
 
 @dataclass(frozen=True)

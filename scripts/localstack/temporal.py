@@ -20,12 +20,13 @@ from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
 from temporalio.client import Client
 
 from scripts.localstack.moto_server import require_loopback
+from scripts.localstack.processes import StartError, stop
 
 READY_TIMEOUT_SECONDS = 30.0
 _POLL_PAUSE_SECONDS = 0.05
 
 
-class TemporalStartError(RuntimeError):
+class TemporalStartError(StartError):
     """The dev server did not come up: missing binary, port in use, early exit or no answer in time."""
 
 
@@ -162,14 +163,3 @@ def _wait_ready(
         if time.monotonic() >= deadline:
             raise TemporalStartError(f"Temporal dev server on {address} not ready after {timeout:.0f}s: {last_error}")
         time.sleep(_POLL_PAUSE_SECONDS)
-
-
-def stop(proc: subprocess.Popen[bytes] | subprocess.Popen[str], timeout: float = 10.0) -> int:
-    """SIGTERM, up to `timeout` seconds of grace, then SIGKILL. Returns the exit code."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            return proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-    return proc.wait()

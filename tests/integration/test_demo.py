@@ -1,21 +1,19 @@
-"""`make demo` (`python -m scripts.demo`) as a developer runs it with no stack up: it starts the local stack on
-the ports it is given, plays the whole scenario over HTTP, stops the stack and exits 0."""
+"""`make demo` (`python -m scripts.demo`) as a developer runs it with no stack up: it starts the local stack (in
+the demo's process) on the ports it is given, plays the whole scenario over HTTP, stops the stack and exits 0."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from scripts.localstack.temporal import free_ports
+from tests.support import dev_stack_environment, refuses, spawn
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[2]
 DEMO_TIMEOUT_SECONDS = 240.0
 STOP_TIMEOUT_SECONDS = 60.0
 
@@ -23,24 +21,8 @@ STOP_TIMEOUT_SECONDS = 60.0
 @pytest.mark.timeout(DEMO_TIMEOUT_SECONDS + STOP_TIMEOUT_SECONDS + 30)
 def test_demo_starts_the_stack_plays_the_scenario_and_stops_it(tmp_path: Path) -> None:
     moto_port, gateway_port, temporal_port = free_ports(3)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEMPORAL_", "AUTOMATION_")) and k != "API"}
-    env.update(
-        MOTO_PORT=str(moto_port),
-        GATEWAY_PORT=str(gateway_port),
-        TEMPORAL_PORT=str(temporal_port),
-        TEMPORAL_UI_PORT="off",
-        LOCAL_STATE_DIR=str(tmp_path / "state"),
-        PYTHONUNBUFFERED="1",
-    )
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "scripts.demo"],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    env = dev_stack_environment(tmp_path / "state", moto_port, gateway_port, temporal_port, None)
+    proc = spawn("scripts.demo", env, subprocess.PIPE)
     try:
         out, err = proc.communicate(timeout=DEMO_TIMEOUT_SECONDS)
     except subprocess.TimeoutExpired:
@@ -54,7 +36,7 @@ def test_demo_starts_the_stack_plays_the_scenario_and_stops_it(tmp_path: Path) -
     transcript = f"{out}\n--- stderr ---\n{err}"
 
     assert proc.returncode == 0, transcript
-    assert "starting `python -m scripts.localstack`" in out, transcript
+    assert "starting the local stack" in out, transcript
     assert f"API http://127.0.0.1:{gateway_port}" in out, transcript
     # Step 3: the remembered line is in the document, committed as version 2.
     step3 = out.split("== 3.", 1)[1].split("== 4.", 1)[0]
@@ -86,5 +68,7 @@ def test_demo_starts_the_stack_plays_the_scenario_and_stops_it(tmp_path: Path) -
     step8 = out.split("== 8.", 1)[1]
     assert "receipts, one per model call (never text):" in step8, transcript
     assert "demo: every step answered as expected" in out, transcript
-    assert "local stack stopped (exit 0)" in out, transcript
+    assert "local stack stopped" in out, transcript
     assert "FAILED" not in err, transcript
+    for port in (moto_port, gateway_port, temporal_port):  # the stack went with the demo
+        assert refuses(port), f"port {port} still accepts connections after the demo"

@@ -11,9 +11,7 @@ import os
 import queue
 import re
 import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -24,10 +22,10 @@ import pytest
 from temporalio.client import Client
 
 from scripts.localstack.temporal import free_ports
+from tests.support import dev_stack_environment, refuses, spawn
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT_SECONDS = 120.0
 STOP_TIMEOUT_SECONDS = 30.0
 
@@ -62,12 +60,6 @@ def drain(lines: queue.Queue[str | None]) -> list[str]:
     return rest
 
 
-def refuses(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(2)
-        return sock.connect_ex(("127.0.0.1", port)) != 0
-
-
 def gone(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -84,27 +76,11 @@ async def count_workflows(address: str) -> int:
 def test_local_stack_starts_serves_and_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
     moto_port, gateway_port, temporal_port, ui_port = free_ports(4)
     state_dir = tmp_path / "state"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEMPORAL_", "AUTOMATION_"))}
-    env.update(
-        MOTO_PORT=str(moto_port),
-        GATEWAY_PORT=str(gateway_port),
-        TEMPORAL_PORT=str(temporal_port),
-        TEMPORAL_UI_PORT=str(ui_port),
-        LOCAL_STATE_DIR=str(state_dir),
-        PYTHONUNBUFFERED="1",
-    )
+    env = dev_stack_environment(state_dir, moto_port, gateway_port, temporal_port, ui_port)
     stderr_path = tmp_path / "stderr.txt"
     child_pids: list[int] = []
     with stderr_path.open("w") as stderr:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "scripts.localstack"],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-        )
+        proc = spawn("scripts.localstack", env, stderr)
     try:
         assert proc.stdout is not None
         lines: queue.Queue[str | None] = queue.Queue()

@@ -6,45 +6,52 @@ from __future__ import annotations
 import asyncio
 import json
 import statistics
+import sys
 from collections.abc import Callable
 from typing import Any, cast
 
 import pytest
 from temporalio.api.enums.v1 import EventType
 
-from scripts.bench import (
-    EXPECTED_TOOLS,
-    PLAIN_TURN,
-    TEMPORAL_TURN,
-    TURN_ROUNDS,
-    CallRecorder,
-    CapturingRunner,
-    KmsScenario,
-    Measured,
-    Operation,
-    Rotation,
-    TurnSample,
-    call_name,
-    calls_per_op,
-    calls_per_round,
+from scripts.bench.cold_start import BASELINE, PROBE, child_environment, handler_modules
+from scripts.bench.operations import Rotation, sample_document
+from scripts.bench.report import (
     format_calls,
     format_count,
     format_ratio,
     format_table,
+    render,
+    render_cold_imports,
+    render_turn_calls,
+    render_turns,
+    report_json,
+)
+from scripts.bench.stats import (
+    CallRecorder,
+    KmsScenario,
+    Measured,
+    Operation,
+    TurnSample,
+    call_name,
+    calls_per_op,
+    calls_per_round,
     measure,
     median,
     p90,
     percentile,
-    plain_turn,
     ratio,
-    render,
-    render_turn_calls,
-    render_turns,
-    report_json,
-    sample_document,
-    scheduled_activities,
     summarize,
+    summarize_cold_imports,
     summarize_turns,
+)
+from scripts.bench.turns import (
+    EXPECTED_TOOLS,
+    PLAIN_TURN,
+    TEMPORAL_TURN,
+    TURN_ROUNDS,
+    CapturingRunner,
+    plain_turn,
+    scheduled_activities,
     turn_message,
     turn_problems,
 )
@@ -490,3 +497,62 @@ def test_report_json_carries_the_turns() -> None:
 def test_report_json_keeps_meta_from_shadowing_its_sections() -> None:
     with pytest.raises(ValueError, match="turns"):
         report_json([], [], {"turns": 5})
+
+
+# -- cold imports ------------------------------------------------------------------------------------------
+
+
+def test_handler_modules_are_every_routed_function_of_the_template() -> None:
+    modules = handler_modules()
+    assert modules == sorted(set(modules))
+    assert modules == [
+        "functions.automation.app",
+        "functions.conversations.app",
+        "functions.memory.app",
+        "functions.workspaces.app",
+    ]
+
+
+def test_cold_imports_write_bytecode() -> None:
+    env = child_environment({"PYTHONDONTWRITEBYTECODE": "1", "PATH": "/bin"})
+    assert env == {"PATH": "/bin"}  # the warm-up leaves .pyc files for the timed runs
+
+
+def test_the_probe_times_the_import_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    printed: list[str] = []
+    monkeypatch.setattr(sys, "argv", ["-c", "json"])  # as the child sees `python -c PROBE json`
+    exec(PROBE, {"print": lambda value: printed.append(str(value))})
+    assert len(printed) == 1
+    assert 0 <= float(printed[0]) < 10_000
+
+
+def test_summarize_cold_imports_ratios_against_the_baseline() -> None:
+    samples = [(BASELINE, [100.0, 120.0, 110.0]), ("functions.memory.app", [150.0, 165.0, 160.0])]
+    rows = summarize_cold_imports(samples, BASELINE)
+    assert [r.module for r in rows] == [BASELINE, "functions.memory.app"]
+    assert rows[0].median_ms == 110.0
+    assert rows[0].ratio is None
+    assert rows[1].median_ms == 160.0
+    assert rows[1].ratio == pytest.approx(160 / 110)
+    assert rows[1].runs == 3
+    assert rows[1].p90_ms == pytest.approx(164.0)
+    with pytest.raises(ValueError, match="baseline"):
+        summarize_cold_imports(samples[1:], BASELINE)
+
+
+def test_render_cold_imports_and_their_json() -> None:
+    rows = summarize_cold_imports([(BASELINE, [100.0]), ("functions.memory.app", [145.0])], BASELINE)
+    table = render_cold_imports(rows, BASELINE).splitlines()
+    assert len(table) == 4
+    assert "(baseline)" in next(line for line in table if line.startswith(f"import {BASELINE} "))
+    assert "1.45x boto3" in next(line for line in table if line.startswith("import functions.memory.app"))
+    decoded = json.loads(json.dumps(report_json([], [], {}, cold_imports=rows)))
+    assert decoded["cold_imports"][1] == {
+        "module": "functions.memory.app",
+        "runs": 1,
+        "median_ms": 145.0,
+        "p90_ms": 145.0,
+        "ratio": pytest.approx(1.45),
+    }
+    with pytest.raises(ValueError, match="cold_imports"):
+        report_json([], [], {"cold_imports": 1})

@@ -1,0 +1,109 @@
+"""`make bench`: cold imports, operations and agent turns, each against a baseline measured in the same run.
+
+Not a test: it measures the handlers' cold imports first (fresh interpreters, before anything else runs),
+then starts its own local stack (`LocalStack`: the moto server, serialized, then the gateway, the Temporal
+dev server and an in-process worker for the turns), builds the services exactly as a Lambda cold start does,
+and prints tables. Absolute moto latencies say little about AWS; the portable results are the AWS calls per
+operation and the ratios to the baselines.
+
+    .venv/bin/python -m scripts.bench [--iterations 200] [--warmup 5] [--turns 10] [--turn-warmup 1]
+                                      [--import-runs 7] [--json PATH]
+
+AWS calls are counted by a botocore `before-call.*.*` handler on every client in play (the KMS calls of the
+aws-encryption-sdk go through the client the cipher was given, so they are counted too). Operations that
+need an untimed step first (a capture consumes its admission) give `Operation` a `before`: it runs outside
+the timed region and its AWS calls are not counted. The details of each part are in its module:
+`scripts.bench.cold_start`, `scripts.bench.operations`, `scripts.bench.turns`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from scripts.bench.cold_start import BASELINE, handler_modules, measure_cold_imports
+from scripts.bench.operations import operations_benchmark, sample_document
+from scripts.bench.report import render_cold_imports, report_json
+from scripts.bench.stats import ColdImport, summarize_cold_imports
+from scripts.bench.turns import TURN_TABLE, turn_benchmark
+from scripts.localstack.resources import LocalResources, create_table, isolate_environment
+from scripts.localstack.stack import LocalStack, StackConfig
+
+OPERATIONS_TABLE = "wm-bench"
+
+
+def cold_imports(runs: int) -> tuple[str, list[ColdImport]]:
+    modules = [BASELINE, *handler_modules()]
+    rows = summarize_cold_imports(measure_cold_imports(modules, runs), BASELINE)
+    text = "\n".join(
+        [
+            f"Cold imports: each module imported in a fresh interpreter, {runs} timed runs each after one untimed "
+            "warm-up (bytecode written), round-robin; the import alone, timed inside the interpreter",
+            "",
+            render_cold_imports(rows, BASELINE),
+        ]
+    )
+    return text, rows
+
+
+def run(iterations: int, warmup: int, turns: int, turn_warmup: int, import_runs: int) -> tuple[str, dict[str, Any]]:
+    lines = ["workspace-memory bench", ""]
+    meta: dict[str, Any] = {}
+    imports: list[ColdImport] = []
+    if import_runs > 0:  # first, while nothing else of the benchmark runs
+        text, imports = cold_imports(import_runs)
+        lines += [text, ""]
+        meta["import_runs"] = import_runs
+    # The stack's own table is the turns'; the operations get one of their own on the same server and key.
+    config = StackConfig(table_name=TURN_TABLE, handler_environment={"POWERTOOLS_LOG_LEVEL": "WARNING"})
+    with LocalStack(config) as stack:
+        key = stack.resources()
+        create_table(key.endpoint_url, OPERATIONS_TABLE)
+        resources = LocalResources(key.endpoint_url, OPERATIONS_TABLE, key.kms_key_arn)
+        content = sample_document()
+        ops = operations_benchmark(resources, content, iterations, warmup)
+        lines.append(ops.text)
+        meta.update(ops.meta)
+        turn_report = turn_benchmark(stack, content, turns, turn_warmup) if turns > 0 else None
+    if turn_report is not None:
+        lines += ["", turn_report.text]
+        meta.update(turn_report.meta)
+    lines += ["", "moto latencies are not AWS latencies: compare the calls per operation and the ratios."]
+    turn_rows = turn_report.summaries if turn_report is not None else []
+    return "\n".join(lines), report_json(ops.summaries, ops.kms, meta, turn_rows, imports)
+
+
+def _at_least(minimum: int) -> Any:
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}")
+        return value
+
+    return parse
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--iterations", type=_at_least(1), default=200, help="timed runs per operation (200)")
+    parser.add_argument("--warmup", type=_at_least(0), default=5, help="untimed runs per operation first (5)")
+    parser.add_argument("--turns", type=_at_least(0), default=10, help="timed agent turns each way (10; 0: none)")
+    parser.add_argument("--turn-warmup", type=_at_least(0), default=1, help="untimed turns each way first (1)")
+    parser.add_argument(
+        "--import-runs", type=_at_least(0), default=7, help="timed cold imports per module (7; 0: none)"
+    )
+    parser.add_argument("--json", type=Path, metavar="PATH", help="also write the results as JSON")
+    args = parser.parse_args(argv)
+
+    isolate_environment()
+    text, data = run(args.iterations, args.warmup, args.turns, args.turn_warmup, args.import_runs)
+    print(text, flush=True)
+    if args.json is not None:
+        args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,380 @@
+"""The service operations against raw-DynamoDB baselines: read, save, history, recall and capture, timed
+round-robin with their AWS calls counted, and the KMS calls per read as a separate process sees them.
+
+Writers get tables that do not grow without bound: moto deep-copies the whole table for every item of every
+TransactWriteItems (its rollback copy), so a table that grew during the run would slow each later
+transaction. `save` and `capture` therefore run on an `auto` workspace on a table of their own that is
+replaced by a fresh one every ROTATE_EVERY runs (untimed); the reads, recall and the baselines share the main
+table, on which nothing runs a write transaction while they are timed.
+
+The baselines: `raw GetItem` and `raw PutItem` call a bare boto3 client with an item of the ciphertext's size;
+`Query via the adapter` is the query `history` makes, through the table adapter alone (`DynamoTable.query`:
+the boto3 resource client's type conversion and a thin wrapper, no decryption), so that no key condition is
+spelt outside the adapter; it tells moto's Query cost from the service's.
+
+To benchmark another operation, add one `Operation(name, baseline_name, fn)` line to `operations()`.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import boto3
+
+from scripts.bench.report import render, render_kms
+from scripts.bench.stats import CallRecorder, KmsScenario, Operation, Summary, calls_per_op, measure, summarize
+from scripts.localstack.resources import LocalResources, create_table
+from workspace_memory import keys
+from workspace_memory.access import ShareType
+from workspace_memory.adapters.kms_cipher import KmsCipher
+from workspace_memory.admission import Admitted
+from workspace_memory.bootstrap import Services, build_services
+from workspace_memory.capture import Outcome
+from workspace_memory.document import DocumentService
+from workspace_memory.policy import Mode
+from workspace_memory.recall import RecallStatus
+from workspace_memory.settings import Settings
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+DOCUMENT_BYTES = 2048
+HISTORY_PAGE = 20
+ROTATE_EVERY = 25
+"""Runs of a writing benchmark (warm-up included) on one table before it moves to a fresh one."""
+BASELINE_PK = "BENCH#baseline"
+RAW_GET = "raw GetItem"
+RAW_PUT = "raw PutItem"
+OWNER = "bench-owner"
+
+
+def sample_document(size: int = DOCUMENT_BYTES) -> str:
+    """Deterministic Markdown of exactly `size` ASCII bytes, like a team's memory document."""
+    lines = ["# Team memory", ""]
+    number = 0
+    while sum(len(text) + 1 for text in lines) < size:
+        lines.append(f"- Decision {number:03d}: deploys go out on Tuesdays; the on-call owner rotates weekly.")
+        number += 1
+    return "\n".join(lines)[:size]
+
+
+class Rotation:
+    """When a writing benchmark moves to a fresh table: before its first run, then every `every` runs."""
+
+    def __init__(self, every: int) -> None:
+        if every < 1:
+            raise ValueError("a rotation needs at least one run per table")
+        self.every = every
+        self.runs = 0
+        self.tables = 0
+
+    def due(self) -> bool:
+        """Counts one run; True when that run should start on a fresh table."""
+        fresh = self.runs % self.every == 0
+        self.runs += 1
+        if fresh:
+            self.tables += 1
+        return fresh
+
+
+def raw_client(settings: Settings) -> DynamoDBClient:
+    session = boto3.session.Session(region_name=settings.region)
+    return session.client("dynamodb", endpoint_url=settings.endpoint_url)
+
+
+@dataclass
+class Bench:
+    """The state the operations share: the services, a raw client, one seeded workspace."""
+
+    services: Services
+    raw: DynamoDBClient
+    owner: str
+    workspace_id: str
+    content: str
+    head_version: int
+    blob: bytes
+
+    def raw_get(self) -> None:
+        self.raw.get_item(
+            TableName=self.services.settings.table_name,
+            Key={"pk": {"S": BASELINE_PK}, "sk": {"S": "BLOB"}},
+            ConsistentRead=True,
+        )
+
+    def raw_put(self) -> None:
+        self.raw.put_item(
+            TableName=self.services.settings.table_name,
+            Item={"pk": {"S": BASELINE_PK}, "sk": {"S": "BLOB"}, "ciphertext": {"B": self.blob}},
+        )
+
+    def adapter_query(self) -> None:
+        """The query `history` makes, through the table adapter alone (see the module docstring)."""
+        ws = keys.ws(self.workspace_id)
+        self.services.table.query(ws, keys.VERSION_PREFIX, limit=HISTORY_PAGE + 1, newest_first=True)
+
+    def save(self) -> None:
+        """A save to the main workspace (seeding its history; the KMS scenarios' "another process")."""
+        commit = self.services.document.save(self.owner, self.workspace_id, self.content, self.head_version)
+        self.head_version = commit.version.version
+
+
+def auto_workspace(services: Services, name: str, content: str) -> tuple[str, int]:
+    """A shared workspace in `auto` with AI on and `content` saved: what recall and capture run against."""
+    workspace_id = services.access.create_workspace(OWNER, name, ShareType.SHARED)
+    services.access.set_ai(OWNER, workspace_id, True)
+    services.policy.set(OWNER, workspace_id, Mode.AUTO, 0)
+    commit = services.document.save(OWNER, workspace_id, content, 0)
+    return workspace_id, commit.version.version
+
+
+def admit(services: Services, workspace_id: str, conversation_id: str) -> Admitted:
+    return services.admission.admit(
+        conversation_id=conversation_id, workspace_id=workspace_id, user_id=OWNER, idempotency_key=uuid.uuid4().hex
+    )
+
+
+@dataclass
+class Scene:
+    """An `auto` workspace on a table of its own, and its head version as the benchmark moved it."""
+
+    services: Services
+    workspace_id: str
+    head_version: int
+
+
+class RotatingScenes:
+    """Scenes on tables that are replaced by fresh ones every `every` runs (see the module docstring: moto
+    copies a whole table per transaction item). Tables are created and dropped untimed, from `before`."""
+
+    def __init__(self, base: Services, prefix: str, content: str, every: int = ROTATE_EVERY) -> None:
+        if base.settings.endpoint_url is None:
+            raise ValueError("rotating tables needs the moto endpoint")
+        self._base = base
+        self._endpoint = base.settings.endpoint_url
+        self._prefix = prefix
+        self._content = content
+        self._admin = raw_client(base.settings)  # not attached to any recorder
+        self.rotation = Rotation(every)
+        self._scene: Scene | None = None
+
+    @property
+    def current(self) -> Scene:
+        if self._scene is None:
+            raise RuntimeError("no scene yet: call advance() first")
+        return self._scene
+
+    def advance(self) -> Scene:
+        """Counts a run; moves to a fresh table (and drops the old one) when its turn has come."""
+        if self.rotation.due():
+            old = self._scene
+            table = f"{self._prefix}-{self.rotation.tables}"
+            create_table(self._endpoint, table)
+            # The same clients (so the same call recorder) and a new cipher: a process writing to a new table.
+            services = build_services(
+                self._base.settings.model_copy(update={"table_name": table}), clients=self._base.clients
+            )
+            workspace_id, head = auto_workspace(services, self._prefix, self._content)
+            self._scene = Scene(services, workspace_id, head)
+            if old is not None:
+                self._admin.delete_table(TableName=old.services.settings.table_name)
+        return self.current
+
+
+class SaveBench:
+    """`save` of the sample document at the head, on rotating tables."""
+
+    def __init__(self, scenes: RotatingScenes, content: str) -> None:
+        self.scenes = scenes
+        self._content = content
+
+    def before(self) -> None:
+        self.scenes.advance()
+
+    def run(self) -> None:
+        scene = self.scenes.current
+        commit = scene.services.document.save(OWNER, scene.workspace_id, self._content, scene.head_version)
+        scene.head_version = commit.version.version
+
+
+class CaptureBench:
+    """`capture` of one added line, on rotating tables; each run consumes an admission made in `before`."""
+
+    def __init__(self, scenes: RotatingScenes) -> None:
+        self.scenes = scenes
+        self._admitted: Admitted | None = None
+        self._count = 0
+
+    def before(self) -> None:
+        scene = self.scenes.advance()
+        conversation = f"conv-bench-capture-{self.scenes.rotation.tables}"
+        self._admitted = admit(scene.services, scene.workspace_id, conversation)
+
+    def run(self) -> None:
+        scene, admitted = self.scenes.current, self._admitted
+        if admitted is None:
+            raise RuntimeError("capture needs a fresh admission: run before() first")
+        self._admitted = None
+        self._count += 1
+        edits = [{"op": "add", "line": f"- captured fact {self._count}"}]
+        scene.head_version = capture(scene.services, scene.workspace_id, admitted, edits, scene.head_version)
+
+
+def capture(services: Services, workspace_id: str, admitted: Admitted, edits: list[dict[str, Any]], base: int) -> int:
+    """A capture under `admitted` that must commit; returns the new head version."""
+    adm = admitted.admission
+    result = services.capture.capture(workspace_id, adm.id, admitted.credential, edits, base, f"memory:{adm.id}")
+    if result.outcome is not Outcome.COMMITTED or result.version is None:
+        raise RuntimeError(f"capture did not commit: {result.outcome.value} {result.predicate}")
+    return result.version
+
+
+@dataclass(frozen=True)
+class RecallScene:
+    """The recall benchmark's `auto` workspace (main table) and the one admission all its recalls reuse."""
+
+    workspace_id: str
+    head_version: int
+    admitted: Admitted
+
+    def recall(self, services: Services) -> RecallStatus:
+        adm = self.admitted.admission
+        return services.recall.recall(self.workspace_id, adm.id, self.admitted.credential).status
+
+    def recall_ok(self, services: Services) -> None:
+        status = self.recall(services)
+        if status is not RecallStatus.OK:
+            raise RuntimeError(f"recall in the recall benchmark's workspace answered {status.value}, not ok")
+
+
+def recall_scene(services: Services, content: str) -> RecallScene:
+    workspace_id, head = auto_workspace(services, "recall", content)
+    scene = RecallScene(workspace_id, head, admit(services, workspace_id, "conv-bench-recall"))
+    scene.recall_ok(services)
+    return scene
+
+
+def operations(bench: Bench, recall: RecallScene, saves: SaveBench, captures: CaptureBench) -> list[Operation]:
+    docs = bench.services.document
+    owner, ws = bench.owner, bench.workspace_id
+    s = bench.services
+    uncached = DocumentService(s.table, KmsCipher(s.clients.kms, s.settings.kms_key_id, cache_entries=0), s.clock)
+    return [
+        Operation(RAW_GET, None, bench.raw_get),
+        Operation(RAW_PUT, None, bench.raw_put),
+        Operation(f"Query via the adapter ({HISTORY_PAGE + 1} versions)", None, bench.adapter_query),
+        Operation("read", RAW_GET, partial(docs.read, owner, ws), ("kms.Decrypt",)),
+        Operation("read, no plaintext cache", RAW_GET, partial(uncached.read, owner, ws)),
+        Operation("save", RAW_PUT, saves.run, before=saves.before),
+        Operation("history", RAW_GET, partial(docs.history, owner, ws, HISTORY_PAGE, None)),
+        Operation("recall", RAW_GET, partial(recall.recall, s), ("kms.Decrypt",)),
+        Operation("capture", RAW_PUT, captures.run, ("kms.Decrypt",), before=captures.before),
+    ]
+
+
+def kms_per_read(settings: Settings, bench: Bench, recall: RecallScene, reads: int) -> list[KmsScenario]:
+    """KMS calls per read and per recall as a separate Lambda (its own clients and cipher cache) sees them."""
+    reader = build_services(settings)
+    recorder = CallRecorder()
+    recorder.attach(reader.clients.dynamodb, reader.clients.kms, bench.services.clients.kms)
+    owner, ws = bench.owner, bench.workspace_id
+
+    def kms_calls(fn: Callable[[], object], times: int) -> dict[str, float]:
+        per_read = []
+        for _ in range(times):
+            mark = len(recorder.calls)
+            fn()
+            per_read.append([c for c in recorder.since(mark) if c.startswith("kms.")])
+        return calls_per_op(per_read, ("kms.Decrypt",))
+
+    read = partial(reader.document.read, owner, ws)
+    cold = kms_calls(read, 1)
+    warm = kms_calls(read, reads)
+    bench.save()  # another process (the benchmark's writer) moves the head
+    changed = kms_calls(read, 1)
+    writer_own = kms_calls(partial(bench.services.document.read, owner, ws), 1)
+    recall_ok = partial(recall.recall_ok, reader)
+    recall_cold = kms_calls(recall_ok, 1)
+    recall_warm = kms_calls(recall_ok, reads)
+    # another process's capture (another conversation, so the recall admission keeps its slot) moves the head
+    writer = admit(bench.services, recall.workspace_id, "conv-bench-recall-writer")
+    capture(
+        bench.services,
+        recall.workspace_id,
+        writer,
+        [{"op": "add", "line": "- captured by another process"}],
+        recall.head_version,
+    )
+    recall_changed = kms_calls(recall_ok, 1)
+    recall_changed_warm = kms_calls(recall_ok, reads)
+    return [
+        KmsScenario("cold process, first read", 1, cold),
+        KmsScenario("warm process, unchanged head", reads, warm),
+        KmsScenario("warm process, head changed by another process", 1, changed),
+        KmsScenario("writer process, reading its own save", 1, writer_own),
+        KmsScenario("recall: cold process (cold cipher), first recall", 1, recall_cold),
+        KmsScenario("recall: warm process, unchanged head", reads, recall_warm),
+        KmsScenario("recall: warm process, head changed by another process's capture", 1, recall_changed),
+        KmsScenario("recall: warm process, unchanged head again after that", reads, recall_changed_warm),
+    ]
+
+
+@dataclass(frozen=True)
+class OperationsReport:
+    text: str
+    meta: dict[str, Any]
+    summaries: list[Summary]
+    kms: list[KmsScenario]
+
+
+def operations_benchmark(resources: LocalResources, content: str, iterations: int, warmup: int) -> OperationsReport:
+    """Every operation on `resources` (a table of its own, the stack's key), then the KMS scenarios."""
+    settings = Settings(
+        table_name=resources.table_name, kms_key_id=resources.kms_key_arn, endpoint_url=resources.endpoint_url
+    )
+    services = build_services(settings)
+    workspace_id = services.access.create_workspace(OWNER, "bench", ShareType.SHARED)
+    bench = Bench(services, raw_client(settings), OWNER, workspace_id, content, 0, b"")
+    for _ in range(HISTORY_PAGE + 1):  # a full history page from the first round on
+        bench.save()
+    head = services.table.get(*keys.head(workspace_id))
+    assert head is not None
+    bench.blob = os.urandom(len(head["ciphertext"]))  # ciphertext is incompressible; so is this
+    bench.raw_put()
+    recall = recall_scene(services, content)
+    saves = SaveBench(RotatingScenes(services, "bench-save", content), content)
+    captures = CaptureBench(RotatingScenes(services, "bench-capture", content))
+
+    recorder = CallRecorder()
+    recorder.attach(services.clients.dynamodb, services.clients.kms, bench.raw)
+    summaries = summarize(measure(operations(bench, recall, saves, captures), recorder, iterations, warmup))
+    kms = kms_per_read(settings, bench, recall, iterations)
+    meta: dict[str, Any] = {
+        "iterations": iterations,
+        "warmup": warmup,
+        "document_bytes": len(content.encode("utf-8")),
+        "ciphertext_bytes": len(bench.blob),
+        "history_page": HISTORY_PAGE,
+        "rotate_every": ROTATE_EVERY,
+        "save_tables": saves.scenes.rotation.tables,
+        "capture_tables": captures.scenes.rotation.tables,
+    }
+    lines = [
+        f"Operations: {iterations} timed iterations per operation after {warmup} warm-up, interleaved round-robin",
+        f"moto server {resources.endpoint_url} (serialized); document {meta['document_bytes']} B, "
+        f"ciphertext {meta['ciphertext_bytes']} B (baseline items carry a binary attribute of that size)",
+        f"save and capture run in an `auto` workspace on a table of their own, replaced by a fresh one every "
+        f"{ROTATE_EVERY} runs ({meta['save_tables']} and {meta['capture_tables']} tables): moto copies the whole "
+        "table per transaction item",
+        "capture: each run consumes an admission made before it, untimed and not counted; recall: one admission "
+        "reused, in an `auto` workspace with AI on",
+        "",
+        render(summaries),
+        "",
+        render_kms(kms),
+    ]
+    return OperationsReport("\n".join(lines), meta, summaries, kms)

@@ -23,7 +23,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from scripts.localstack.processes import (
     HOST,
@@ -284,7 +284,7 @@ class LocalStack:
             self._child("worker", proc)
         return proc
 
-    def up(self, worker: str | None = "process") -> LocalStack:
+    def up(self, worker: Literal["process", "thread"] | None = "process") -> LocalStack:
         """Everything, in `make dev`'s order: moto and its resources, the gateway, Temporal, and a worker
         (`process`, `thread` or None)."""
         self.resources()
@@ -294,8 +294,6 @@ class LocalStack:
             self.worker_process()
         elif worker == "thread":
             self.worker_thread()
-        elif worker is not None:
-            raise ValueError(f"worker must be 'process', 'thread' or None, not {worker!r}")
         return self
 
     @property

@@ -5,7 +5,8 @@ inside a fresh child interpreter around `importlib.import_module` (interpreter s
 warm bytecode, as a deployed function has it: PYTHONDONTWRITEBYTECODE is unset for the children, and every
 module is imported once first, untimed, so its .pyc files exist. The modules then run round-robin, `runs`
 times each, so the drift of a busy machine falls on all of them alike; the table gives the medians and their
-ratio to boto3's, measured in the same run.
+ratio to boto3's, measured in the same run; wall time (what a cold start waits for) and the process's CPU
+time (what the import costs it, which the load of a shared machine distorts less).
 """
 
 from __future__ import annotations
@@ -16,14 +17,15 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from scripts.bench.stats import ImportTime
 from scripts.localstack.template import ROOT, load_template, routes
 
 BASELINE = "boto3"
 PROBE = (
     "import importlib, sys, time\n"
-    "start = time.perf_counter()\n"
+    "wall, cpu = time.perf_counter(), time.process_time()\n"
     "importlib.import_module(sys.argv[1])\n"
-    "print((time.perf_counter() - start) * 1000)\n"
+    "print((time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000)\n"
 )
 
 
@@ -42,23 +44,24 @@ def child_environment(env: dict[str, str] | None = None) -> dict[str, str]:
     return {k: v for k, v in (env if env is not None else os.environ).items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def import_ms(module: str, env: dict[str, str]) -> float:
-    """One cold import of `module` in a fresh interpreter, in milliseconds."""
+def import_time(module: str, env: dict[str, str]) -> ImportTime:
+    """One cold import of `module` in a fresh interpreter."""
     done = subprocess.run(
         [sys.executable, "-c", PROBE, module], cwd=ROOT, env=env, capture_output=True, text=True, check=False
     )
     if done.returncode != 0:
         raise RuntimeError(f"`import {module}` failed in a fresh interpreter:\n{done.stderr.strip()}")
-    return float(done.stdout.strip().splitlines()[-1])
+    wall, cpu = done.stdout.split()
+    return ImportTime(float(wall), float(cpu))
 
 
-def measure_cold_imports(modules: Sequence[str], runs: int) -> list[tuple[str, list[float]]]:
+def measure_cold_imports(modules: Sequence[str], runs: int) -> list[tuple[str, list[ImportTime]]]:
     """`runs` timed imports of each module after one untimed warm-up import each, round-robin."""
     env = child_environment()
     for module in modules:
-        import_ms(module, env)  # writes the bytecode; not timed
-    samples: dict[str, list[float]] = {module: [] for module in modules}
+        import_time(module, env)  # writes the bytecode; not timed
+    samples: dict[str, list[ImportTime]] = {module: [] for module in modules}
     for _ in range(runs):
         for module in modules:
-            samples[module].append(import_ms(module, env))
+            samples[module].append(import_time(module, env))
     return [(module, samples[module]) for module in modules]

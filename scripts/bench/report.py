@@ -95,17 +95,23 @@ def render_turn_calls(summaries: Sequence[TurnSummary]) -> str:
 
 
 def render_cold_imports(rows: Sequence[ColdImport], baseline: str) -> str:
+    def versus(value: float | None) -> str:
+        return "(baseline)" if value is None else f"{value:.2f}x {baseline}"
+
     cells = [
         [
             f"import {r.module}",
             str(r.runs),
             f"{r.median_ms:.1f}",
             f"{r.p90_ms:.1f}",
-            "(baseline)" if r.ratio is None else f"{r.ratio:.2f}x {baseline}",
+            versus(r.ratio),
+            f"{r.cpu_median_ms:.1f}",
+            versus(r.cpu_ratio),
         ]
         for r in rows
     ]
-    return format_table(["cold import", "runs", "median ms", "p90 ms", "median vs baseline"], cells, "<>>><")
+    headers = ["cold import", "runs", "median ms", "p90 ms", "median vs baseline", "CPU median ms", "CPU vs baseline"]
+    return format_table(headers, cells, "<>>><><")
 
 
 SECTIONS = ("operations", "kms_per_read", "turns", "cold_imports")

@@ -9,7 +9,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -223,31 +223,46 @@ def summarize_turns(runs: Sequence[tuple[str, Sequence[TurnSample]]], baseline_n
     return out
 
 
+class ImportTime(NamedTuple):
+    """One cold import: wall-clock and CPU time of the importing process, in milliseconds."""
+
+    wall_ms: float
+    cpu_ms: float
+
+
 @dataclass(frozen=True)
 class ColdImport:
-    """A module's cold import in fresh interpreters: the median and the runs, and its ratio to the baseline's."""
+    """A module's cold import in fresh interpreters: medians of the runs, and their ratios to the baseline's
+    (None for the baseline itself). Wall time is what a cold start waits for; CPU time is what the import
+    costs its own process, which the load of a shared machine distorts less."""
 
     module: str
     runs: int
     median_ms: float
     p90_ms: float
     ratio: float | None
-    """median / the baseline's median; None for the baseline itself."""
+    cpu_median_ms: float
+    cpu_ratio: float | None
 
 
-def summarize_cold_imports(samples: Sequence[tuple[str, Sequence[float]]], baseline: str) -> list[ColdImport]:
-    """Per module (in the order given), the median and p90 of its import times and the ratio of the medians
-    to `baseline`'s."""
-    medians = {module: median(values) for module, values in samples}
-    if baseline not in medians:
+def summarize_cold_imports(samples: Sequence[tuple[str, Sequence[ImportTime]]], baseline: str) -> list[ColdImport]:
+    """Per module (in the order given), the medians of its import times and their ratios to `baseline`'s."""
+    walls = {module: median([t.wall_ms for t in times]) for module, times in samples}
+    cpus = {module: median([t.cpu_ms for t in times]) for module, times in samples}
+    if baseline not in walls:
         raise ValueError(f"no samples of the baseline {baseline!r}")
-    return [
-        ColdImport(
-            module=module,
-            runs=len(values),
-            median_ms=medians[module],
-            p90_ms=p90(values),
-            ratio=None if module == baseline else ratio(medians[module], medians[baseline]),
+    rows = []
+    for module, times in samples:
+        own = module == baseline
+        rows.append(
+            ColdImport(
+                module=module,
+                runs=len(times),
+                median_ms=walls[module],
+                p90_ms=p90([t.wall_ms for t in times]),
+                ratio=None if own else ratio(walls[module], walls[baseline]),
+                cpu_median_ms=cpus[module],
+                cpu_ratio=None if own else ratio(cpus[module], cpus[baseline]),
+            )
         )
-        for module, values in samples
-    ]
+    return rows

@@ -28,6 +28,7 @@ from scripts.bench.report import (
 )
 from scripts.bench.stats import (
     CallRecorder,
+    ImportTime,
     KmsScenario,
     Measured,
     Operation,
@@ -521,31 +522,54 @@ def test_cold_imports_write_bytecode() -> None:
 def test_the_probe_times_the_import_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     printed: list[str] = []
     monkeypatch.setattr(sys, "argv", ["-c", "json"])  # as the child sees `python -c PROBE json`
-    exec(PROBE, {"print": lambda value: printed.append(str(value))})
+    exec(PROBE, {"print": lambda *values: printed.append(" ".join(map(str, values)))})
     assert len(printed) == 1
-    assert 0 <= float(printed[0]) < 10_000
+    wall, cpu = (float(value) for value in printed[0].split())
+    assert 0 <= wall < 10_000
+    assert 0 <= cpu < 10_000
+
+
+def _times(*wall: float) -> list[ImportTime]:
+    return [ImportTime(ms, ms * 0.9) for ms in wall]
 
 
 def test_summarize_cold_imports_ratios_against_the_baseline() -> None:
-    samples = [(BASELINE, [100.0, 120.0, 110.0]), ("functions.memory.app", [150.0, 165.0, 160.0])]
+    samples = [(BASELINE, _times(100.0, 120.0, 110.0)), ("functions.memory.app", _times(150.0, 165.0, 160.0))]
     rows = summarize_cold_imports(samples, BASELINE)
     assert [r.module for r in rows] == [BASELINE, "functions.memory.app"]
     assert rows[0].median_ms == 110.0
     assert rows[0].ratio is None
+    assert rows[0].cpu_ratio is None
     assert rows[1].median_ms == 160.0
     assert rows[1].ratio == pytest.approx(160 / 110)
+    assert rows[1].cpu_median_ms == pytest.approx(144.0)
+    assert rows[1].cpu_ratio == pytest.approx(160 / 110)
     assert rows[1].runs == 3
     assert rows[1].p90_ms == pytest.approx(164.0)
     with pytest.raises(ValueError, match="baseline"):
         summarize_cold_imports(samples[1:], BASELINE)
 
 
+def test_cold_import_ratios_are_of_medians_wall_and_cpu_apart() -> None:
+    base = [ImportTime(100.0, 50.0), ImportTime(200.0, 60.0), ImportTime(300.0, 70.0)]
+    handler = [ImportTime(150.0, 90.0), ImportTime(160.0, 120.0), ImportTime(400.0, 30.0)]
+    _, row = summarize_cold_imports([(BASELINE, base), ("functions.memory.app", handler)], BASELINE)
+    assert row.ratio == pytest.approx(160 / 200)
+    assert row.cpu_ratio == pytest.approx(90 / 60)
+
+
 def test_render_cold_imports_and_their_json() -> None:
-    rows = summarize_cold_imports([(BASELINE, [100.0]), ("functions.memory.app", [145.0])], BASELINE)
+    rows = summarize_cold_imports(
+        [(BASELINE, [ImportTime(100.0, 80.0)]), ("functions.memory.app", [ImportTime(145.0, 120.0)])], BASELINE
+    )
     table = render_cold_imports(rows, BASELINE).splitlines()
     assert len(table) == 4
-    assert "(baseline)" in next(line for line in table if line.startswith(f"import {BASELINE} "))
-    assert "1.45x boto3" in next(line for line in table if line.startswith("import functions.memory.app"))
+    assert table[2].startswith(f"import {BASELINE} ")
+    assert table[2].count("(baseline)") == 2
+    handler = table[3]
+    assert handler.startswith("import functions.memory.app")
+    assert "1.45x boto3" in handler
+    assert "1.50x boto3" in handler  # CPU: 120 / 80
     decoded = json.loads(json.dumps(report_json([], [], {}, cold_imports=rows)))
     assert decoded["cold_imports"][1] == {
         "module": "functions.memory.app",
@@ -553,6 +577,8 @@ def test_render_cold_imports_and_their_json() -> None:
         "median_ms": 145.0,
         "p90_ms": 145.0,
         "ratio": pytest.approx(1.45),
+        "cpu_median_ms": 120.0,
+        "cpu_ratio": pytest.approx(1.5),
     }
     with pytest.raises(ValueError, match="cold_imports"):
         report_json([], [], {"cold_imports": 1})

@@ -49,7 +49,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from scripts.localstack.temporal import free_port, start_temporal, stop
+from scripts.localstack.stack import LocalStack, StackConfig
 from scripts.mutation_guards import CURATED
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -122,22 +122,6 @@ def stage() -> None:
     only = "\n".join(f"    workspace_memory/{m}.py" for m in MODULES)
     tests = "\n".join(f"    {t}" for t in TESTS)
     (STAGE / "setup.cfg").write_text(CONFIG.format(only=only, tests=tests))
-
-
-def start_moto() -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "scripts.localstack.moto_server", "--port", "0"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if not line.startswith("READY "):
-        proc.kill()
-        raise RuntimeError(f"moto server did not start: {line!r}")
-    return proc, f"http://127.0.0.1:{int(line.split()[1])}"
 
 
 def mutmut(*args: str, env: dict[str, str] | None = None) -> int:
@@ -221,19 +205,14 @@ def main() -> int:
     args = parser.parse_args()
     globs = args.globs or SCOPES[args.scope]
 
-    moto, endpoint = start_moto()
     log = Path(tempfile.mkdtemp(prefix="mutation-temporal-")) / "server.log"
-    temporal, address = start_temporal(free_port(), None, None, log_file=log)
-    env = {**os.environ, "WM_TEST_MOTO_ENDPOINT": endpoint, "WM_TEST_TEMPORAL_ADDRESS": address}
-    env["UV_PYTHON_DOWNLOADS"] = "never"
-    try:
+    with LocalStack(StackConfig(temporal_log=log)) as servers:
+        env = {**os.environ, "WM_TEST_MOTO_ENDPOINT": servers.moto(), "WM_TEST_TEMPORAL_ADDRESS": servers.temporal()}
+        env["UV_PYTHON_DOWNLOADS"] = "never"
         if args.curated:
             return run_curated(env)
         stage()
         mutmut("run", "--max-children", str(args.max_children), *globs, env=env)
-    finally:
-        stop(temporal)
-        stop(moto)
 
     found = results(globs)
     tally = Counter(found.values())

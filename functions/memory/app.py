@@ -9,9 +9,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Que
 
 from workspace_memory.api.http import build_resolver, human_user, lambda_entry, respond
 from workspace_memory.api.models import CommitOut, DocumentOut, HistoryOut, PolicyOut, VersionContentOut
-from workspace_memory.api.schemas import ApplyProposal, SaveDocument, SetPolicy, Undo
+from workspace_memory.api.schemas import ApplyProposal, SaveDocument, SetPolicy, Undo, parse_base_version
 from workspace_memory.bootstrap import services
-from workspace_memory.document import parse_base_version
 
 app = build_resolver()
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 from workspace_memory import keys
 from workspace_memory.changes import Create, Label, MemberCanWrite, Put, SetAi
@@ -16,17 +15,8 @@ from workspace_memory.clock import Clock, iso
 from workspace_memory.errors import Conflict, Forbidden, InvalidInput, NotFound, WorkspaceNotFound
 from workspace_memory.ids import new_id
 from workspace_memory.ports import Item, Table, TransactionCancelled
-
-
-class Role(StrEnum):
-    OWNER = "owner"
-    EDITOR = "editor"
-    VIEWER = "viewer"
-
-
-class ShareType(StrEnum):
-    SHARED = "shared"
-    PRIVATE = "private"
+from workspace_memory.terms import Role as Role
+from workspace_memory.terms import ShareType as ShareType
 
 
 @dataclass(frozen=True)

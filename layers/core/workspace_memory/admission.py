@@ -13,9 +13,7 @@ import base64
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict
+from typing import Any
 
 from workspace_memory import keys
 from workspace_memory.access import Caller, load_caller
@@ -34,23 +32,11 @@ from workspace_memory.ids import new_id, new_secret, require_identifier
 from workspace_memory.keysessions import ALL_SCOPES, Scope, scopes_of
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.terms import MemoryState as MemoryState
 
 ADMISSION_TTL_SECONDS = 15 * 60
 RETENTION_SECONDS = 24 * 3600
 """Admissions and slots outlive their expiry by a day (TTL), so late calls are refused, not unknown."""
-
-
-class MemoryState(BaseModel):
-    """The client's view of its own saves. An unsaved editor draft is never reported."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    state: Literal["saved", "pending", "conflict"]
-    version: int | None = None
-
-    def model_post_init(self, __context: Any) -> None:
-        if (self.state == "saved") != (self.version is not None and self.version >= 0):
-            raise ValueError("memoryState.version is required for (and only for) state 'saved'")
 
 
 class KeySessionInvalid(Forbidden):

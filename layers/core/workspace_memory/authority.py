@@ -9,7 +9,6 @@ every predicate the snapshot was judged by, so whatever lands first wins cleanly
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from workspace_memory import keys
@@ -31,19 +30,7 @@ from workspace_memory.errors import ScopeNotGranted
 from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.ports import Item, Table
-
-
-class Predicate(StrEnum):
-    """The fence predicates a refused capture names (stable, part of the API)."""
-
-    ADMISSION = "admission"
-    POLICY = "policy"
-    CONSENT = "consent"
-    CREDENTIAL = "credential"
-    KEY_SESSION = "key_session"
-    HEAD = "head"
-    OVERSIZED = "oversized"
-    ACCESS = "access"
+from workspace_memory.terms import Predicate as Predicate
 
 
 @dataclass(frozen=True)

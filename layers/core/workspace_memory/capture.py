@@ -13,7 +13,6 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -37,16 +36,9 @@ from workspace_memory.errors import Conflict, Forbidden, InvalidInput, StaleBase
 from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.ports import Cipher, Table, TransactionCancelled
+from workspace_memory.terms import Outcome as Outcome
 
 EDITS = TypeAdapter(list[Edit])
-
-
-class Outcome(StrEnum):
-    COMMITTED = "committed"
-    PROPOSAL = "proposal"
-    NOOP = "noop"
-    CONFLICT = "conflict"
-    REFUSED = "refused"
 
 
 class InvalidEdits(InvalidInput):

@@ -18,9 +18,7 @@ from workspace_memory.clock import Clock, iso
 from workspace_memory.cursors import decode_cursor, encode_cursor
 from workspace_memory.errors import (
     Forbidden,
-    InvalidInput,
     PayloadTooLarge,
-    PreconditionRequired,
     StaleBaseVersion,
     VersionNotFound,
     WorkspaceNotFound,
@@ -187,16 +185,6 @@ def head_text(cipher: Cipher, workspace_id: str, head: Head) -> str:
     if head.ciphertext is None:
         return ""
     return unseal(cipher, head.ciphertext, document_context(workspace_id, head.version))
-
-
-def parse_base_version(raw: str | None) -> int:
-    """`X-Base-Version`: a non-negative decimal integer; absent is a distinct error (428)."""
-    if raw is None or raw.strip() == "":
-        raise PreconditionRequired("X-Base-Version header is required")
-    text = raw.strip()
-    if not text.isdigit() or not text.isascii() or len(text) > 12:
-        raise InvalidInput("X-Base-Version must be a non-negative integer")
-    return int(text)
 
 
 class DocumentService:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import StrEnum
 
 from workspace_memory import keys
 from workspace_memory.access import Role, load_caller
@@ -19,20 +18,13 @@ from workspace_memory.clock import Clock, iso
 from workspace_memory.errors import Forbidden, InvalidInput, NotFound
 from workspace_memory.ids import new_id
 from workspace_memory.ports import Table
+from workspace_memory.terms import Scope as Scope
 
 DEFAULT_TTL_SECONDS = 3600
 MIN_TTL_SECONDS = 60
 MAX_TTL_SECONDS = 12 * 3600
 TTL_GRACE_SECONDS = 86400
 """Expired session rows linger a day before TTL removes them, so late fences still see them expired."""
-
-
-class Scope(StrEnum):
-    """What a delegation lets an agent runtime do on the user's behalf."""
-
-    MEMORY_READ = "memory:read"
-    MEMORY_WRITE = "memory:write"
-    NOTES = "notes"
 
 
 ALL_SCOPES: frozenset[Scope] = frozenset(Scope)

@@ -8,7 +8,6 @@ bumps the revision (even `auto` -> `auto`), so a turn admitted under the old rev
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from workspace_memory import keys
 from workspace_memory.access import load_caller
@@ -16,12 +15,7 @@ from workspace_memory.changes import Label, SetPolicyMode
 from workspace_memory.clock import Clock, iso
 from workspace_memory.errors import Forbidden, StalePolicyRevision
 from workspace_memory.ports import Item, Table, TransactionCancelled
-
-
-class Mode(StrEnum):
-    OFF = "off"
-    READ_ONLY = "read_only"
-    AUTO = "auto"
+from workspace_memory.terms import Mode as Mode
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from enum import StrEnum
 
 from workspace_memory import keys
 from workspace_memory.access import owned_conversation
@@ -27,21 +26,8 @@ from workspace_memory.ids import new_id
 from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode
 from workspace_memory.ports import Cipher, Item, Table
-
-
-class RecallStatus(StrEnum):
-    OK = "ok"
-    EMPTY = "empty"
-    OFF = "off"
-    OVERSIZED = "oversized"
-    PENDING = "pending"
-    CONFLICT = "conflict"
-    STALE = "stale"
-    DELETED = "deleted"
-    UNAVAILABLE = "unavailable"
-    NO_ACCESS = "no_access"
-    SUPERSEDED = "superseded"
-
+from workspace_memory.terms import MemoryWrite as MemoryWrite
+from workspace_memory.terms import RecallStatus as RecallStatus
 
 REASONS: dict[RecallStatus, str] = {
     RecallStatus.OVERSIZED: "the saved memory is larger than 8192 bytes; it is kept intact and must be shortened",
@@ -59,14 +45,6 @@ RECEIPT_RETENTION_SECONDS = 90 * 86400
 
 def withheld(status: RecallStatus) -> str:
     return f"Workspace memory not provided because {REASONS[status]}."
-
-
-class MemoryWrite(StrEnum):
-    """What a write tool could do in this turn right now: the model is offered one only if not `none`."""
-
-    COMMIT = "commit"
-    PROPOSE = "propose"
-    NONE = "none"
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ from collections.abc import Mapping
 
 from workspace_memory import errors
 from workspace_memory.api.models import ErrorBody, ErrorOut, PolicyOut
-from workspace_memory.policy import Policy
 
 STATUS_BY_ERROR: tuple[tuple[type[errors.DomainError], int], ...] = (
     (errors.InvalidInput, 400),
@@ -43,8 +42,11 @@ def error_envelope(code: str, message: str, details: Mapping[str, object] | None
     models: a policy becomes its `PolicyOut`, edit problems their `ProblemOut`)."""
     public = {name: details[name] for name in PUBLIC_DETAILS if details and name in details}
     current = public.get("current")
-    if isinstance(current, Policy):
-        public["current"] = PolicyOut.of(current)
+    if current is not None:
+        from workspace_memory.policy import Policy  # only a stale policy revision carries one: not at cold start
+
+        if isinstance(current, Policy):
+            public["current"] = PolicyOut.of(current)
     return ErrorOut.model_validate({"error": ErrorBody(code=code, message=message), **public}, from_attributes=True)
 
 

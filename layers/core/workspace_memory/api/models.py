@@ -9,22 +9,24 @@ constructors here are the only mapping from them to JSON.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from workspace_memory.access import Role, Workspace
-from workspace_memory.admission import Admitted
-from workspace_memory.authority import Predicate
-from workspace_memory.capture import CaptureResult, Outcome, Proposal
-from workspace_memory.document import Commit, DocumentView, HistoryPage, VersionInfo
-from workspace_memory.keysessions import KeySession, Scope
-from workspace_memory.notes import Notes
-from workspace_memory.policy import Mode, Policy
-from workspace_memory.recall import MemoryWrite, Recall, RecallStatus, ReceiptsPage
+from workspace_memory.terms import MemoryWrite, Mode, Outcome, Predicate, RecallStatus, Role, Scope
 from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnView
-from workspace_memory.turns import StartedTurn
+
+if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
+    from workspace_memory.access import Workspace
+    from workspace_memory.admission import Admitted
+    from workspace_memory.capture import CaptureResult, Proposal
+    from workspace_memory.document import Commit, DocumentView, HistoryPage, VersionInfo
+    from workspace_memory.keysessions import KeySession
+    from workspace_memory.notes import Notes
+    from workspace_memory.policy import Policy
+    from workspace_memory.recall import Recall, ReceiptsPage
+    from workspace_memory.turns import StartedTurn
 
 
 class ApiModel(BaseModel):

@@ -6,12 +6,10 @@ from typing import Any
 
 from pydantic import Field
 
-from workspace_memory.access import Role, ShareType
-from workspace_memory.admission import MemoryState
 from workspace_memory.api.models import ApiModel
+from workspace_memory.errors import InvalidInput, PreconditionRequired
 from workspace_memory.ids import Identifier, IssuedId
-from workspace_memory.keysessions import Scope
-from workspace_memory.policy import Mode
+from workspace_memory.terms import MemoryState, Mode, Role, Scope, ShareType
 
 
 class CreateWorkspace(ApiModel):
@@ -82,3 +80,13 @@ class StartTurn(ApiModel):
     memory_state: MemoryState | None = None
     key_session_id: IssuedId | None = None
     session_id: Identifier | None = None
+
+
+def parse_base_version(raw: str | None) -> int:
+    """`X-Base-Version`: a non-negative decimal integer; absent is a distinct error (428)."""
+    if raw is None or raw.strip() == "":
+        raise PreconditionRequired("X-Base-Version header is required")
+    text = raw.strip()
+    if not text.isdigit() or not text.isascii() or len(text) > 12:
+        raise InvalidInput("X-Base-Version must be a non-negative integer")
+    return int(text)

@@ -1,0 +1,93 @@
+"""The domain's vocabulary: its enumerations and the client's memory state, in a leaf module.
+
+The services use these, and so do the wire models and the worker; keeping them here lets a handler import
+its request and response models without importing the services behind them (cold start).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Role(StrEnum):
+    OWNER = "owner"
+    EDITOR = "editor"
+    VIEWER = "viewer"
+
+
+class ShareType(StrEnum):
+    SHARED = "shared"
+    PRIVATE = "private"
+
+
+class Predicate(StrEnum):
+    """The fence predicates a refused capture names (stable, part of the API)."""
+
+    ADMISSION = "admission"
+    POLICY = "policy"
+    CONSENT = "consent"
+    CREDENTIAL = "credential"
+    KEY_SESSION = "key_session"
+    HEAD = "head"
+    OVERSIZED = "oversized"
+    ACCESS = "access"
+
+
+class Outcome(StrEnum):
+    COMMITTED = "committed"
+    PROPOSAL = "proposal"
+    NOOP = "noop"
+    CONFLICT = "conflict"
+    REFUSED = "refused"
+
+
+class Mode(StrEnum):
+    OFF = "off"
+    READ_ONLY = "read_only"
+    AUTO = "auto"
+
+
+class Scope(StrEnum):
+    """What a delegation lets an agent runtime do on the user's behalf."""
+
+    MEMORY_READ = "memory:read"
+    MEMORY_WRITE = "memory:write"
+    NOTES = "notes"
+
+
+class RecallStatus(StrEnum):
+    OK = "ok"
+    EMPTY = "empty"
+    OFF = "off"
+    OVERSIZED = "oversized"
+    PENDING = "pending"
+    CONFLICT = "conflict"
+    STALE = "stale"
+    DELETED = "deleted"
+    UNAVAILABLE = "unavailable"
+    NO_ACCESS = "no_access"
+    SUPERSEDED = "superseded"
+
+
+class MemoryWrite(StrEnum):
+    """What a write tool could do in this turn right now: the model is offered one only if not `none`."""
+
+    COMMIT = "commit"
+    PROPOSE = "propose"
+    NONE = "none"
+
+
+class MemoryState(BaseModel):
+    """The client's view of its own saves. An unsaved editor draft is never reported."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    state: Literal["saved", "pending", "conflict"]
+    version: int | None = None
+
+    def model_post_init(self, __context: Any) -> None:
+        if (self.state == "saved") != (self.version is not None and self.version >= 0):
+            raise ValueError("memoryState.version is required for (and only for) state 'saved'")

@@ -76,7 +76,6 @@ from workspace_memory.adapters.temporal_turns import RUN_TIMEOUT_SECONDS
 from workspace_memory.admission import Admitted
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.capture import Outcome
-from workspace_memory.document import DocumentService
 from workspace_memory.policy import Mode
 from workspace_memory.recall import RecallStatus
 from workspace_memory.settings import Settings
@@ -648,13 +647,11 @@ def operations(bench: Bench, recall: RecallScene, saves: SaveBench, captures: Ca
     docs = bench.services.document
     owner, ws = bench.owner, bench.workspace_id
     s = bench.services
-    uncached = DocumentService(s.table, KmsCipher(s.clients.kms, s.settings.kms_key_id, cache_entries=0), s.clock)
     return [
         Operation(RAW_GET, None, bench.raw_get),
         Operation(RAW_PUT, None, bench.raw_put),
         Operation(f"raw Query ({HISTORY_PAGE + 1} versions)", None, bench.raw_query),
         Operation("read", RAW_GET, partial(docs.read, owner, ws), ("kms.Decrypt",)),
-        Operation("read, no plaintext cache", RAW_GET, partial(uncached.read, owner, ws)),
         Operation("save", RAW_PUT, saves.run, before=saves.before),
         Operation("history", RAW_GET, partial(docs.history, owner, ws, HISTORY_PAGE, None)),
         Operation("recall", RAW_GET, partial(recall.recall, s), ("kms.Decrypt",)),
@@ -666,7 +663,7 @@ def kms_per_read(settings: Settings, bench: Bench, recall: RecallScene, reads: i
     """KMS calls per read and per recall as a separate Lambda (its own clients and cipher cache) sees them."""
     reader = build_services(settings)
     recorder = CallRecorder()
-    recorder.attach(reader.clients.dynamodb, reader.clients.kms, bench.services.clients.kms)
+    recorder.attach(reader.clients.dynamodb, reader.clients.kms, reader.clients.key_store, bench.services.clients.kms)
     owner, ws = bench.owner, bench.workspace_id
 
     def kms_calls(fn: Callable[[], object], times: int) -> dict[str, float]:
@@ -858,7 +855,7 @@ class TurnReport:
 def turn_benchmark(resources: LocalResources, content: str, turns: int, warmup: int) -> TurnReport:
     """Temporal dev server, gateway thread and in-process worker on the given moto server; all stopped on exit."""
     create_table(resources.endpoint_url, TURN_TABLE)
-    local = LocalResources(resources.endpoint_url, TURN_TABLE, resources.kms_key_arn)
+    local = LocalResources(resources.endpoint_url, TURN_TABLE, resources.kms_key_arn, resources.key_store_table_name)
     with ExitStack() as stack:  # unwinds worker, gateway, Temporal
         temporal, address = start_temporal(free_port(), None, None)
         stack.callback(stop, temporal)
@@ -874,6 +871,7 @@ def turn_benchmark(resources: LocalResources, content: str, turns: int, warmup: 
         settings = Settings(
             table_name=TURN_TABLE,
             kms_key_id=resources.kms_key_arn,
+            key_store_table_name=resources.key_store_table_name,
             endpoint_url=resources.endpoint_url,
             temporal_address=address,
             automation_base_url=gateway_url,
@@ -882,7 +880,7 @@ def turn_benchmark(resources: LocalResources, content: str, turns: int, warmup: 
         )
         api = bootstrap.services()  # the very instance the gateway's handlers use
         api_calls, codec_calls = CallRecorder(), CallRecorder()
-        api_calls.attach(api.clients.dynamodb, api.clients.kms)
+        api_calls.attach(api.clients.dynamodb, api.clients.kms, api.clients.key_store)
         # The payload codec's ciphers get clients of their own, so their KMS calls are counted apart: the
         # worker's (workflow and activities) and the starter's (the turns route's, in production).
         worker_kms, starter_kms = build_clients(settings).kms, build_clients(settings).kms
@@ -948,7 +946,10 @@ def isolate_environment() -> None:
 def run(endpoint: str, iterations: int, warmup: int, turns: int, turn_warmup: int) -> tuple[str, dict[str, Any]]:
     resources = provision(endpoint)
     settings = Settings(
-        table_name=resources.table_name, kms_key_id=resources.kms_key_arn, endpoint_url=resources.endpoint_url
+        table_name=resources.table_name,
+        kms_key_id=resources.kms_key_arn,
+        key_store_table_name=resources.key_store_table_name,
+        endpoint_url=resources.endpoint_url,
     )
     services = build_services(settings)
     workspace_id = services.access.create_workspace(OWNER, "bench", ShareType.SHARED)
@@ -965,7 +966,7 @@ def run(endpoint: str, iterations: int, warmup: int, turns: int, turn_warmup: in
     captures = CaptureBench(RotatingScenes(services, "bench-capture", content))
 
     recorder = CallRecorder()
-    recorder.attach(services.clients.dynamodb, services.clients.kms, bench.raw)
+    recorder.attach(services.clients.dynamodb, services.clients.kms, services.clients.key_store, bench.raw)
     summaries = summarize(measure(operations(bench, recall, saves, captures), recorder, iterations, warmup))
     kms = kms_per_read(settings, bench, recall, iterations)
 

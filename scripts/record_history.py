@@ -46,6 +46,7 @@ def main() -> None:
         settings = Settings(
             table_name=resources.table_name,
             kms_key_id=resources.kms_key_arn,
+            key_store_table_name=resources.key_store_table_name,
             endpoint_url=endpoint,
             temporal_address=address,
             automation_base_url=f"http://127.0.0.1:{server.server_address[1]}",

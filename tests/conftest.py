@@ -72,6 +72,7 @@ def settings(resources: LocalResources, temporal_address: str) -> Settings:
     return Settings(
         table_name=resources.table_name,
         kms_key_id=resources.kms_key_arn,
+        key_store_table_name=resources.key_store_table_name,
         endpoint_url=resources.endpoint_url,
         temporal_address=temporal_address,
         temporal_task_queue=TURN_QUEUE,

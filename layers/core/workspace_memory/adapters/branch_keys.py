@@ -160,9 +160,15 @@ class BranchKeyCipher(EnvelopeCipher):
         return super().decrypt(ciphertext, context)
 
     def rejected(self, exc: Exception) -> DomainError:
-        if any(_is_service_failure(cause) for cause in _causes(exc)):
-            return Unavailable(f"decryption failed ({type(exc).__name__}: key store or KMS)", transient=True)
-        return DecryptionFailed(f"ciphertext rejected ({type(exc).__name__})")
+        return rejection(exc)
+
+
+def rejection(exc: Exception) -> DomainError:
+    """A refused decrypt: `Unavailable` if KMS or the key store failed somewhere inside (throttled, denied,
+    unreachable), else `DecryptionFailed` (a moved or altered ciphertext, a branch key that no longer exists)."""
+    if any(_is_service_failure(cause) for cause in _causes(exc)):
+        return Unavailable(f"decryption failed ({type(exc).__name__}: key store or KMS)", transient=True)
+    return DecryptionFailed(f"ciphertext rejected ({type(exc).__name__})")
 
 
 def _require_workspace(context: Mapping[str, str]) -> None:

@@ -26,6 +26,8 @@ from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.document import document_context
 from workspace_memory.errors import DecryptionFailed
 from workspace_memory.notes import Notebook
+from workspace_memory.policy import Mode
+from workspace_memory.recall import RecallStatus
 from workspace_memory.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -227,5 +229,13 @@ def test_a_warm_process_encrypts_and_decrypts_with_no_kms_call(svc: Services) ->
     for n in range(5):
         head = reader.document.save(owner, ws, f"# Memory\n- fact {n}\n", head).version.version
         assert reader.document.read(owner, ws).content == f"# Memory\n- fact {n}\n"
-    assert calls.kms() == []
+    svc.access.set_ai(owner, ws, True)
+    svc.policy.set(owner, ws, Mode.AUTO, 0)
+    admitted = reader.admission.admit(
+        conversation_id=f"conv-{uuid.uuid4().hex[:8]}", workspace_id=ws, user_id=owner, idempotency_key="warm"
+    )
+    for _ in range(5):
+        recalled = reader.recall.recall(ws, admitted.admission.id, admitted.credential)
+        assert recalled.status is RecallStatus.OK
+    assert calls.kms() == []  # saves, reads, an admission (its credential) and recalls: no KMS call
     assert [name for name in calls.names() if name.startswith("dynamodb.")] == []  # the key store neither

@@ -61,7 +61,7 @@ def run(iterations: int, warmup: int, turns: int, turn_warmup: int, import_runs:
     with LocalStack(config) as stack:
         key = stack.resources()
         create_table(key.endpoint_url, OPERATIONS_TABLE)
-        resources = LocalResources(key.endpoint_url, OPERATIONS_TABLE, key.kms_key_arn)
+        resources = LocalResources(key.endpoint_url, OPERATIONS_TABLE, key.kms_key_arn, key.key_store_table_name)
         content = sample_document()
         ops = operations_benchmark(resources, content, iterations, warmup)
         lines.append(ops.text)

@@ -31,11 +31,9 @@ from scripts.bench.stats import CallRecorder, KmsScenario, Operation, Summary, c
 from scripts.localstack.resources import LocalResources, create_table
 from workspace_memory import keys
 from workspace_memory.access import ShareType
-from workspace_memory.adapters.kms_cipher import KmsCipher
 from workspace_memory.admission import Admitted
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.capture import Outcome
-from workspace_memory.document import DocumentService
 from workspace_memory.policy import Mode
 from workspace_memory.recall import RecallStatus
 from workspace_memory.settings import Settings
@@ -262,13 +260,11 @@ def operations(bench: Bench, recall: RecallScene, saves: SaveBench, captures: Ca
     docs = bench.services.document
     owner, ws = bench.owner, bench.workspace_id
     s = bench.services
-    uncached = DocumentService(s.table, KmsCipher(s.clients.kms, s.settings.kms_key_id, cache_entries=0), s.clock)
     return [
         Operation(RAW_GET, None, bench.raw_get),
         Operation(RAW_PUT, None, bench.raw_put),
         Operation(f"Query via the adapter ({HISTORY_PAGE + 1} versions)", None, bench.adapter_query),
         Operation("read", RAW_GET, partial(docs.read, owner, ws), ("kms.Decrypt",)),
-        Operation("read, no plaintext cache", RAW_GET, partial(uncached.read, owner, ws)),
         Operation("save", RAW_PUT, saves.run, before=saves.before),
         Operation("history", RAW_GET, partial(docs.history, owner, ws, HISTORY_PAGE, None)),
         Operation("recall", RAW_GET, partial(recall.recall, s), ("kms.Decrypt",)),
@@ -280,7 +276,7 @@ def kms_per_read(settings: Settings, bench: Bench, recall: RecallScene, reads: i
     """KMS calls per read and per recall as a separate Lambda (its own clients and cipher cache) sees them."""
     reader = build_services(settings)
     recorder = CallRecorder()
-    recorder.attach(reader.clients.dynamodb, reader.clients.kms, bench.services.clients.kms)
+    recorder.attach(reader.clients.dynamodb, reader.clients.kms, reader.clients.key_store, bench.services.clients.kms)
     owner, ws = bench.owner, bench.workspace_id
 
     def kms_calls(fn: Callable[[], object], times: int) -> dict[str, float]:
@@ -334,7 +330,10 @@ class OperationsReport:
 def operations_benchmark(resources: LocalResources, content: str, iterations: int, warmup: int) -> OperationsReport:
     """Every operation on `resources` (a table of its own, the stack's key), then the KMS scenarios."""
     settings = Settings(
-        table_name=resources.table_name, kms_key_id=resources.kms_key_arn, endpoint_url=resources.endpoint_url
+        table_name=resources.table_name,
+        kms_key_id=resources.kms_key_arn,
+        key_store_table_name=resources.key_store_table_name,
+        endpoint_url=resources.endpoint_url,
     )
     services = build_services(settings)
     workspace_id = services.access.create_workspace(OWNER, "bench", ShareType.SHARED)
@@ -350,7 +349,7 @@ def operations_benchmark(resources: LocalResources, content: str, iterations: in
     captures = CaptureBench(RotatingScenes(services, "bench-capture", content))
 
     recorder = CallRecorder()
-    recorder.attach(services.clients.dynamodb, services.clients.kms, bench.raw)
+    recorder.attach(services.clients.dynamodb, services.clients.kms, services.clients.key_store, bench.raw)
     summaries = summarize(measure(operations(bench, recall, saves, captures), recorder, iterations, warmup))
     kms = kms_per_read(settings, bench, recall, iterations)
     meta: dict[str, Any] = {

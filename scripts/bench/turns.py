@@ -213,7 +213,7 @@ def turn_benchmark(stack: LocalStack, content: str, turns: int, warmup: int) -> 
     settings = stack.worker_settings(automation_auth="dev:bench")
     api = bootstrap.services()  # the very instance the gateway's handlers use
     api_calls, codec_calls = CallRecorder(), CallRecorder()
-    api_calls.attach(api.clients.dynamodb, api.clients.kms)
+    api_calls.attach(api.clients.dynamodb, api.clients.kms, api.clients.key_store)
     # The payload codec's ciphers get clients of their own, so their KMS calls are counted apart: the
     # worker's (workflow and activities) and the starter's (the turns route's, in production).
     worker_kms, starter_kms = build_clients(settings).kms, build_clients(settings).kms

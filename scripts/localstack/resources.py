@@ -1,4 +1,4 @@
-"""Creates the stack's table (from template.yaml) and KMS key on a moto server."""
+"""Creates the stack's tables (from template.yaml) and KMS key on a moto server."""
 
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ class LocalResources:
     endpoint_url: str
     table_name: str
     kms_key_arn: str
+    key_store_table_name: str
 
     def environment(self) -> dict[str, str]:
         """What a Lambda function of the template would see, pointed at the local endpoint."""
@@ -43,6 +44,7 @@ class LocalResources:
             **FAKE_CREDENTIALS,
             "AWS_ENDPOINT_URL": self.endpoint_url,
             "TABLE_NAME": self.table_name,
+            "KEY_STORE_TABLE_NAME": self.key_store_table_name,
             "KMS_KEY_ID": self.kms_key_arn,
             "POWERTOOLS_SERVICE_NAME": "workspace-memory",
         }
@@ -70,6 +72,15 @@ def create_table(endpoint_url: str, table_name: str) -> None:
     )
 
 
+def create_key_store_table(endpoint_url: str, table_name: str) -> None:
+    """The branch-key store, from template.yaml's BranchKeyTable (the Material Providers Library's schema).
+    Like moto's other state it lives in memory: every local stack starts with no workspace and no key, so
+    there is nothing to migrate from the scheme before branch keys (docs/decisions.md)."""
+    ddb = _client("dynamodb", endpoint_url)
+    ddb.create_table(TableName=table_name, **table_definition(load_template(), "BranchKeyTable"))
+    ddb.get_waiter("table_exists").wait(TableName=table_name, WaiterConfig={"Delay": 0.05, "MaxAttempts": 200})
+
+
 def create_key(endpoint_url: str) -> str:
     kms = _client("kms", endpoint_url)
     key = kms.create_key(Description="workspace-memory local key", KeyUsage="ENCRYPT_DECRYPT")
@@ -80,4 +91,6 @@ def create_key(endpoint_url: str) -> str:
 
 def provision(endpoint_url: str, table_name: str = "workspace-memory") -> LocalResources:
     create_table(endpoint_url, table_name)
-    return LocalResources(endpoint_url, table_name, create_key(endpoint_url))
+    key_store_table = f"{table_name}-branch-keys"
+    create_key_store_table(endpoint_url, key_store_table)
+    return LocalResources(endpoint_url, table_name, create_key(endpoint_url), key_store_table)

@@ -27,6 +27,7 @@ from temporalio.client import Client
 from scripts.localstack.resources import LocalResources
 from scripts.localstack.temporal import temporal_binary
 from workflows.codec_server import CodecHTTPServer
+from workspace_memory.access import ShareType
 from workspace_memory.adapters.temporal_codec import (
     CODEC_KEY,
     CODEC_NAME,
@@ -85,7 +86,8 @@ def test_payload_and_memory_ciphertexts_do_not_cross(svc: Services) -> None:
         svc.cipher.decrypt(encoded.data, {"workspace": "w", "kind": "temporal-payload", "version": "1"})
     assert svc.cipher.decrypt(encoded.data, PAYLOAD_CONTEXT)  # the real context does open it
 
-    memory = svc.cipher.encrypt(b"memory text", {"workspace": "w", "kind": "memory", "version": "1"})
+    ws = svc.access.create_workspace("codec-owner", "codec", ShareType.SHARED)  # memory is under ws's branch key
+    memory = svc.cipher.encrypt(b"memory text", {"workspace": ws, "kind": "memory", "version": "1"})
     forged = Payload(metadata={"encoding": ENCODING, CODEC_KEY: CODEC_NAME}, data=memory)
     with pytest.raises(DecryptionFailed):
         asyncio.run(codec.decode([forged]))
@@ -228,7 +230,7 @@ def test_temporal_history_holds_only_ciphertext(svc: Services, temporal_address:
 
 
 def test_payload_cipher_reuses_a_data_key_within_its_window(svc: Services) -> None:
-    """Several payloads, one GenerateDataKey; the plaintext cache off, so decrypts hit the data-key cache."""
+    """Several payloads, one GenerateDataKey; a fresh codec's decrypts hit its data-key cache after one Decrypt."""
     import boto3
 
     kms = boto3.client("kms", endpoint_url=svc.settings.endpoint_url, region_name=svc.settings.region)

@@ -149,10 +149,12 @@ def _seed(svc: Services) -> None:
     now = svc.clock.now()
     at = iso(now)
     far = int(now) + FAR_FUTURE_SECONDS
+    branch_key_id = svc.key_store.create_branch_key(WS)  # as create_workspace does, before the META
     svc.table.put(
         {
             **keys.as_key(keys.meta(WS)),
             "workspaceId": WS,
+            "branchKeyId": branch_key_id,
             "name": "Events workspace",
             "ownerId": OWNER,
             "shareType": "shared",
@@ -189,7 +191,7 @@ def _seed(svc: Services) -> None:
             "scopes": ALL_SCOPES,
             "sessionId": SESSION,
             "nonceHash": nonce_hash,
-            "credentialCiphertext": svc.cipher.encrypt(CREDENTIAL.encode(), credential_context(ADMISSION_ID)),
+            "credentialCiphertext": svc.cipher.encrypt(CREDENTIAL.encode(), credential_context(WS, ADMISSION_ID)),
             "expiresAt": far,
             "status": "admitted",
             "createdAt": at,

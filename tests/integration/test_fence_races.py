@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from scripts.localstack.resources import LocalResources, create_table
+from scripts.localstack.resources import LocalResources, create_key_store_table, create_table
 from tests.integration.fence_support import DOC, Scene, make_scene
 from workspace_memory.adapters.aws import build_clients
 from workspace_memory.authority import Predicate
@@ -32,7 +32,8 @@ ROUNDS = 200
 
 class Rounds:
     """Each round on a table of its own. moto deep-copies every table a transaction touches (for its
-    rollback), so on one shared table 200 rounds would cost O(n^2) and say nothing more about the fence."""
+    rollback), so on one shared table 200 rounds would cost O(n^2) and say nothing more about the fence.
+    The same holds for the branch-key store, which creating each round's workspace writes to."""
 
     def __init__(self, settings: Settings, resources: LocalResources) -> None:
         self._settings = settings
@@ -42,7 +43,9 @@ class Rounds:
     def scene(self) -> Scene:
         name = f"wm-race-{uuid.uuid4().hex[:10]}"
         create_table(self._endpoint, name)
-        return make_scene(self._settings.model_copy(update={"table_name": name}), clients=self._clients)
+        create_key_store_table(self._endpoint, f"{name}-keys")
+        update = {"table_name": name, "key_store_table_name": f"{name}-keys"}
+        return make_scene(self._settings.model_copy(update=update), clients=self._clients)
 
 
 @pytest.fixture(scope="module")

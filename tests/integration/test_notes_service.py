@@ -12,9 +12,8 @@ from tests.integration.fence_support import make_scene
 from tests.support import item_bytes
 from workspace_memory import keys
 from workspace_memory.access import Role
-from workspace_memory.adapters.kms_cipher import KmsCipher
 from workspace_memory.admission import InvalidAdmission
-from workspace_memory.bootstrap import Services
+from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.errors import DecryptionFailed, ScopeNotGranted
 from workspace_memory.keysessions import Scope
 from workspace_memory.notes import (
@@ -48,6 +47,12 @@ def new_notebook() -> Notebook:
 
 def key_of(notebook: Notebook) -> tuple[str, str]:
     return keys.notes(notebook.workspace_id, notebook.user_id, notebook.session_id)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _branch_key(settings: Settings) -> None:
+    """Notes of `WS` are encrypted under its branch key, which `create_workspace` would have made."""
+    build_services(settings).key_store.create_branch_key(WS)
 
 
 @pytest.fixture
@@ -117,6 +122,8 @@ def test_ciphertext_moved_to_another_notebook_fails_to_decrypt(
         "user": Notebook(WS, f"other-{uuid.uuid4().hex[:8]}", source.session_id),
         "workspace": Notebook(f"ws-other-{uuid.uuid4().hex[:8]}", USER, source.session_id),
     }[differs]
+    if differs == "workspace":
+        svc.key_store.create_branch_key(target.workspace_id)
     notes.update(source, "secret of the source notebook")
     notes.update(target, "the target's own notes")
     stolen = svc.table.get(*key_of(source))
@@ -124,8 +131,8 @@ def test_ciphertext_moved_to_another_notebook_fails_to_decrypt(
     svc.table.put({**stolen, **keys.as_key(key_of(target))})  # same revision: only the notebook differs
     with pytest.raises(DecryptionFailed):
         notes.get(target)
-    with pytest.raises(DecryptionFailed):  # a cold cipher (no cache) checks the context the same way
-        NotesService(svc.table, KmsCipher(svc.clients.kms, svc.settings.kms_key_id), svc.clock).get(target)
+    with pytest.raises(DecryptionFailed):  # a cold cipher (no cached branch key) checks the context the same way
+        NotesService(svc.table, build_services(svc.settings).cipher, svc.clock).get(target)
 
 
 def test_concurrent_updates_lose_no_revision(notes: NotesService) -> None:

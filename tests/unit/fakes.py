@@ -4,18 +4,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from workspace_memory.errors import DecryptionFailed
+from workspace_memory.adapters.memory import MemoryKeyStore
+from workspace_memory.adapters.routed_cipher import SERVICE_KINDS
+from workspace_memory.errors import DecryptionFailed, Unavailable
 
 
 class FakeCipher:
     """Reverses the bytes behind a serial-number header and remembers the context of each ciphertext; a
-    decrypt under any other context fails, as the real cipher's context check does."""
+    decrypt under any other context fails, as the real cipher's context check does.
 
-    def __init__(self) -> None:
+    Like the service's cipher (routed_cipher), it refuses a context that names neither a workspace nor a
+    service kind; given the key store, it refuses to encrypt for a workspace that has no branch key."""
+
+    def __init__(self, key_store: MemoryKeyStore | None = None) -> None:
         self.contexts: list[dict[str, str]] = []
         self.decrypts = 0
+        self._key_store = key_store
 
     def encrypt(self, plaintext: bytes, context: Mapping[str, str]) -> bytes:
+        workspace = context.get("workspace")
+        if not workspace and context.get("kind") not in SERVICE_KINDS:
+            raise ValueError(f"context names no workspace: {dict(context)}")
+        if workspace and self._key_store is not None and workspace not in self._key_store.branch_keys:
+            raise Unavailable(f"no branch key for workspace {workspace}")
         self.contexts.append(dict(context))
         return f"{len(self.contexts) - 1}|".encode() + plaintext[::-1]
 

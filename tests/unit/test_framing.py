@@ -424,7 +424,8 @@ def hostile_markers(draw: st.DrawFn) -> str:
     return "".join(out)
 
 
-FREE_TEXT = st.text(st.characters(exclude_characters="\n\r&"), max_size=12)
+FREE_TEXT = st.text(st.characters(exclude_characters="\n\r&", exclude_categories=["Cs"]), max_size=12)
+"""No lone surrogates: no UTF-8 request body can carry one, and `placeholder` measures UTF-8 bytes."""
 
 
 @st.composite

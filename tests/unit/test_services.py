@@ -13,7 +13,7 @@ import pytest
 from tests.unit.fakes import FakeCipher
 from workspace_memory import keys
 from workspace_memory.access import AccessService, Role, ShareType
-from workspace_memory.adapters.memory import MemoryTable
+from workspace_memory.adapters.memory import MemoryKeyStore, MemoryTable
 from workspace_memory.admission import (
     AdmissionService,
     Admitted,
@@ -62,12 +62,13 @@ class StepClock(ManualClock):
 @dataclass
 class World:
     table: MemoryTable = field(default_factory=MemoryTable)
-    cipher: FakeCipher = field(default_factory=FakeCipher)
+    key_store: MemoryKeyStore = field(default_factory=MemoryKeyStore)
     clock: StepClock = field(default_factory=StepClock)
 
     def __post_init__(self) -> None:
+        self.cipher = FakeCipher(self.key_store)
         t, c, k = self.table, self.cipher, self.clock
-        self.access = AccessService(t, k)
+        self.access = AccessService(t, k, self.key_store)
         self.policy = PolicyService(t, k)
         self.document = DocumentService(t, c, k)
         self.key_sessions = KeySessionService(t, k)

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -188,9 +189,10 @@ def test_template_is_a_sam_template(template: dict[str, Any]) -> None:
     assert fn["Layers"] == [{"Ref": "CoreLayer"}]
     env = fn["Environment"]["Variables"]
     assert env["TABLE_NAME"] == {"Ref": "MemoryTable"}
+    assert env["KEY_STORE_TABLE_NAME"] == {"Ref": "BranchKeyTable"}
     assert env["KMS_KEY_ID"] == {"Fn::GetAtt": ["MemoryKey", "Arn"]}
     assert env["TEMPORAL_TASK_QUEUE"] == "workspace-memory-turns"
-    assert set(template["Outputs"]) >= {"ApiUrl", "TableName", "KmsKeyArn"}
+    assert set(template["Outputs"]) >= {"ApiUrl", "TableName", "KeyStoreTableName", "KmsKeyArn"}
 
 
 # -- routes -------------------------------------------------------------------------------------------------
@@ -369,6 +371,27 @@ def test_table(template: dict[str, Any]) -> None:
     assert props["SSESpecification"]["SSEEnabled"] is True
 
 
+def test_key_store_table(template: dict[str, Any]) -> None:
+    """The Material Providers Library's key-store schema; kept (losing it loses every workspace's data)."""
+    table = template["Resources"]["BranchKeyTable"]
+    assert table["Type"] == "AWS::DynamoDB::Table"
+    assert table["DeletionPolicy"] == "Retain"
+    assert table["UpdateReplacePolicy"] == "Retain"
+    props = table["Properties"]
+    assert props["BillingMode"] == "PAY_PER_REQUEST"
+    assert {(a["AttributeName"], a["AttributeType"]) for a in props["AttributeDefinitions"]} == {
+        ("branch-key-id", "S"),
+        ("type", "S"),
+    }
+    assert [(k["AttributeName"], k["KeyType"]) for k in props["KeySchema"]] == [
+        ("branch-key-id", "HASH"),
+        ("type", "RANGE"),
+    ]
+    assert "TimeToLiveSpecification" not in props, "a branch key never expires by itself"
+    assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
+    assert props["SSESpecification"]["SSEEnabled"] is True
+
+
 def test_key(template: dict[str, Any]) -> None:
     key = template["Resources"]["MemoryKey"]
     assert key["Type"] == "AWS::KMS::Key"
@@ -435,7 +458,9 @@ def test_worker_role_has_no_dynamodb_access(template: dict[str, Any]) -> None:
     assert actions, "worker role has no statements at all"
     assert [a for a in actions if a.startswith("dynamodb:") or a == "*"] == []
     policies = _policies(template, _role_logical(template, "TurnWorkerFunction"))
-    assert "MemoryTable" not in list(_strings([document for _, document, _ in policies]))
+    strings = list(_strings([document for _, document, _ in policies]))
+    assert "MemoryTable" not in strings
+    assert "BranchKeyTable" not in strings
     assert not role["Properties"].get("ManagedPolicyArns")
 
 
@@ -508,9 +533,9 @@ def test_roles_are_least_privilege(template: dict[str, Any], function: str) -> N
             assert "*" not in action, f"{function}: wildcard action {action}"
         assert "*" not in _as_list(statement["Resource"]), f"{function}: wildcard resource"
         if any(a.startswith("dynamodb:") for a in _as_list(statement["Action"])):
-            assert statement["Resource"] == {"Fn::GetAtt": ["MemoryTable", "Arn"]}
+            assert statement["Resource"] in (MEMORY_TABLE, KEY_STORE_TABLE)
         if any(a.startswith("kms:") for a in _as_list(statement["Action"])):
-            assert statement["Resource"] == {"Fn::GetAtt": ["MemoryKey", "Arn"]}
+            assert statement["Resource"] == MEMORY_KEY
 
 
 def test_no_policy_outside_the_roles(template: dict[str, Any]) -> None:
@@ -527,9 +552,15 @@ def test_no_policy_outside_the_roles(template: dict[str, Any]) -> None:
 # Read off the code (layers/core/workspace_memory; adapters/dynamo.py maps the Table port to DynamoDB:
 # get -> GetItem, get_many -> TransactGetItems (GetItem), query -> Query, put -> PutItem, transact ->
 # TransactWriteItems, authorized per action: Put -> PutItem, Update -> UpdateItem, ConditionCheck ->
-# ConditionCheckItem). No code path deletes (TTL does) or scans. KMS through KmsCipher: one master key and
-# an unsigned suite, so GenerateDataKey to encrypt and Decrypt to decrypt, never Encrypt; the context goes
-# to KMS as given, so its `kind` can be conditioned on. docs/data-model.md ("IAM") holds the same table.
+# ConditionCheckItem). No code path deletes (TTL does) or scans.
+#
+# Keys (adapters/routed_cipher.py): workspace data goes through the hierarchical keyring
+# (adapters/branch_keys.py): the key store is read with GetItem (GetActiveBranchKey, GetBranchKeyVersion)
+# and each branch key is unwrapped with kms:Decrypt, to encrypt and to decrypt alike, under the MPL's own
+# context whose `tablename` is the key store's logical name; CreateKey (with the workspace) calls
+# kms:GenerateDataKeyWithoutPlaintext and kms:ReEncrypt, then one TransactWriteItems of conditional Puts.
+# Temporal payloads go through KmsCipher: GenerateDataKey to encrypt, Decrypt to decrypt, under
+# `kind=temporal-payload`. docs/data-model.md ("IAM") holds the same table.
 
 GET, QUERY, PUT, UPDATE, CHECK = (
     "dynamodb:GetItem",
@@ -539,29 +570,65 @@ GET, QUERY, PUT, UPDATE, CHECK = (
     "dynamodb:ConditionCheckItem",
 )
 LOGS = frozenset({"logs:CreateLogStream", "logs:PutLogEvents"})
-KEY_USE = frozenset({"kms:GenerateDataKey", "kms:Decrypt"})
 ALL_KINDS = frozenset({"credential", "document", "notes", "temporal-payload"})
+PAYLOAD_KIND = "temporal-payload"
+"""The one kind KMS sees: the payload codec's. Every other kind is workspace data under a branch key."""
 
-# function -> (table actions, encryption-context kinds it encrypts or decrypts, every other action)
-ACCESS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {
+BRANCH_KEY_USE = frozenset({"kms:Decrypt"})
+BRANCH_KEY_CREATE = frozenset({"kms:GenerateDataKeyWithoutPlaintext", "kms:ReEncryptFrom", "kms:ReEncryptTo"})
+PAYLOAD_USE = frozenset({"kms:GenerateDataKey", "kms:Decrypt"})
+
+KIND = "kms:EncryptionContext:kind"
+TABLENAME = "kms:EncryptionContext:tablename"
+BRANCH_KEYS = "branch keys"
+PAYLOADS = "payloads"
+
+
+@dataclass(frozen=True)
+class Access:
+    table: frozenset[str]
+    """MemoryTable actions."""
+    key_store: frozenset[str]
+    """BranchKeyTable actions."""
+    kms: dict[str, frozenset[str]]
+    """KMS actions on MemoryKey per purpose: BRANCH_KEYS (context `tablename`), PAYLOADS (`kind`)."""
+    other: frozenset[str]
+
+
+NO_KMS: dict[str, frozenset[str]] = {}
+
+ACCESS: dict[str, Access] = {
     # health (GetItem); membership snapshots (TransactGet); create workspace / member / key session (TWI Put
     # + ConditionCheck); workspace AI (TWI Update META + ConditionCheck); key-session revocation (PutItem).
-    "WorkspacesFunction": (frozenset({GET, PUT, UPDATE, CHECK}), frozenset(), LOGS),
+    # Creating a workspace creates its branch key (CreateKey): it never unwraps one.
+    "WorkspacesFunction": Access(
+        frozenset({GET, PUT, UPDATE, CHECK}), frozenset({PUT}), {BRANCH_KEYS: BRANCH_KEY_CREATE}, LOGS
+    ),
     # snapshots; history (Query); save/clear/undo/apply (TWI Put version + Put head + ConditionCheck); policy
-    # and the clear generation (TWI Update POLICY). Documents only.
-    "MemoryFunction": (frozenset({GET, QUERY, PUT, UPDATE, CHECK}), frozenset({"document"}), LOGS),
+    # and the clear generation (TWI Update POLICY). Documents, under branch keys.
+    "MemoryFunction": Access(
+        frozenset({GET, QUERY, PUT, UPDATE, CHECK}), frozenset({GET}), {BRANCH_KEYS: BRANCH_KEY_USE}, LOGS
+    ),
     # turn ingress = admission (GetItem replay, snapshot, TWI Put ADMKEY/ADMISSION/CREDENTIAL + ConditionCheck
-    # META; credential encrypted, decrypted on a resend) + workflow start (payload codec); turn status
-    # (GetItem, payloads decoded); receipts (GetItem + Query). Never documents or notes.
-    "ConversationsFunction": (frozenset({GET, QUERY, PUT, CHECK}), frozenset({"credential", "temporal-payload"}), LOGS),
+    # META; credential encrypted under the branch key, decrypted on a resend) + workflow start (payload codec);
+    # turn status (GetItem, payloads decoded); receipts (GetItem + Query). Never documents or notes.
+    "ConversationsFunction": Access(
+        frozenset({GET, QUERY, PUT, CHECK}),
+        frozenset({GET}),
+        {BRANCH_KEYS: BRANCH_KEY_USE, PAYLOADS: PAYLOAD_USE},
+        LOGS,
+    ),
     # admission (as above, credential); recall (snapshot, decrypt document, PutItem receipt); capture (snapshot,
-    # decrypt + encrypt document, TWI Put/Put + Update ADMISSION + ConditionChecks); notes (GetItem, TWI Put;
-    # notes kind). No Query, no Delete, never Temporal payloads.
-    "AutomationFunction": (frozenset({GET, PUT, UPDATE, CHECK}), frozenset({"credential", "document", "notes"}), LOGS),
+    # decrypt + encrypt document, TWI Put/Put + Update ADMISSION + ConditionChecks); notes (GetItem, TWI Put).
+    # No Query, no Delete, never Temporal payloads.
+    "AutomationFunction": Access(
+        frozenset({GET, PUT, UPDATE, CHECK}), frozenset({GET}), {BRANCH_KEYS: BRANCH_KEY_USE}, LOGS
+    ),
     # no table at all; the payload codec; the automation routes; the model; the Temporal API key secret.
-    "TurnWorkerFunction": (
+    "TurnWorkerFunction": Access(
         frozenset(),
-        frozenset({"temporal-payload"}),
+        frozenset(),
+        {PAYLOADS: PAYLOAD_USE},
         LOGS | {"execute-api:Invoke", "bedrock:InvokeModel", "secretsmanager:GetSecretValue"},
     ),
 }
@@ -585,7 +652,18 @@ KMS_USE_ACTIONS = (
 )
 ACCOUNT_ROOT = {"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"}
 PRINCIPAL_ARN = "aws:PrincipalArn"
-KIND = "kms:EncryptionContext:kind"
+MEMORY_TABLE = {"Fn::GetAtt": ["MemoryTable", "Arn"]}
+KEY_STORE_TABLE = {"Fn::GetAtt": ["BranchKeyTable", "Arn"]}
+MEMORY_KEY = {"Fn::GetAtt": ["MemoryKey", "Arn"]}
+
+
+def _key_store_name() -> str:
+    """The key store's logical name, as the code binds it into every branch key (read, not imported: the
+    template test stays free of the Material Providers Library)."""
+    source = (ROOT / "layers" / "core" / "workspace_memory" / "adapters" / "branch_keys.py").read_text("utf-8")
+    names: list[str] = re.findall(r'^KEY_STORE_NAME = "([\w-]+)"$', source, re.MULTILINE)
+    assert len(names) == 1
+    return names[0]
 
 
 def _key_statements(template: dict[str, Any]) -> list[tuple[dict[str, Any], str | None]]:
@@ -607,48 +685,80 @@ def _use_actions(statement: dict[str, Any]) -> set[str]:
     return {use for use in KMS_USE_ACTIONS for p in patterns if p == "*" or fnmatch.fnmatchcase(use.lower(), p)}
 
 
-def _kinds(condition: dict[str, Any]) -> frozenset[str]:
-    assert set(condition) >= {"StringEquals"}, f"no kind condition in {condition}"
-    assert set(condition["StringEquals"]) == {KIND}, condition
-    return frozenset(_as_list(condition["StringEquals"][KIND]))
+def _purpose(condition: dict[str, Any]) -> str:
+    """What a key-use statement's context condition admits: branch keys of this key store, or payloads."""
+    assert set(condition) >= {"StringEquals"}, f"no encryption-context condition in {condition}"
+    equals = condition["StringEquals"]
+    assert len(equals) == 1, f"exactly one context condition: {equals}"
+    if TABLENAME in equals:
+        assert _as_list(equals[TABLENAME]) == [_key_store_name()], equals
+        return BRANCH_KEYS
+    assert set(equals) == {KIND}, equals
+    assert _as_list(equals[KIND]) == [PAYLOAD_KIND], f"KMS sees no kind but the payload codec's: {equals}"
+    return PAYLOADS
+
+
+def _key_use(statements: list[dict[str, Any]]) -> dict[str, frozenset[str]]:
+    """Purpose -> KMS actions of a role's or the key policy's statements (each purpose in one statement)."""
+    grants: dict[str, frozenset[str]] = {}
+    for statement in statements:
+        purpose = _purpose(statement["Condition"])
+        assert purpose not in grants, f"two statements for {purpose}"
+        grants[purpose] = frozenset(_as_list(statement["Action"]))
+    return grants
 
 
 def test_context_kinds_are_the_codes() -> None:
-    """The kinds the template conditions on are exactly the encryption-context kinds the code builds."""
+    """The kinds the code builds are these; every context but the payload codec's names its workspace (so
+    it is encrypted under that workspace's branch key, adapters/routed_cipher.py), and the payload kind is
+    the routed cipher's only service kind."""
     core = ROOT / "layers" / "core" / "workspace_memory"
-    in_code = {
-        kind
+    literals = [
+        (kind, literal)
         for path in core.rglob("*.py")
-        for kind in re.findall(r"""["']kind["']\s*:\s*["']([\w-]+)["']""", path.read_text(encoding="utf-8"))
-    }
-    assert in_code == set(ALL_KINDS)
-    assert set().union(*(kinds for _, kinds, _ in ACCESS.values())) == set(ALL_KINDS)
+        for literal, kind in re.findall(
+            r"""(\{[^{}]*["']kind["']\s*:\s*["']([\w-]+)["'][^{}]*\})""", path.read_text(encoding="utf-8")
+        )
+    ]
+    assert {kind for kind, _ in literals} == set(ALL_KINDS)
+    for kind, literal in literals:
+        names_workspace = re.search(r"""["']workspace["']\s*:""", literal) is not None
+        assert names_workspace == (kind != PAYLOAD_KIND), f"{kind}: {literal}"
+    routed = (core / "adapters" / "routed_cipher.py").read_text(encoding="utf-8")
+    assert re.findall(r'^SERVICE_KINDS = frozenset\(\{"([\w-]+)"\}\)$', routed, re.MULTILINE) == [PAYLOAD_KIND]
 
 
 @pytest.mark.parametrize("function", list(ACCESS))
 def test_role_actions_are_exactly_what_the_code_uses(template: dict[str, Any], function: str) -> None:
-    table, kinds, other = ACCESS[function]
-    actions = {a for s in _role_statements(template, function) for a in _as_list(s["Action"])}
-    assert {a for a in actions if a.startswith("dynamodb:")} == table
-    assert {a for a in actions if a.startswith("kms:")} == (KEY_USE if kinds else set())
-    assert {a for a in actions if not a.startswith(("dynamodb:", "kms:"))} == other
+    access = ACCESS[function]
+    statements = _role_statements(template, function)
+
+    def actions(resource: dict[str, Any]) -> set[str]:
+        return {a for s in statements if s["Resource"] == resource for a in _as_list(s["Action"])}
+
+    assert {a for a in actions(MEMORY_TABLE) if a.startswith("dynamodb:")} == access.table
+    assert {a for a in actions(KEY_STORE_TABLE) if a.startswith("dynamodb:")} == access.key_store
+    dynamodb = {a for s in statements for a in _as_list(s["Action"]) if a.startswith("dynamodb:")}
+    assert dynamodb == access.table | access.key_store
+    kms = {a for s in statements for a in _as_list(s["Action"]) if a.startswith("kms:")}
+    assert kms == set().union(*access.kms.values())
+    assert {a for s in statements for a in _as_list(s["Action"]) if not a.startswith(("dynamodb:", "kms:"))} == (
+        access.other
+    )
 
 
 @pytest.mark.parametrize("function", list(ACCESS))
-def test_role_key_use_is_narrowed_to_its_kinds(template: dict[str, Any], function: str) -> None:
-    _, kinds, _ = ACCESS[function]
+def test_role_key_use_is_narrowed_to_its_purposes(template: dict[str, Any], function: str) -> None:
+    access = ACCESS[function]
     key_statements = [
         s for s in _role_statements(template, function) if any(a.startswith("kms:") for a in _as_list(s["Action"]))
     ]
-    if not kinds:
-        assert key_statements == []
+    for statement in key_statements:
+        assert statement["Resource"] == MEMORY_KEY
+        assert set(statement["Condition"]) == {"StringEquals"}
+    assert _key_use(key_statements) == access.kms, f"{function} may use the key for exactly {access.kms}"
+    if not key_statements:
         return
-    assert len(key_statements) == 1
-    (statement,) = key_statements
-    assert set(_as_list(statement["Action"])) == KEY_USE
-    assert statement["Resource"] == {"Fn::GetAtt": ["MemoryKey", "Arn"]}
-    assert set(statement["Condition"]) == {"StringEquals"}
-    assert _kinds(statement["Condition"]) == kinds, f"{function} may use the key for exactly {sorted(kinds)}"
     # The grant lives in a separate RolePolicy (the key policy names the role): attach it before the code runs.
     role = _role_logical(template, function)
     (policy,) = (
@@ -660,16 +770,28 @@ def test_role_key_use_is_narrowed_to_its_kinds(template: dict[str, Any], functio
     assert policy in _as_list(template["Resources"][function].get("DependsOn", []))
 
 
+def test_branch_keys_are_created_by_one_function_that_cannot_unwrap_them(template: dict[str, Any]) -> None:
+    """Creating a branch key (and writing the key store) is the workspaces function's alone, and it gets no
+    kms:Decrypt: it can make a workspace's key but never use one. Every function that encrypts or decrypts
+    workspace data reads the key store and unwraps branch keys with kms:Decrypt only."""
+    creators = [f for f, a in ACCESS.items() if a.kms.get(BRANCH_KEYS, frozenset()) & BRANCH_KEY_CREATE]
+    writers = [f for f, a in ACCESS.items() if a.key_store - {GET}]
+    assert creators == writers == ["WorkspacesFunction"]
+    assert "kms:Decrypt" not in set().union(*ACCESS["WorkspacesFunction"].kms.values())
+    for function, access in ACCESS.items():
+        if access.kms.get(BRANCH_KEYS) == BRANCH_KEY_USE:
+            assert access.key_store == {GET}, function
+
+
 def test_key_use_only_for_named_roles(template: dict[str, Any]) -> None:
-    """Each use statement admits one function role (`aws:PrincipalArn`) under that role's kinds, and the
-    key policy grants exactly what the roles' own policies grant."""
-    granted: dict[str, frozenset[str]] = {}
+    """Each use statement admits one function role (`aws:PrincipalArn`) for one purpose, and the key policy
+    grants exactly what the roles' own policies grant."""
+    by_role: dict[str, list[dict[str, Any]]] = {}
     for statement, condition in _key_statements(template):
         if not _use_actions(statement) or condition is not None:
             continue
         assert statement["Effect"] == "Allow"
         assert statement["Principal"] == {"AWS": ACCOUNT_ROOT}
-        assert set(_as_list(statement["Action"])) == KEY_USE, statement.get("Sid")
         assert set(statement["Condition"]) == {"ArnEquals", "StringEquals"}, statement.get("Sid")
         principal = statement["Condition"]["ArnEquals"]
         assert set(principal) == {PRINCIPAL_ARN}
@@ -677,16 +799,16 @@ def test_key_use_only_for_named_roles(template: dict[str, Any]) -> None:
         assert set(role_ref) == {"Fn::GetAtt"}, "one role per statement, by its ARN"
         role = role_ref["Fn::GetAtt"][0]
         assert role_ref["Fn::GetAtt"] == [role, "Arn"]
-        assert role not in granted, f"{role} has two key statements"
-        granted[role] = _kinds(statement["Condition"])
-    expected = {_role_logical(template, f): kinds for f, (_, kinds, _) in ACCESS.items() if kinds}
+        by_role.setdefault(role, []).append(statement)
+    granted = {role: _key_use(statements) for role, statements in by_role.items()}
+    expected = {_role_logical(template, f): access.kms for f, access in ACCESS.items() if access.kms}
     assert granted == expected
 
 
 def test_key_use_is_never_for_the_whole_account(template: dict[str, Any]) -> None:
     """Administration stays with the account (no use, no grants); no statement hands use to every principal
     of the account (no principal `*`, no `kms:CallerAccount`-only condition, no statement without
-    `aws:PrincipalArn`)."""
+    `aws:PrincipalArn` and an encryption-context condition)."""
     statements = _key_statements(template)
     assert "kms:CallerAccount" not in json.dumps([s for s, _ in statements])
     admin = [s for s, _ in statements if s.get("Sid") == "KeyAdministrationByAccount"]
@@ -707,7 +829,7 @@ def test_key_use_is_never_for_the_whole_account(template: dict[str, Any]) -> Non
         assert uses, f"{statement.get('Sid')}: only the administration statement may grant non-use actions"
         assert "kms:CreateGrant" not in uses
         assert PRINCIPAL_ARN in statement.get("Condition", {}).get("ArnEquals", {}), statement.get("Sid")
-        assert KIND in statement["Condition"].get("StringEquals", {}), statement.get("Sid")
+        _purpose(statement["Condition"])
 
 
 def test_payload_readers_are_optional_and_decrypt_payloads_only(template: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ from workspace_memory.changes import Create, Label, MemberCanWrite, Put, SetAi
 from workspace_memory.clock import Clock, iso
 from workspace_memory.errors import Conflict, Forbidden, InvalidInput, NotFound, WorkspaceNotFound
 from workspace_memory.ids import new_id
-from workspace_memory.ports import Item, Table, TransactionCancelled
+from workspace_memory.ports import Item, KeyStore, Table, TransactionCancelled
 from workspace_memory.terms import Role as Role
 from workspace_memory.terms import ShareType as ShareType
 
@@ -91,16 +91,21 @@ def owned_conversation(table: Table, user_id: str, conversation_id: str, not_fou
 
 
 class AccessService:
-    def __init__(self, table: Table, clock: Clock) -> None:
+    def __init__(self, table: Table, clock: Clock, key_store: KeyStore) -> None:
         self._table = table
         self._clock = clock
+        self._key_store = key_store
 
     def create_workspace(self, user_id: str, name: str, share_type: ShareType) -> str:
+        """The workspace's branch key first, then its META and owner: a META never names a missing key. If the
+        transaction fails after the key was made, the key is an orphan of a workspace id never used again."""
         workspace_id = new_id("ws")
+        branch_key_id = self._key_store.create_branch_key(workspace_id)
         now = iso(self._clock.now())
         meta_item = {
             **keys.as_key(keys.meta(workspace_id)),
             "workspaceId": workspace_id,
+            "branchKeyId": branch_key_id,
             "name": name,
             "ownerId": user_id,
             "shareType": share_type.value,

@@ -163,8 +163,9 @@ class Admitted:
     replayed: bool
 
 
-def credential_context(admission_id: str) -> dict[str, str]:
-    return {"kind": "credential", "admission": admission_id}
+def credential_context(workspace_id: str, admission_id: str) -> dict[str, str]:
+    """The credential is the workspace's data too: under its branch key, so deleting the workspace shreds it."""
+    return {"workspace": workspace_id, "kind": "credential", "admission": admission_id}
 
 
 class AdmissionService:
@@ -263,7 +264,9 @@ class AdmissionService:
             "consentRevision": workspace.consent_revision,
             "scopes": sorted(scope.value for scope in request.scopes),
             "nonceHash": credential_hash(credential),
-            "credentialCiphertext": self._cipher.encrypt(credential.encode(), credential_context(admission_id)),
+            "credentialCiphertext": self._cipher.encrypt(
+                credential.encode(), credential_context(workspace.id, admission_id)
+            ),
             "expiresAt": expires,
             "status": "admitted",
             "createdAt": iso(now),
@@ -330,7 +333,9 @@ class AdmissionService:
         admission = Admission.from_item(item)
         if admission.key_session_id != key_session_id:
             raise IdempotencyKeyReused("idempotency key already used under another key session")
-        credential = self._cipher.decrypt(item["credentialCiphertext"], credential_context(admission.id)).decode()
+        credential = self._cipher.decrypt(
+            item["credentialCiphertext"], credential_context(admission.workspace_id, admission.id)
+        ).decode()
         return Admitted(admission, credential, replayed=True)
 
 

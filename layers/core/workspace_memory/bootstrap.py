@@ -1,8 +1,8 @@
 """Composition root: the only module that reads the environment; runs once per cold start.
 
-The services and their adapters (boto3, the encryption SDK, the Temporal client) are imported when the
-services are first built, not when a handler module is imported: a handler pays at import only for its
-routes and models, and only the conversations function ever loads the Temporal client.
+The adapters (boto3, the encryption SDK and the Material Providers Library, the Temporal client) are
+imported when the services are first built, not when a handler module is imported: a handler pays at import
+only for its routes and models, and only the conversations function ever loads the Temporal client.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from workspace_memory.access import AccessService
     from workspace_memory.adapters.aws import AwsClients
+    from workspace_memory.adapters.branch_keys import BranchKeyStore
     from workspace_memory.adapters.dynamo import DynamoTable
-    from workspace_memory.adapters.kms_cipher import KmsCipher
+    from workspace_memory.adapters.routed_cipher import RoutedCipher
     from workspace_memory.admission import AdmissionService
     from workspace_memory.capture import CaptureService
     from workspace_memory.clock import Clock
@@ -34,7 +35,9 @@ class Services:
     settings: Settings
     clients: AwsClients
     table: DynamoTable
-    cipher: KmsCipher
+    cipher: RoutedCipher
+    """Workspace data under the workspace's branch key, Temporal payloads under the KMS key (routed_cipher)."""
+    key_store: BranchKeyStore
     clock: Clock
     access: AccessService
     policy: PolicyService
@@ -49,8 +52,10 @@ class Services:
 def build_services(settings: Settings, clock: Clock | None = None, clients: AwsClients | None = None) -> Services:
     from workspace_memory.access import AccessService
     from workspace_memory.adapters.aws import build_clients
+    from workspace_memory.adapters.branch_keys import BranchKeyCipher, BranchKeyStore, key_store
     from workspace_memory.adapters.dynamo import DynamoTable
-    from workspace_memory.adapters.kms_cipher import KmsCipher
+    from workspace_memory.adapters.kms_cipher import payload_cipher
+    from workspace_memory.adapters.routed_cipher import RoutedCipher
     from workspace_memory.admission import AdmissionService
     from workspace_memory.capture import CaptureService
     from workspace_memory.clock import SystemClock
@@ -60,17 +65,22 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     from workspace_memory.policy import PolicyService
     from workspace_memory.recall import RecallService
 
+    if settings.key_store_table_name is None:
+        raise ValueError("KEY_STORE_TABLE_NAME is not set: workspace data is encrypted under branch keys")
     clock = clock or SystemClock()
     clients = clients or build_clients(settings)
     table = DynamoTable(clients.dynamodb, settings.table_name)
-    cipher = KmsCipher(clients.kms, settings.kms_key_id)
+    store = key_store(clients.key_store, clients.kms, settings.key_store_table_name, settings.kms_key_id)
+    branch_keys = BranchKeyStore(store)
+    cipher = RoutedCipher(BranchKeyCipher(store), payload_cipher(clients.kms, settings.kms_key_id))
     return Services(
         settings=settings,
         clients=clients,
         table=table,
         cipher=cipher,
+        key_store=branch_keys,
         clock=clock,
-        access=AccessService(table, clock),
+        access=AccessService(table, clock, branch_keys),
         policy=PolicyService(table, clock),
         document=DocumentService(table, cipher, clock),
         key_sessions=KeySessionService(table, clock),

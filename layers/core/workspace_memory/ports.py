@@ -31,6 +31,14 @@ class Cipher(Protocol):
     def decrypt(self, ciphertext: bytes, context: Mapping[str, str]) -> bytes: ...
 
 
+class KeyStore(Protocol):
+    """Where each workspace's own key lives (the branch keys of the hierarchical keyring)."""
+
+    def create_branch_key(self, workspace_id: str) -> str:
+        """Creates the workspace's branch key and returns its id; the caller never sees key material."""
+        ...
+
+
 class Table(Protocol):
     """The single DynamoDB table, in native Python types (ints come back as ints)."""
 

@@ -12,6 +12,9 @@ class Settings(BaseModel):
 
     table_name: str = Field(min_length=3)
     kms_key_id: str = Field(min_length=1)
+    key_store_table_name: str | None = Field(default=None, min_length=3)
+    """The branch keys' table (KEY_STORE_TABLE_NAME). Every function that encrypts or decrypts workspace data
+    needs it (`build_services` refuses to start without it); the turn worker and the codec server do not."""
     region: str = "us-east-1"
     endpoint_url: str | None = None
     temporal_address: str = "127.0.0.1:7233"
@@ -31,6 +34,7 @@ class Settings(BaseModel):
         values = {
             "table_name": env.get("TABLE_NAME", ""),
             "kms_key_id": env.get("KMS_KEY_ID", ""),
+            "key_store_table_name": opt("KEY_STORE_TABLE_NAME"),
             "region": env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
             "endpoint_url": opt("AWS_ENDPOINT_URL"),
             "temporal_address": env.get("TEMPORAL_ADDRESS", "127.0.0.1:7233"),

@@ -17,10 +17,12 @@ _CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeou
 class AwsClients:
     dynamodb: Any  # the resource's client: native Python types in and out
     kms: Any
+    key_store: Any  # a plain DynamoDB client (DynamoDB JSON), as the branch-key store of the MPL needs
 
 
 def build_clients(settings: Settings, session: boto3.session.Session | None = None) -> AwsClients:
     session = session or boto3.session.Session(region_name=settings.region)
     resource = session.resource("dynamodb", endpoint_url=settings.endpoint_url, config=_CONFIG)
     kms = session.client("kms", endpoint_url=settings.endpoint_url, config=_CONFIG)
-    return AwsClients(dynamodb=resource.meta.client, kms=kms)
+    key_store = session.client("dynamodb", endpoint_url=settings.endpoint_url, config=_CONFIG)
+    return AwsClients(dynamodb=resource.meta.client, kms=kms, key_store=key_store)

@@ -1,6 +1,7 @@
 """The table port in memory: the domain's changes judged in plain Python, for fast unit tests of the
 services (no sockets, no expression parsing). Semantics follow DynamoDB's: a transaction judges every
 condition against the state before it, then applies all or nothing; reads are consistent snapshots.
+And the key store port in memory: which workspaces have a branch key.
 """
 
 from __future__ import annotations
@@ -11,9 +12,25 @@ from collections.abc import Callable, Sequence
 
 from workspace_memory import changes as ch
 from workspace_memory import keys
+from workspace_memory.errors import Unavailable
 from workspace_memory.ports import Item, TransactionCancelled
 
 Items = dict[keys.Key, Item]
+
+
+class MemoryKeyStore:
+    """Implements `ports.KeyStore`: remembers each workspace's branch key id (no key material)."""
+
+    def __init__(self) -> None:
+        self.branch_keys: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def create_branch_key(self, workspace_id: str) -> str:
+        with self._lock:
+            if workspace_id in self.branch_keys:  # the real key store's conditional write refuses it too
+                raise Unavailable("branch key not created (it exists)")
+            self.branch_keys[workspace_id] = f"branch-key/{workspace_id}"
+            return self.branch_keys[workspace_id]
 
 
 class MemoryTable:

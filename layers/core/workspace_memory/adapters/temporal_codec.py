@@ -31,31 +31,20 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
 
 from google.protobuf.message import DecodeError
 from temporalio.api.common.v1 import Payload
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.converter import DataConverter, DefaultFailureConverterWithEncodedAttributes, PayloadCodec
 
-from workspace_memory.adapters.kms_cipher import KmsCipher
+from workspace_memory.adapters.kms_cipher import PAYLOAD_DATA_KEY_SECONDS as PAYLOAD_DATA_KEY_SECONDS
+from workspace_memory.adapters.kms_cipher import payload_cipher as payload_cipher
 from workspace_memory.ports import Cipher
 
 ENCODING = b"binary/encrypted"
 CODEC_KEY = "encryption-codec"
 CODEC_NAME = b"workspace-memory/kms-v1"
 PAYLOAD_CONTEXT: dict[str, str] = {"kind": "temporal-payload", "codec": "v1"}
-
-
-PAYLOAD_DATA_KEY_SECONDS = 300.0
-"""A model round encrypts several payloads under the one constant context: reusing a data key for five
-minutes (and at most `DATA_KEY_MAX_MESSAGES` payloads) turns a GenerateDataKey per payload into one per
-window, and repeated decodes of the same data key into one KMS Decrypt."""
-
-
-def payload_cipher(kms_client: Any, key_arn: str) -> KmsCipher:
-    """The cipher the codec runs on: the service's KMS key, with bounded data-key reuse."""
-    return KmsCipher(kms_client, key_arn, data_key_reuse_seconds=PAYLOAD_DATA_KEY_SECONDS)
 
 
 class PayloadDecodeError(Exception):

@@ -1,0 +1,40 @@
+"""Which key protects what, decided by the encryption context alone.
+
+- A context that names a `workspace` (documents, versions, notes, admission credentials): the workspace's
+  own branch key (`branch_keys.BranchKeyCipher`), so deleting that key shreds exactly that workspace.
+- A service kind (`temporal-payload`, the payload codec's constant context): the KMS key (`KmsCipher`), as the
+  worker and the codec server use it; a codec sees payloads only, never the workspace they concern.
+- Anything else is a bug (a new kind of workspace data that forgot its workspace) and is refused.
+
+A ciphertext moved across the line fails either way: its encrypted data key was wrapped by the other scheme.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from workspace_memory.ports import Cipher
+
+SERVICE_KINDS = frozenset({"temporal-payload"})
+"""Context kinds that belong to no workspace (kept in step with temporal_codec.PAYLOAD_CONTEXT by a test)."""
+
+
+class RoutedCipher:
+    """Implements `ports.Cipher` by routing each call to the workspace or the service cipher."""
+
+    def __init__(self, workspace: Cipher, service: Cipher) -> None:
+        self.workspace = workspace
+        self.service = service
+
+    def route(self, context: Mapping[str, str]) -> Cipher:
+        if context.get("workspace"):
+            return self.workspace
+        if context.get("kind") in SERVICE_KINDS:
+            return self.service
+        raise ValueError("an encryption context names its workspace, or a service kind: " + ",".join(sorted(context)))
+
+    def encrypt(self, plaintext: bytes, context: Mapping[str, str]) -> bytes:
+        return self.route(context).encrypt(plaintext, context)
+
+    def decrypt(self, ciphertext: bytes, context: Mapping[str, str]) -> bytes:
+        return self.route(context).decrypt(ciphertext, context)

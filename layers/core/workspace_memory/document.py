@@ -20,6 +20,7 @@ from workspace_memory.errors import (
     Forbidden,
     PayloadTooLarge,
     StaleBaseVersion,
+    Unavailable,
     VersionNotFound,
     WorkspaceNotFound,
 )
@@ -232,9 +233,20 @@ class DocumentService:
     def save(self, user_id: str, workspace_id: str, content: str, base: int) -> Commit:
         """One round trip: write right and the base are conditions of the one transaction, not a read before
         it. Only a refusal reads, to say which: 404 for a non-member, 403 for a reader, 409 for a stale base."""
-        prepared = prepare_version(
-            self._cipher, workspace_id, content=content, base=base, op=Op.SAVE, author=user_id, now=self._clock.now()
-        )
+        try:
+            prepared = prepare_version(
+                self._cipher,
+                workspace_id,
+                content=content,
+                base=base,
+                op=Op.SAVE,
+                author=user_id,
+                now=self._clock.now(),
+            )
+        except Unavailable:
+            # A workspace that does not exist has no branch key: answer as every route does for it (404).
+            load_caller(self._table, workspace_id, user_id)
+            raise
         try:
             self._table.transact([*version_changes(prepared, base), MemberCanWrite(workspace_id, user_id)])
         except TransactionCancelled as exc:

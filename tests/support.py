@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +20,9 @@ import requests
 
 from scripts.localstack.client import DevClient
 from scripts.localstack.resources import LocalResources
+from workflows.codec_server import CodecHTTPServer
+from workspace_memory.adapters.temporal_codec import data_converter
+from workspace_memory.ports import Cipher
 
 
 class Api(DevClient):
@@ -96,6 +100,21 @@ def item_bytes(item: Any) -> bytes:
     if isinstance(item, bytes | bytearray):
         return bytes(item)
     return str(item).encode("utf-8")
+
+
+@contextmanager
+def serving_codec(cipher: Cipher) -> Iterator[str]:
+    """The codec server for `cipher` on a loopback port of its own, in a thread, while the block runs: its URL."""
+    codec = data_converter(cipher).payload_codec
+    assert codec is not None
+    server = CodecHTTPServer(codec, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @contextmanager

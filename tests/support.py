@@ -38,26 +38,18 @@ class Api(DevClient):
         response = self.call("PUT", f"/v1/workspaces/{ws}/members/{user}", user=owner, json={"role": role})
         assert response.status_code == 200, response.text
 
+    def _on_base(self, method: str, path: str, user: str, base: int | str, json: Any = None) -> requests.Response:
+        """A memory write made against version `base` (the X-Base-Version header)."""
+        return self.call(method, path, user=user, json=json, headers={"X-Base-Version": str(base)})
+
     def save(self, user: str, ws: str, content: str, base: int | str) -> requests.Response:
-        return self.call(
-            "PUT",
-            f"/v1/workspaces/{ws}/memory",
-            user=user,
-            json={"content": content},
-            headers={"X-Base-Version": str(base)},
-        )
+        return self._on_base("PUT", f"/v1/workspaces/{ws}/memory", user, base, {"content": content})
 
     def undo(self, user: str, ws: str, restore: int, base: int) -> requests.Response:
-        return self.call(
-            "POST",
-            f"/v1/workspaces/{ws}/memory/undo",
-            user=user,
-            json={"restoreVersion": restore},
-            headers={"X-Base-Version": str(base)},
-        )
+        return self._on_base("POST", f"/v1/workspaces/{ws}/memory/undo", user, base, {"restoreVersion": restore})
 
     def clear(self, user: str, ws: str, base: int) -> requests.Response:
-        return self.call("POST", f"/v1/workspaces/{ws}/memory/clear", user=user, headers={"X-Base-Version": str(base)})
+        return self._on_base("POST", f"/v1/workspaces/{ws}/memory/clear", user, base)
 
     def key_session(self, user: str, ws: str, scopes: list[str] | None = None) -> str:
         """A key session `user` opens in `ws` (all scopes unless given): what automation admits under."""

@@ -22,7 +22,8 @@ from scripts.localstack.client import DevClient
 from scripts.localstack.resources import LocalResources
 from workflows.codec_server import CodecHTTPServer
 from workspace_memory.adapters.temporal_codec import data_converter
-from workspace_memory.ports import Cipher
+from workspace_memory.keys import Key
+from workspace_memory.ports import Cipher, Table
 
 
 class Api(DevClient):
@@ -107,6 +108,16 @@ def serving_codec(cipher: Cipher) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def graft_ciphertext(table: Table, source: Key, target: Key, **extra: Any) -> None:
+    """Overwrite the stored item at `target` with the ciphertext of the one at `source` (and `extra` fields): a
+    ciphertext moved to a slot it was not encrypted for."""
+    moved = table.get(*source)
+    slot = table.get(*target)
+    assert moved is not None
+    assert slot is not None
+    table.put({**slot, "ciphertext": moved["ciphertext"], **extra})
 
 
 @contextmanager

@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +20,10 @@ import requests
 
 from scripts.localstack.client import DevClient
 from scripts.localstack.resources import LocalResources
+from workflows.codec_server import CodecHTTPServer
+from workspace_memory.adapters.temporal_codec import data_converter
+from workspace_memory.keys import Key
+from workspace_memory.ports import Cipher, Table
 
 
 class Api(DevClient):
@@ -34,26 +39,18 @@ class Api(DevClient):
         response = self.call("PUT", f"/v1/workspaces/{ws}/members/{user}", user=owner, json={"role": role})
         assert response.status_code == 200, response.text
 
+    def _on_base(self, method: str, path: str, user: str, base: int | str, json: Any = None) -> requests.Response:
+        """A memory write made against version `base` (the X-Base-Version header)."""
+        return self.call(method, path, user=user, json=json, headers={"X-Base-Version": str(base)})
+
     def save(self, user: str, ws: str, content: str, base: int | str) -> requests.Response:
-        return self.call(
-            "PUT",
-            f"/v1/workspaces/{ws}/memory",
-            user=user,
-            json={"content": content},
-            headers={"X-Base-Version": str(base)},
-        )
+        return self._on_base("PUT", f"/v1/workspaces/{ws}/memory", user, base, {"content": content})
 
     def undo(self, user: str, ws: str, restore: int, base: int) -> requests.Response:
-        return self.call(
-            "POST",
-            f"/v1/workspaces/{ws}/memory/undo",
-            user=user,
-            json={"restoreVersion": restore},
-            headers={"X-Base-Version": str(base)},
-        )
+        return self._on_base("POST", f"/v1/workspaces/{ws}/memory/undo", user, base, {"restoreVersion": restore})
 
     def clear(self, user: str, ws: str, base: int) -> requests.Response:
-        return self.call("POST", f"/v1/workspaces/{ws}/memory/clear", user=user, headers={"X-Base-Version": str(base)})
+        return self._on_base("POST", f"/v1/workspaces/{ws}/memory/clear", user, base)
 
     def key_session(self, user: str, ws: str, scopes: list[str] | None = None) -> str:
         """A key session `user` opens in `ws` (all scopes unless given): what automation admits under."""
@@ -96,6 +93,31 @@ def item_bytes(item: Any) -> bytes:
     if isinstance(item, bytes | bytearray):
         return bytes(item)
     return str(item).encode("utf-8")
+
+
+@contextmanager
+def serving_codec(cipher: Cipher) -> Iterator[str]:
+    """The codec server for `cipher` on a loopback port of its own, in a thread, while the block runs: its URL."""
+    codec = data_converter(cipher).payload_codec
+    assert codec is not None
+    server = CodecHTTPServer(codec, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def graft_ciphertext(table: Table, source: Key, target: Key, **extra: Any) -> None:
+    """Overwrite the stored item at `target` with the ciphertext of the one at `source` (and `extra` fields): a
+    ciphertext moved to a slot it was not encrypted for."""
+    moved = table.get(*source)
+    slot = table.get(*target)
+    assert moved is not None
+    assert slot is not None
+    table.put({**slot, "ciphertext": moved["ciphertext"], **extra})
 
 
 @contextmanager

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Query
@@ -12,6 +12,9 @@ from workspace_memory.api.models import AdmissionOut, CaptureOut, NotesMetaOut, 
 from workspace_memory.api.schemas import Admit, Capture, PutNotes
 from workspace_memory.bootstrap import services
 from workspace_memory.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from workspace_memory.notes import Notebook, NotesService
 
 app = build_resolver()
 
@@ -61,13 +64,18 @@ AdmissionIdHeader = Annotated[str | None, Header(alias="x-admission-id", max_len
 CredentialHeader = Annotated[str | None, Header(alias="x-delivery-credential", max_length=200)]
 
 
+def _open_notes(sid: str, admission_id: str | None, credential: str | None) -> tuple[NotesService, Notebook]:
+    """The automation caller checked, the notes service and the notebook of session `sid` the admission opens."""
+    automation_caller(app)
+    notes_service = services().notes
+    return notes_service, notes_service.open(admission_id, credential, sid)
+
+
 @app.get("/v1/automation/sessions/<sid>/notes")
 def get_notes(
     sid: str, admission_id: AdmissionIdHeader = None, credential: CredentialHeader = None
 ) -> Response[NotesOut]:
-    automation_caller(app)
-    notes_service = services().notes
-    notebook = notes_service.open(admission_id, credential, sid)
+    notes_service, notebook = _open_notes(sid, admission_id, credential)
     return respond(200, NotesOut.with_text(notes_service.get(notebook)))
 
 
@@ -80,9 +88,7 @@ def put_notes(
     credential: CredentialHeader = None,
 ) -> Response[NotesMetaOut]:
     """With X-Expected-Revision: compare-and-set. Without: the tool's write, with one bounded retry."""
-    automation_caller(app)
-    notes_service = services().notes
-    notebook = notes_service.open(admission_id, credential, sid)
+    notes_service, notebook = _open_notes(sid, admission_id, credential)
     notes = (
         notes_service.update(notebook, body.notes)
         if expected is None
@@ -95,9 +101,7 @@ def put_notes(
 def clear_notes(
     sid: str, admission_id: AdmissionIdHeader = None, credential: CredentialHeader = None
 ) -> Response[NotesMetaOut]:
-    automation_caller(app)
-    notes_service = services().notes
-    notebook = notes_service.open(admission_id, credential, sid)
+    notes_service, notebook = _open_notes(sid, admission_id, credential)
     return respond(200, NotesMetaOut.of(notes_service.clear(notebook)))
 
 

@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -26,7 +25,7 @@ from temporalio.client import Client
 
 from scripts.localstack.resources import LocalResources
 from scripts.localstack.temporal import temporal_binary
-from workflows.codec_server import CodecHTTPServer
+from tests.support import serving_codec
 from workspace_memory.access import ShareType
 from workspace_memory.adapters.temporal_codec import (
     CODEC_KEY,
@@ -104,14 +103,8 @@ def test_failure_messages_are_encrypted(svc: Services) -> None:
 
 @pytest.fixture
 def codec_server(svc: Services) -> Iterator[str]:
-    codec = data_converter(svc.cipher).payload_codec
-    assert codec is not None
-    server = CodecHTTPServer(codec, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving_codec(svc.cipher) as url:
+        yield url
 
 
 def test_codec_server_over_loopback(svc: Services, codec_server: str) -> None:

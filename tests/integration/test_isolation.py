@@ -426,24 +426,36 @@ def test_attack_404_admission_routes_do_not_tell_whose_conversation(api: Api, re
     assert related(resources, conv) == before
 
 
+def alice_notes_over_api(api: Api) -> tuple[str, dict[str, Any], str]:
+    """Alice's admission with a session of her own, whose notes she wrote over the automation API; returns
+    (session, admission, secret)."""
+    alice = new_user("alice")
+    ws = workspace(api, alice)
+    session = uid("sess")
+    alice_adm = admitted(api, uid("conv"), ws, alice, open_key_session(api, alice, ws), sessionId=session)
+    secret = uid("ALICE-SECRET")
+    assert notes_call(api, "PUT", session, alice_adm, notes=secret).status_code == 200
+    return session, alice_adm, secret
+
+
+def mallory_admitted(api: Api, session_id: str) -> dict[str, Any]:
+    """An admission of Mallory's, in a workspace of his own, for the session id he chooses."""
+    mallory = new_user("mallory")
+    mallory_ws = workspace(api, mallory)
+    return admitted(
+        api, uid("conv"), mallory_ws, mallory, open_key_session(api, mallory, mallory_ws), sessionId=session_id
+    )
+
+
 @pytest.mark.parametrize("method", ["GET", "PUT", "DELETE"])
 def test_attack_404_notes_route_does_not_tell_anothers_session_from_missing(
     api: Api, resources: LocalResources, method: str
 ) -> None:
     """Mallory's admission (session of his own) asks for Alice's session id: the same 404 as a session that was
     never used, and Alice's notes are untouched."""
-    alice = new_user("alice")
-    ws = workspace(api, alice)
-    alice_session = uid("sess")
-    alice_adm = admitted(api, uid("conv"), ws, alice, open_key_session(api, alice, ws), sessionId=alice_session)
-    secret = uid("ALICE-SECRET")
-    assert notes_call(api, "PUT", alice_session, alice_adm, notes=secret).status_code == 200
+    alice_session, alice_adm, secret = alice_notes_over_api(api)
 
-    mallory = new_user("mallory")
-    mallory_ws = workspace(api, mallory)
-    mallory_adm = admitted(
-        api, uid("conv"), mallory_ws, mallory, open_key_session(api, mallory, mallory_ws), sessionId=uid("sess")
-    )
+    mallory_adm = mallory_admitted(api, uid("sess"))
     before = related(resources, alice_session)
     responses = {
         "another user's session": notes_call(api, method, alice_session, mallory_adm, notes="mine now"),
@@ -458,19 +470,10 @@ def test_attack_404_notes_route_does_not_tell_anothers_session_from_missing(
 def test_attack_reused_session_id_is_a_separate_empty_notebook(api: Api, resources: LocalResources) -> None:
     """Mallory freezes Alice's session id into an admission of his own: he reads and writes his own, empty
     notebook; Alice's is unchanged."""
-    alice = new_user("alice")
-    ws = workspace(api, alice)
-    session = uid("sess")
-    alice_adm = admitted(api, uid("conv"), ws, alice, open_key_session(api, alice, ws), sessionId=session)
-    secret = uid("ALICE-SECRET")
-    assert notes_call(api, "PUT", session, alice_adm, notes=secret).status_code == 200
+    session, alice_adm, _ = alice_notes_over_api(api)
     alice_before = notes_call(api, "GET", session, alice_adm).json()
 
-    mallory = new_user("mallory")
-    mallory_ws = workspace(api, mallory)
-    mallory_adm = admitted(
-        api, uid("conv"), mallory_ws, mallory, open_key_session(api, mallory, mallory_ws), sessionId=session
-    )
+    mallory_adm = mallory_admitted(api, session)
     read = notes_call(api, "GET", session, mallory_adm)
     assert read.status_code == 200, read.text
     assert (read.json()["notes"], read.json()["revision"]) == ("", 0)

@@ -12,7 +12,6 @@ import asyncio
 import base64
 import http.client
 import json
-import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,8 +25,7 @@ from botocore.awsrequest import AWSRequest
 from google.protobuf.json_format import MessageToDict
 
 from scripts.localstack.resources import LocalResources
-from tests.support import item_bytes, scan_all
-from workflows.codec_server import CodecHTTPServer
+from tests.support import item_bytes, scan_all, serving_codec
 from workspace_memory.adapters.temporal_codec import data_converter
 from workspace_memory.bootstrap import Services
 
@@ -210,14 +208,8 @@ def test_boto3_through_localhost_still_works(resources: LocalResources) -> None:
 
 @pytest.fixture
 def codec_url(svc: Services) -> Iterator[str]:
-    codec = data_converter(svc.cipher).payload_codec
-    assert codec is not None
-    server = CodecHTTPServer(codec, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving_codec(svc.cipher) as url:
+        yield url
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from scripts.localstack.resources import LocalResources
-from tests.support import Api, captured_service_logs, item_bytes, new_user, scan_all
+from tests.support import Api, captured_service_logs, graft_ciphertext, item_bytes, new_user, scan_all
 from workspace_memory import keys
 from workspace_memory.access import ShareType
 from workspace_memory.bootstrap import Services
@@ -53,20 +53,12 @@ def test_ciphertext_moved_to_another_slot_fails_to_decrypt(svc: Services) -> Non
     svc.document.save(owner, ws_a, "alpha two", 1)
     svc.document.save(owner, ws_b, "bravo text", 0)
 
-    head_a = svc.table.get(*keys.head(ws_a))
-    head_b = svc.table.get(*keys.head(ws_b))
-    assert head_a is not None
-    assert head_b is not None
-    svc.table.put({**head_b, "ciphertext": head_a["ciphertext"], "headVersion": 1})
+    graft_ciphertext(svc.table, keys.head(ws_a), keys.head(ws_b), headVersion=1)
     with pytest.raises(DecryptionFailed) as cross_workspace:
         svc.document.read(owner, ws_b)
     assert "workspace" in str(cross_workspace.value)
 
-    v1 = svc.table.get(*keys.version(ws_a, 1))
-    v2 = svc.table.get(*keys.version(ws_a, 2))
-    assert v1 is not None
-    assert v2 is not None
-    svc.table.put({**v1, "ciphertext": v2["ciphertext"]})
+    graft_ciphertext(svc.table, keys.version(ws_a, 2), keys.version(ws_a, 1))
     with pytest.raises(DecryptionFailed) as cross_version:
         svc.document.read_version(owner, ws_a, 1)
     assert "version" in str(cross_version.value)
@@ -77,11 +69,7 @@ def test_moved_ciphertext_is_a_clear_http_error(api: Api, svc: Services) -> None
     ws = api.workspace(owner)
     api.save(owner, ws, "one", 0)
     api.save(owner, ws, "two", 1)
-    v1 = svc.table.get(*keys.version(ws, 1))
-    v2 = svc.table.get(*keys.version(ws, 2))
-    assert v1 is not None
-    assert v2 is not None
-    svc.table.put({**v1, "ciphertext": v2["ciphertext"]})
+    graft_ciphertext(svc.table, keys.version(ws, 2), keys.version(ws, 1))
     response = api.call("GET", f"/v1/workspaces/{ws}/memory/versions/1", user=owner)
     assert response.status_code == 500
     assert response.json()["error"]["code"] == "DECRYPTION_FAILED"

@@ -1,8 +1,10 @@
-"""Fakes for unit tests of pure logic: a cipher that checks contexts like the real one, without KMS."""
+"""Fakes for unit tests of pure logic: a cipher that checks contexts like the real one, without KMS, and an
+API Gateway event for a bare GET."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from workspace_memory.adapters.memory import MemoryKeyStore
 from workspace_memory.adapters.routed_cipher import SERVICE_KINDS
@@ -36,3 +38,16 @@ class FakeCipher:
         if self.contexts[int(serial)] != dict(context):
             raise DecryptionFailed("encryption context mismatch")
         return body[::-1]
+
+
+def get_event(path: str) -> dict[str, Any]:
+    """An HTTP API (payload 2.0) event for a bare GET of `path` from loopback."""
+    return {
+        "version": "2.0",
+        "routeKey": f"GET {path}",
+        "rawPath": path,
+        "rawQueryString": "",
+        "headers": {},
+        "requestContext": {"http": {"method": "GET", "path": path, "sourceIp": "127.0.0.1"}, "stage": "$default"},
+        "isBase64Encoded": False,
+    }

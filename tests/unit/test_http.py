@@ -9,6 +9,7 @@ import pytest
 from aws_lambda_powertools.event_handler import Response
 
 from scripts.localstack.gateway import FakeContext
+from tests.unit.fakes import get_event
 from workspace_memory import errors
 from workspace_memory.api.errors import status_for
 from workspace_memory.api.http import build_resolver, no_content
@@ -17,18 +18,6 @@ pytestmark = pytest.mark.unit
 
 
 CONTEXT: Any = FakeContext(function_name="unit", aws_request_id="r-1")
-
-
-def event(path: str) -> dict[str, Any]:
-    return {
-        "version": "2.0",
-        "routeKey": f"GET {path}",
-        "rawPath": path,
-        "rawQueryString": "",
-        "headers": {},
-        "requestContext": {"http": {"method": "GET", "path": path, "sourceIp": "127.0.0.1"}, "stage": "$default"},
-        "isBase64Encoded": False,
-    }
 
 
 def test_unexpected_errors_are_500_without_their_message() -> None:
@@ -42,11 +31,11 @@ def test_unexpected_errors_are_500_without_their_message() -> None:
     def stale() -> Response[str]:
         raise errors.StaleBaseVersion("base version 1 is not the current version", current_version=2)
 
-    crashed = app.resolve(event("/boom"), CONTEXT)
+    crashed = app.resolve(get_event("/boom"), CONTEXT)
     assert crashed["statusCode"] == 500
     assert json.loads(crashed["body"]) == {"error": {"code": "INTERNAL", "message": "internal error"}}
     assert "SECRET" not in crashed["body"]
-    refused = app.resolve(event("/stale"), CONTEXT)
+    refused = app.resolve(get_event("/stale"), CONTEXT)
     assert refused["statusCode"] == 409
     assert json.loads(refused["body"])["currentVersion"] == 2
     assert no_content().body == ""

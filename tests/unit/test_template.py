@@ -354,17 +354,24 @@ def test_events_readme_lists_every_file() -> None:
 # -- data and key -------------------------------------------------------------------------------------------
 
 
-def test_table(template: dict[str, Any]) -> None:
-    table = template["Resources"]["MemoryTable"]
+def _retained_table(template: dict[str, Any], name: str, hash_key: str, range_key: str) -> dict[str, Any]:
+    """The properties of table `name`, after checking it is kept on delete and replace, billed per request, and
+    keyed by two string attributes."""
+    table = template["Resources"][name]
     assert table["Type"] == "AWS::DynamoDB::Table"
     assert table["DeletionPolicy"] == "Retain"
     assert table["UpdateReplacePolicy"] == "Retain"
-    props = table["Properties"]
+    props: dict[str, Any] = table["Properties"]
     assert props["BillingMode"] == "PAY_PER_REQUEST"
     assert {(a["AttributeName"], a["AttributeType"]) for a in props["AttributeDefinitions"]} == {
-        ("pk", "S"),
-        ("sk", "S"),
+        (hash_key, "S"),
+        (range_key, "S"),
     }
+    return props
+
+
+def test_table(template: dict[str, Any]) -> None:
+    props = _retained_table(template, "MemoryTable", "pk", "sk")
     assert [(k["AttributeName"], k["KeyType"]) for k in props["KeySchema"]] == [("pk", "HASH"), ("sk", "RANGE")]
     assert props["TimeToLiveSpecification"] == {"AttributeName": "ttl", "Enabled": True}
     assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
@@ -373,16 +380,7 @@ def test_table(template: dict[str, Any]) -> None:
 
 def test_key_store_table(template: dict[str, Any]) -> None:
     """The Material Providers Library's key-store schema; kept (losing it loses every workspace's data)."""
-    table = template["Resources"]["BranchKeyTable"]
-    assert table["Type"] == "AWS::DynamoDB::Table"
-    assert table["DeletionPolicy"] == "Retain"
-    assert table["UpdateReplacePolicy"] == "Retain"
-    props = table["Properties"]
-    assert props["BillingMode"] == "PAY_PER_REQUEST"
-    assert {(a["AttributeName"], a["AttributeType"]) for a in props["AttributeDefinitions"]} == {
-        ("branch-key-id", "S"),
-        ("type", "S"),
-    }
+    props = _retained_table(template, "BranchKeyTable", "branch-key-id", "type")
     assert [(k["AttributeName"], k["KeyType"]) for k in props["KeySchema"]] == [
         ("branch-key-id", "HASH"),
         ("type", "RANGE"),

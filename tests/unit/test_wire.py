@@ -12,6 +12,7 @@ import pytest
 from aws_lambda_powertools.event_handler import Response
 
 from scripts.localstack.gateway import FakeContext
+from tests.unit.fakes import get_event
 from workspace_memory import errors, loopback
 from workspace_memory.access import Role, ShareType, Workspace
 from workspace_memory.api.errors import error_envelope, error_of
@@ -197,18 +198,6 @@ CASES: list[tuple[str, OutModel, str]] = [
 ]
 
 
-def _event(path: str) -> dict[str, Any]:
-    return {
-        "version": "2.0",
-        "routeKey": f"GET {path}",
-        "rawPath": path,
-        "rawQueryString": "",
-        "headers": {},
-        "requestContext": {"http": {"method": "GET", "path": path, "sourceIp": "127.0.0.1"}, "stage": "$default"},
-        "isBase64Encoded": False,
-    }
-
-
 def _served(model: OutModel) -> dict[str, Any]:
     """The model answered by a route declared `-> Response[<its class>]`, as the handlers declare theirs."""
     app = build_resolver()
@@ -219,7 +208,7 @@ def _served(model: OutModel) -> dict[str, Any]:
     route.__annotations__["return"] = Response[type(model)]  # type: ignore[misc]
     app.get("/m")(route)
     context: Any = FakeContext(function_name="unit", aws_request_id="r-1")
-    result: dict[str, Any] = app.resolve(_event("/m"), context)
+    result: dict[str, Any] = app.resolve(get_event("/m"), context)
     return result
 
 
@@ -297,7 +286,7 @@ def test_a_route_answering_other_than_its_declared_model_is_a_500_not_a_400() ->
         return respond(200, cast(WorkspaceCreated, HealthOut()))
 
     context: Any = FakeContext(function_name="unit", aws_request_id="r-1")
-    result = app.resolve(_event("/m"), context)
+    result = app.resolve(get_event("/m"), context)
     assert (result["statusCode"], json.loads(result["body"])) == (
         500,
         {"error": {"code": "INTERNAL", "message": "internal error"}},

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import TYPE_CHECKING
 
 from workspace_memory.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from workspace_memory.ports import Item, Table
 
 
 def encode_cursor(sort_key: str) -> str:
@@ -22,3 +26,14 @@ def decode_cursor(cursor: str, prefix: str) -> str:
     if not isinstance(value, str) or not value.startswith(prefix) or len(value) > 1024:
         raise InvalidInput("cursor is not valid")
     return value
+
+
+def query_page(
+    table: Table, pk: str, sk_prefix: str, *, limit: int, cursor: str | None, newest_first: bool
+) -> tuple[list[Item], str | None]:
+    """Up to `limit` items of the listing `sk_prefix` under `pk`, resuming after `cursor`, and the cursor of the
+    next page (None on the last one)."""
+    start_after = None if cursor is None else decode_cursor(cursor, sk_prefix)
+    items = table.query(pk, sk_prefix, limit=limit + 1, newest_first=newest_first, start_after=start_after)
+    next_cursor = encode_cursor(items[limit - 1]["sk"]) if len(items) > limit else None
+    return items[:limit], next_cursor

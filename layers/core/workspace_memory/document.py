@@ -15,7 +15,7 @@ from workspace_memory import keys
 from workspace_memory.access import Caller, load_caller
 from workspace_memory.changes import BumpClearGeneration, Change, Create, Label, MemberCanWrite, MoveHead
 from workspace_memory.clock import Clock, iso
-from workspace_memory.cursors import decode_cursor, encode_cursor
+from workspace_memory.cursors import query_page
 from workspace_memory.errors import (
     Forbidden,
     PayloadTooLarge,
@@ -208,16 +208,10 @@ class DocumentService:
 
     def history(self, user_id: str, workspace_id: str, limit: int, cursor: str | None) -> HistoryPage:
         load_caller(self._table, workspace_id, user_id)
-        start_after = None if cursor is None else decode_cursor(cursor, keys.VERSION_PREFIX)
-        items = self._table.query(
-            keys.ws(workspace_id),
-            keys.VERSION_PREFIX,
-            limit=limit + 1,
-            newest_first=True,
-            start_after=start_after,
+        items, next_cursor = query_page(
+            self._table, keys.ws(workspace_id), keys.VERSION_PREFIX, limit=limit, cursor=cursor, newest_first=True
         )
-        versions = [VersionInfo.from_item(i) for i in items[:limit]]
-        next_cursor = encode_cursor(items[limit - 1]["sk"]) if len(items) > limit else None
+        versions = [VersionInfo.from_item(i) for i in items]
         return HistoryPage(versions, next_cursor)
 
     def read_version(self, user_id: str, workspace_id: str, number: int) -> tuple[VersionInfo, str]:

@@ -16,7 +16,7 @@ from workspace_memory.access import owned_conversation
 from workspace_memory.admission import AdmissionRef
 from workspace_memory.authority import Authority, read_authority
 from workspace_memory.clock import Clock, iso
-from workspace_memory.cursors import decode_cursor, encode_cursor
+from workspace_memory.cursors import query_page
 from workspace_memory.document import RECALL_MAX_BYTES, head_text
 from workspace_memory.errors import ConversationNotFound, DecryptionFailed, Unavailable
 from workspace_memory.framing import CLOSE_MARKER as CLOSE_MARKER  # re-exported: the block's markers
@@ -171,17 +171,11 @@ class RecallService:
     def receipts(self, user_id: str, conversation_id: str, limit: int, cursor: str | None) -> ReceiptsPage:
         """One receipt per model call of the conversation, oldest first, a page at a time; its owner only."""
         owned_conversation(self._table, user_id, conversation_id, ConversationNotFound("conversation not found"))
-        start_after = None if cursor is None else decode_cursor(cursor, keys.RECEIPT_PREFIX)
-        items = self._table.query(
-            keys.conv(conversation_id),
-            keys.RECEIPT_PREFIX,
-            limit=limit + 1,
-            newest_first=False,
-            start_after=start_after,
+        items, next_cursor = query_page(
+            self._table, keys.conv(conversation_id), keys.RECEIPT_PREFIX, limit=limit, cursor=cursor, newest_first=False
         )
         page = [
             RecallReceipt(i["admissionId"], i.get("turnId"), i["at"], RecallStatus(i["status"]), i.get("revision"))
-            for i in items[:limit]
+            for i in items
         ]
-        next_cursor = encode_cursor(items[limit - 1]["sk"]) if len(items) > limit else None
         return ReceiptsPage(page, next_cursor)

@@ -18,6 +18,7 @@ from workspace_memory.clock import Clock, iso
 from workspace_memory.cursors import query_page
 from workspace_memory.errors import (
     Forbidden,
+    InvalidInput,
     PayloadTooLarge,
     StaleBaseVersion,
     Unavailable,
@@ -46,7 +47,11 @@ def document_context(workspace_id: str, version: int) -> dict[str, str]:
 
 
 def utf8_size(text: str) -> int:
-    return len(text.encode("utf-8"))
+    """The UTF-8 size; text that has none (JSON can carry a lone surrogate) is refused as bad input."""
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidInput("content must be valid Unicode text (no lone surrogates)") from None
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -184,19 +185,15 @@ def write_scenario(client: DevClient, recorder: TableRecorder, owner: str, runti
     key_session = recorder.write(
         lambda: _ok(client.call("POST", f"/v1/workspaces/{ws}/key-sessions", user=owner, json={}), 201)
     )["keySessionId"]
-    for base, text in ((0, memory_text), (1, memory_text + "- and a second line\n")):
-        recorder.write(
-            lambda base=base, text=text: _ok(
-                client.call(
-                    "PUT",
-                    f"/v1/workspaces/{ws}/memory",
-                    user=owner,
-                    json={"content": text},
-                    headers={"X-Base-Version": str(base)},
-                ),
-                200,
-            )
+
+    def save(base: int, text: str) -> Any:
+        headers = {"X-Base-Version": str(base)}
+        return _ok(
+            client.call("PUT", f"/v1/workspaces/{ws}/memory", user=owner, json={"content": text}, headers=headers), 200
         )
+
+    recorder.write(partial(save, 0, memory_text))
+    recorder.write(partial(save, 1, memory_text + "- and a second line\n"))
     conversation, session = f"conv-{uuid.uuid4().hex[:8]}", f"sess-{uuid.uuid4().hex[:8]}"
     body = {
         "workspaceId": ws,

@@ -126,8 +126,11 @@ def test_each_write_publishes_one_ids_only_event(feed: Feed, recorded: tuple[Sce
         assert detail["workspace"] == scenario.workspace
 
     def one(kind: str, item_id: str, name: str = "INSERT") -> dict[str, Any]:
-        (found,) = [d for d in details.values() if (d["kind"], d["id"], d["event"]) == (kind, item_id, name)]
-        return found
+        found: list[dict[str, Any]] = [
+            d for d in details.values() if (d["kind"], d["id"], d["event"]) == (kind, item_id, name)
+        ]
+        assert len(found) == 1, (kind, item_id, name)
+        return found[0]
 
     ws, owner = scenario.workspace, scenario.owner
     assert one("workspace", ws)["actor"] == owner

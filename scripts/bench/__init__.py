@@ -3,5 +3,6 @@ agent turns against a plain loop, and handler cold imports against boto3's, each
 
 The modules: `stats` (measuring, percentiles, ratios, calls per operation), `report` (tables, JSON),
 `cold_start` (handler imports in fresh interpreters), `operations` (the service operations and the KMS
-scenarios), `turns` (Temporal against a plain loop); `__main__` runs them on one `LocalStack`.
+scenarios), `keyring` (branch keys' cost per encrypt and decrypt against one KMS call per object), `turns`
+(Temporal against a plain loop); `__main__` runs them on one `LocalStack`.
 """

@@ -6,14 +6,15 @@ dev server and an in-process worker for the turns), builds the services exactly 
 and prints tables. Absolute moto latencies say little about AWS; the portable results are the AWS calls per
 operation and the ratios to the baselines.
 
-    .venv/bin/python -m scripts.bench [--iterations 200] [--warmup 5] [--turns 10] [--turn-warmup 1]
-                                      [--import-runs 7] [--json PATH]
+    .venv/bin/python -m scripts.bench [--iterations 200] [--warmup 5] [--keyring-pairs 200] [--turns 10]
+                                      [--turn-warmup 1] [--import-runs 7] [--json PATH]
 
 AWS calls are counted by a botocore `before-call.*.*` handler on every client in play (the KMS calls of the
 aws-encryption-sdk go through the client the cipher was given, so they are counted too). Operations that
 need an untimed step first (a capture consumes its admission) give `Operation` a `before`: it runs outside
 the timed region and its AWS calls are not counted. The details of each part are in its module:
-`scripts.bench.cold_start`, `scripts.bench.operations`, `scripts.bench.turns`.
+`scripts.bench.cold_start`, `scripts.bench.operations`, `scripts.bench.keyring` (the branch keys' cost per
+encrypt and decrypt against one KMS call per object, on the operations' workspace), `scripts.bench.turns`.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from scripts.bench.cold_start import BASELINE, handler_modules, measure_cold_imports
-from scripts.bench.operations import operations_benchmark, sample_document
-from scripts.bench.report import render_cold_imports, report_json
+from scripts.bench.keyring import measure as measure_keyring
+from scripts.bench.operations import DOCUMENT_BYTES, operations_benchmark, sample_document, settings_for
+from scripts.bench.report import render_cold_imports, render_keyring, report_json
 from scripts.bench.stats import ColdImport, summarize_cold_imports
 from scripts.bench.turns import TURN_TABLE, turn_benchmark
 from scripts.localstack.resources import LocalResources, create_table, isolate_environment
@@ -48,7 +50,9 @@ def cold_imports(runs: int) -> tuple[str, list[ColdImport]]:
     return text, rows
 
 
-def run(iterations: int, warmup: int, turns: int, turn_warmup: int, import_runs: int) -> tuple[str, dict[str, Any]]:
+def run(
+    iterations: int, warmup: int, turns: int, turn_warmup: int, import_runs: int, keyring_pairs: int = 200
+) -> tuple[str, dict[str, Any]]:
     lines = ["workspace-memory bench", ""]
     meta: dict[str, Any] = {}
     imports: list[ColdImport] = []
@@ -66,13 +70,17 @@ def run(iterations: int, warmup: int, turns: int, turn_warmup: int, import_runs:
         ops = operations_benchmark(resources, content, iterations, warmup)
         lines.append(ops.text)
         meta.update(ops.meta)
+        keyring = None
+        if keyring_pairs > 0:
+            keyring = measure_keyring(settings_for(resources), ops.workspace_id, keyring_pairs, DOCUMENT_BYTES)
+            lines += ["", render_keyring(keyring)]
         turn_report = turn_benchmark(stack, content, turns, turn_warmup) if turns > 0 else None
     if turn_report is not None:
         lines += ["", turn_report.text]
         meta.update(turn_report.meta)
     lines += ["", "moto latencies are not AWS latencies: compare the calls per operation and the ratios."]
     turn_rows = turn_report.summaries if turn_report is not None else []
-    return "\n".join(lines), report_json(ops.summaries, ops.kms, meta, turn_rows, imports)
+    return "\n".join(lines), report_json(ops.summaries, ops.kms, meta, turn_rows, imports, keyring)
 
 
 def _at_least(minimum: int) -> Any:
@@ -89,6 +97,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--iterations", type=_at_least(1), default=200, help="timed runs per operation (200)")
     parser.add_argument("--warmup", type=_at_least(0), default=5, help="untimed runs per operation first (5)")
+    parser.add_argument(
+        "--keyring-pairs",
+        type=_at_least(0),
+        default=200,
+        help="warm encrypt+decrypt pairs per scheme for the keyring's cost (200; 0: none)",
+    )
     parser.add_argument("--turns", type=_at_least(0), default=10, help="timed agent turns each way (10; 0: none)")
     parser.add_argument("--turn-warmup", type=_at_least(0), default=1, help="untimed turns each way first (1)")
     parser.add_argument(
@@ -98,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     isolate_environment()
-    text, data = run(args.iterations, args.warmup, args.turns, args.turn_warmup, args.import_runs)
+    text, data = run(args.iterations, args.warmup, args.turns, args.turn_warmup, args.import_runs, args.keyring_pairs)
     print(text, flush=True)
     if args.json is not None:
         args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

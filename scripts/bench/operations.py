@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import boto3
 
-from scripts.bench.report import render, render_kms
+from scripts.bench.report import acceptance, render, render_acceptance, render_kms
 from scripts.bench.stats import CallRecorder, KmsScenario, Operation, Summary, calls_per_op, measure, summarize
 from scripts.localstack.resources import LocalResources, create_table
 from workspace_memory import keys
@@ -265,7 +265,7 @@ def operations(bench: Bench, recall: RecallScene, saves: SaveBench, captures: Ca
         Operation(RAW_PUT, None, bench.raw_put),
         Operation(f"Query via the adapter ({HISTORY_PAGE + 1} versions)", None, bench.adapter_query),
         Operation("read", RAW_GET, partial(docs.read, owner, ws), ("kms.Decrypt",)),
-        Operation("save", RAW_PUT, saves.run, before=saves.before),
+        Operation("save", RAW_PUT, saves.run, ("kms.Decrypt",), before=saves.before),
         Operation("history", RAW_GET, partial(docs.history, owner, ws, HISTORY_PAGE, None)),
         Operation("recall", RAW_GET, partial(recall.recall, s), ("kms.Decrypt",)),
         Operation("capture", RAW_PUT, captures.run, ("kms.Decrypt",), before=captures.before),
@@ -325,16 +325,23 @@ class OperationsReport:
     meta: dict[str, Any]
     summaries: list[Summary]
     kms: list[KmsScenario]
+    workspace_id: str
+    """The benchmark's main workspace (it has its branch key): what the keyring figures encrypt under."""
 
 
-def operations_benchmark(resources: LocalResources, content: str, iterations: int, warmup: int) -> OperationsReport:
-    """Every operation on `resources` (a table of its own, the stack's key), then the KMS scenarios."""
-    settings = Settings(
+def settings_for(resources: LocalResources) -> Settings:
+    """What a function of the template would build its services from, on `resources`."""
+    return Settings(
         table_name=resources.table_name,
         kms_key_id=resources.kms_key_arn,
         key_store_table_name=resources.key_store_table_name,
         endpoint_url=resources.endpoint_url,
     )
+
+
+def operations_benchmark(resources: LocalResources, content: str, iterations: int, warmup: int) -> OperationsReport:
+    """Every operation on `resources` (a table of its own, the stack's key), then the KMS scenarios."""
+    settings = settings_for(resources)
     services = build_services(settings)
     workspace_id = services.access.create_workspace(OWNER, "bench", ShareType.SHARED)
     bench = Bench(services, raw_client(settings), OWNER, workspace_id, content, 0, b"")
@@ -374,6 +381,8 @@ def operations_benchmark(resources: LocalResources, content: str, iterations: in
         "",
         render(summaries),
         "",
+        render_acceptance(acceptance(summaries)),
+        "",
         render_kms(kms),
     ]
-    return OperationsReport("\n".join(lines), meta, summaries, kms)
+    return OperationsReport("\n".join(lines), meta, summaries, kms, workspace_id)

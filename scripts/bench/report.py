@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from scripts.bench.stats import ColdImport, KmsScenario, Summary, TurnSummary
+from scripts.bench.stats import ColdImport, KeyringCost, KmsScenario, Summary, TurnSummary
 
 
 def format_count(value: float) -> str:
@@ -62,6 +62,76 @@ def render_kms(scenarios: Sequence[KmsScenario]) -> str:
     return format_table(["KMS calls per document read or recall", "reads", "KMS calls/read"], rows, "<><")
 
 
+WARM_NO_KMS = ("read", "recall", "save")
+"""The operations a warm process runs with no KMS call (the branch key is cached; DESIGN section 12)."""
+ONE_DYNAMODB_CALL = ("save",)
+"""The operations that are one DynamoDB call (a Save is one TransactWriteItems)."""
+
+
+def _calls(summary: Summary, service: str) -> float:
+    return sum(n for name, n in summary.calls_per_op.items() if name.startswith(f"{service}."))
+
+
+def acceptance(summaries: Sequence[Summary]) -> list[tuple[str, bool]]:
+    """The issue's call-count claims, each judged on the measured calls per operation (a missing operation
+    fails its claim)."""
+    by_name = {s.name: s for s in summaries}
+    checks = []
+    for name in WARM_NO_KMS:
+        row = by_name.get(name)
+        checks.append((f"{name}: 0 KMS calls per op in a warm process", row is not None and _calls(row, "kms") == 0))
+    for name in ONE_DYNAMODB_CALL:
+        row = by_name.get(name)
+        checks.append((f"{name}: 1 DynamoDB call per op", row is not None and _calls(row, "dynamodb") == 1))
+    return checks
+
+
+def render_acceptance(checks: Sequence[tuple[str, bool]]) -> str:
+    return "\n".join(f"[{'ok' if holds else 'FAILED'}] {claim}" for claim, holds in checks)
+
+
+def render_keyring(result: KeyringCost) -> str:
+    """Both schemes' cold pair and warm cost per encrypt and per decrypt, and the keyring's ratios."""
+    rows = [
+        [
+            s.name,
+            str(s.cold_kms_calls),
+            str(s.cold_key_store_reads),
+            f"{s.cold_ms:.1f}",
+            format_count(s.kms_calls_per_encrypt),
+            format_count(s.kms_calls_per_decrypt),
+            format_count(s.key_store_reads_per_pair),
+            f"{s.encrypt_ms:.3f}",
+            f"{s.decrypt_ms:.3f}",
+        ]
+        for s in (result.keyring, result.kms)
+    ]
+    headers = [
+        "scheme",
+        "cold KMS",
+        "cold reads",
+        "cold ms",
+        "KMS/encrypt",
+        "KMS/decrypt",
+        "reads/pair",
+        "encrypt ms",
+        "decrypt ms",
+    ]
+    ratios = ", ".join(
+        f"{name} {'n/a' if value is None else f'{value:.2f}x'}" for name, value in result.ratios().items()
+    )
+    return "\n".join(
+        [
+            f"Keyring cost: {result.pairs} warm encrypt+decrypt pairs of {result.size} B per scheme, after one cold "
+            "pair (medians; reads = key-store GetItem)",
+            "",
+            format_table(headers, rows, "<>>>>>>>>"),
+            "",
+            f"keyring / kms per object (warm): {ratios}",
+        ]
+    )
+
+
 def render_turns(summaries: Sequence[TurnSummary]) -> str:
     rows = [
         [
@@ -114,7 +184,7 @@ def render_cold_imports(rows: Sequence[ColdImport], baseline: str) -> str:
     return format_table(headers, cells, "<>>><><")
 
 
-SECTIONS = ("operations", "kms_per_read", "turns", "cold_imports")
+SECTIONS = ("operations", "acceptance", "kms_per_read", "keyring", "turns", "cold_imports")
 """The report's own keys, which `meta` may not shadow."""
 
 
@@ -124,6 +194,7 @@ def report_json(
     meta: Mapping[str, Any],
     turns: Sequence[TurnSummary] = (),
     cold_imports: Sequence[ColdImport] = (),
+    keyring: KeyringCost | None = None,
 ) -> dict[str, Any]:
     reserved = set(SECTIONS) & set(meta)
     if reserved:
@@ -131,7 +202,9 @@ def report_json(
     return {
         **meta,
         "operations": [asdict(s) for s in summaries],
+        "acceptance": [{"claim": claim, "holds": holds} for claim, holds in acceptance(summaries)],
         "kms_per_read": [asdict(k) for k in kms],
+        "keyring": None if keyring is None else {**asdict(keyring), "ratios": keyring.ratios()},
         "turns": [asdict(t) for t in turns],
         "cold_imports": [asdict(c) for c in cold_imports],
     }

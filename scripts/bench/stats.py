@@ -170,6 +170,46 @@ class KmsScenario:
     kms_calls_per_read: dict[str, float]
 
 
+KEYRING, KMS_PER_OBJECT = "keyring", "kms per object"
+"""The two encryption schemes scripts.bench.keyring compares."""
+
+
+@dataclass(frozen=True)
+class SchemeCost:
+    name: str
+    cold_kms_calls: int
+    """KMS calls of the first encrypt+decrypt pair in a new process."""
+    cold_key_store_reads: int
+    cold_ms: float
+    kms_calls_per_encrypt: float
+    """Warm: KMS calls per encrypt after the first pair."""
+    kms_calls_per_decrypt: float
+    key_store_reads_per_pair: float
+    encrypt_ms: float
+    """Warm: median milliseconds per encrypt."""
+    decrypt_ms: float
+
+
+@dataclass(frozen=True)
+class KeyringCost:
+    pairs: int
+    size: int
+    keyring: SchemeCost
+    kms: SchemeCost
+
+    def ratios(self) -> dict[str, float | None]:
+        """keyring / kms per object, warm: below 1 the keyring is cheaper (None: no baseline to divide by)."""
+        ring, kms = self.keyring, self.kms
+        return {
+            "encrypt": ratio(ring.encrypt_ms, kms.encrypt_ms),
+            "decrypt": ratio(ring.decrypt_ms, kms.decrypt_ms),
+            "kms calls": ratio(
+                ring.kms_calls_per_encrypt + ring.kms_calls_per_decrypt,
+                kms.kms_calls_per_encrypt + kms.kms_calls_per_decrypt,
+            ),
+        }
+
+
 @dataclass(frozen=True)
 class TurnSample:
     """One timed turn: wall time, model rounds, activities run, and the AWS calls made meanwhile, split into

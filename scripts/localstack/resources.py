@@ -1,4 +1,4 @@
-"""Creates the stack's tables (from template.yaml) and KMS key on a moto server."""
+"""Creates the stack's tables (from template.yaml), KMS key and change-feed bus on a moto server."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import boto3
 
-from scripts.localstack.template import load_template, table_definition, ttl_attribute
+from scripts.localstack.template import bus_name, load_template, table_definition, ttl_attribute
 
 FAKE_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "testing",
@@ -37,9 +37,12 @@ class LocalResources:
     table_name: str
     kms_key_arn: str
     key_store_table_name: str
+    change_feed_bus: str | None = None
+    """The change feed's EventBridge bus (template.yaml's ChangeFeedBus), when provisioned."""
 
     def environment(self) -> dict[str, str]:
         """What a Lambda function of the template would see, pointed at the local endpoint."""
+        feed = {} if self.change_feed_bus is None else {"CHANGE_FEED_BUS_NAME": self.change_feed_bus}
         return {
             **FAKE_CREDENTIALS,
             "AWS_ENDPOINT_URL": self.endpoint_url,
@@ -47,6 +50,7 @@ class LocalResources:
             "KEY_STORE_TABLE_NAME": self.key_store_table_name,
             "KMS_KEY_ID": self.kms_key_arn,
             "POWERTOOLS_SERVICE_NAME": "workspace-memory",
+            **feed,
         }
 
 
@@ -89,8 +93,18 @@ def create_key(endpoint_url: str) -> str:
     return arn
 
 
+def create_bus(endpoint_url: str, stack_name: str) -> str:
+    """The change feed's bus, named as template.yaml names ChangeFeedBus for a stack called `stack_name`. moto
+    5.2.5's DynamoDB Streams cannot feed a function here (DescribeStream is not implemented), so the feed's
+    handler is run on stream records built from the table's items (scripts/change_feed_event.py)."""
+    name = bus_name(load_template(), stack_name)
+    _client("events", endpoint_url).create_event_bus(Name=name)
+    return name
+
+
 def provision(endpoint_url: str, table_name: str = "workspace-memory") -> LocalResources:
     create_table(endpoint_url, table_name)
     key_store_table = f"{table_name}-branch-keys"
     create_key_store_table(endpoint_url, key_store_table)
-    return LocalResources(endpoint_url, table_name, create_key(endpoint_url), key_store_table)
+    key = create_key(endpoint_url)
+    return LocalResources(endpoint_url, table_name, key, key_store_table, create_bus(endpoint_url, table_name))

@@ -33,6 +33,13 @@ def ttl_attribute(template: dict[str, Any], logical_id: str = "MemoryTable") -> 
     return name
 
 
+def bus_name(template: dict[str, Any], stack_name: str, logical_id: str = "ChangeFeedBus") -> str:
+    """The event bus's name as CloudFormation would give it, for a stack called `stack_name`."""
+    name = template["Resources"][logical_id]["Properties"]["Name"]
+    spelled: str = name["Fn::Sub"] if isinstance(name, dict) else name
+    return spelled.replace("${AWS::StackName}", stack_name)
+
+
 @dataclass(frozen=True)
 class Route:
     method: str

@@ -9,6 +9,9 @@ workspace) for session `sess-events`, with delivery credential `cred-events`.
 
 The order makes every event succeed: save base 0 -> v1, apply proposal base 1 -> v2, clear base 2 -> v3
 (clear generation 1), undo to v1 base 3 -> v4, recall sees revision 4, capture base 4 -> v5.
+
+Stream events (a `Records` list: change-feed-stream.json, scripts/change_feed_event.py's output) go to the
+function the template feeds from the table's stream, which must publish every record to the feed's bus.
 """
 
 from __future__ import annotations
@@ -131,6 +134,25 @@ def _event_files() -> set[str]:
     return {p.name for p in EVENTS.glob("*.json")}
 
 
+STREAM_EVENTS = {"change-feed-stream.json"}
+"""Stream events, run through the stream-fed function rather than a route."""
+
+
+def _stream_handler() -> LambdaHandler:
+    """The handler of the one function the template feeds from a DynamoDB stream."""
+    template = load_template()
+    (props,) = [
+        r["Properties"]
+        for r in template["Resources"].values()
+        if r.get("Type") == "AWS::Serverless::Function"
+        and any(e.get("Type") == "DynamoDB" for e in (r["Properties"].get("Events") or {}).values())
+    ]
+    module_name, _, attr = props["Handler"].rpartition(".")
+    module = _load_module("events_stream", ROOT / props["CodeUri"] / f"{module_name}.py")
+    handler: LambdaHandler = getattr(module, attr)
+    return handler
+
+
 def _handlers() -> dict[str, tuple[Route, LambdaHandler]]:
     """Route key -> (route, handler), each function's module loaded once from its CodeUri/Handler."""
     loaded: dict[str, LambdaHandler] = {}
@@ -227,7 +249,21 @@ def events_svc(
 
 
 def test_every_event_file_is_run() -> None:
-    assert set(SEQUENCE) == _event_files()
+    assert set(SEQUENCE) | STREAM_EVENTS == _event_files()
+    assert not set(SEQUENCE) & STREAM_EVENTS
+
+
+@pytest.mark.parametrize("name", sorted(STREAM_EVENTS))
+def test_stream_events_run_through_the_change_feed(stack_env: dict[str, str], name: str) -> None:
+    """Every record is published (no batch item failure) to the stack's change-feed bus."""
+    assert stack_env.get("CHANGE_FEED_BUS_NAME")
+    event: dict[str, Any] = json.loads((EVENTS / name).read_text(encoding="utf-8"))
+    bootstrap.change_feed.cache_clear()
+    context = FakeContext(function_name="ChangeFeedFunction", aws_request_id=name, deadline=time.monotonic() + 30)
+    try:
+        assert _stream_handler()(copy.deepcopy(event), context) == {"batchItemFailures": []}
+    finally:
+        bootstrap.change_feed.cache_clear()
 
 
 def test_every_event_runs_through_its_handler(events_svc: Services, settings: Settings, gateway_url: str) -> None:

@@ -60,6 +60,8 @@ EXPECTED_ROUTES: dict[str, str] = {
 }
 
 API_FUNCTIONS = ("WorkspacesFunction", "MemoryFunction", "ConversationsFunction", "AutomationFunction")
+STREAM_FUNCTIONS = ("ChangeFeedFunction",)
+"""Functions fed by the table's stream, not by routes."""
 
 
 # -- helpers (kept here on purpose: the runtime route reader lives elsewhere) -----------------------------
@@ -114,6 +116,8 @@ def _routes(template: dict[str, Any]) -> list[tuple[str, str, str]]:
     routes = []
     for name, res in _resources(template, "AWS::Serverless::Function").items():
         for event in (res["Properties"].get("Events") or {}).values():
+            if event["Type"] == "DynamoDB" and name in STREAM_FUNCTIONS:
+                continue
             assert event["Type"] == "HttpApi", f"{name}: unexpected event type {event['Type']}"
             props = event["Properties"]
             route_key = f"{props['Method'].upper()} {props['Path']}"
@@ -121,8 +125,21 @@ def _routes(template: dict[str, Any]) -> list[tuple[str, str, str]]:
     return routes
 
 
-def _event_files() -> list[Path]:
+def _all_event_files() -> list[Path]:
     return sorted(EVENTS.glob("*.json"))
+
+
+def _is_stream_event(path: Path) -> bool:
+    return "Records" in json.loads(path.read_text(encoding="utf-8"))
+
+
+def _event_files() -> list[Path]:
+    """The API Gateway events (one per route); the stream events are checked on their own."""
+    return [p for p in _all_event_files() if not _is_stream_event(p)]
+
+
+def _stream_event_files() -> list[Path]:
+    return [p for p in _all_event_files() if _is_stream_event(p)]
 
 
 def _event_auth(event: dict[str, Any]) -> str:
@@ -233,7 +250,7 @@ def test_paths_use_braces() -> None:
 
 def test_function_layout(template: dict[str, Any]) -> None:
     functions = _resources(template, "AWS::Serverless::Function")
-    assert set(functions) == {*API_FUNCTIONS, "TurnWorkerFunction"}
+    assert set(functions) == {*API_FUNCTIONS, *STREAM_FUNCTIONS, "TurnWorkerFunction"}
     for name in API_FUNCTIONS:
         props = functions[name]["Properties"]
         group = name.removesuffix("Function").lower()
@@ -348,7 +365,29 @@ def test_every_route_has_an_event() -> None:
 
 def test_events_readme_lists_every_file() -> None:
     readme = (EVENTS / "README.md").read_text(encoding="utf-8")
-    assert [p.name for p in _event_files() if f"`{p.name}`" not in readme] == []
+    assert [p.name for p in _all_event_files() if f"`{p.name}`" not in readme] == []
+
+
+def test_stream_events_have_the_shape_lambda_delivers() -> None:
+    """`sam local generate-event dynamodb update`'s shape, with DynamoDB-JSON images of the table's keys."""
+    files = _stream_event_files()
+    assert [p.name for p in files] == ["change-feed-stream.json"]
+    for path in files:
+        records = json.loads(path.read_text(encoding="utf-8"))["Records"]
+        assert records
+        names = set()
+        for record in records:
+            assert set(record) >= {"eventID", "eventName", "eventVersion", "eventSource", "awsRegion", "dynamodb"}
+            assert record["eventSource"] == "aws:dynamodb"
+            assert record["eventSourceARN"].startswith("arn:aws:dynamodb:")
+            stream = record["dynamodb"]
+            assert set(stream["Keys"]) == {"pk", "sk"}
+            assert stream["StreamViewType"] == "NEW_AND_OLD_IMAGES"
+            assert {"SequenceNumber", "SizeBytes", "ApproximateCreationDateTime"} <= set(stream)
+            image = "OldImage" if record["eventName"] == "REMOVE" else "NewImage"
+            assert image in stream, f"{path.name}: {record['eventName']} without its {image}"
+            names.add(record["eventName"])
+        assert names == {"INSERT", "MODIFY", "REMOVE"}
 
 
 # -- data and key -------------------------------------------------------------------------------------------
@@ -519,7 +558,7 @@ def test_temporal_invoke_role(template: dict[str, Any]) -> None:
     assert template["Outputs"]["TurnWorkerVersionArn"]["Value"] == {"Ref": "TurnWorkerFunction.Version"}
 
 
-@pytest.mark.parametrize("function", [*API_FUNCTIONS, "TurnWorkerFunction"])
+@pytest.mark.parametrize("function", [*API_FUNCTIONS, *STREAM_FUNCTIONS, "TurnWorkerFunction"])
 def test_roles_are_least_privilege(template: dict[str, Any], function: str) -> None:
     role = _role_of(template, function)["Properties"]
     assert not role.get("ManagedPolicyArns"), "no managed (wildcard) policies"
@@ -531,7 +570,7 @@ def test_roles_are_least_privilege(template: dict[str, Any], function: str) -> N
             assert "*" not in action, f"{function}: wildcard action {action}"
         assert "*" not in _as_list(statement["Resource"]), f"{function}: wildcard resource"
         if any(a.startswith("dynamodb:") for a in _as_list(statement["Action"])):
-            assert statement["Resource"] in (MEMORY_TABLE, KEY_STORE_TABLE)
+            assert statement["Resource"] in (MEMORY_TABLE, KEY_STORE_TABLE, MEMORY_STREAM, MEMORY_STREAMS)
         if any(a.startswith("kms:") for a in _as_list(statement["Action"])):
             assert statement["Resource"] == MEMORY_KEY
 
@@ -568,6 +607,7 @@ GET, QUERY, PUT, UPDATE, CHECK = (
     "dynamodb:ConditionCheckItem",
 )
 LOGS = frozenset({"logs:CreateLogStream", "logs:PutLogEvents"})
+STREAM_READ = frozenset({"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"})
 ALL_KINDS = frozenset({"credential", "document", "notes", "temporal-payload"})
 PAYLOAD_KIND = "temporal-payload"
 """The one kind KMS sees: the payload codec's. Every other kind is workspace data under a branch key."""
@@ -591,6 +631,8 @@ class Access:
     kms: dict[str, frozenset[str]]
     """KMS actions on MemoryKey per purpose: BRANCH_KEYS (context `tablename`), PAYLOADS (`kind`)."""
     other: frozenset[str]
+    stream: frozenset[str] = frozenset()
+    """Actions on MemoryTable's stream (the event source mapping's reads)."""
 
 
 NO_KMS: dict[str, frozenset[str]] = {}
@@ -621,6 +663,11 @@ ACCESS: dict[str, Access] = {
     # No Query, no Delete, never Temporal payloads.
     "AutomationFunction": Access(
         frozenset({GET, PUT, UPDATE, CHECK}), frozenset({GET}), {BRANCH_KEYS: BRANCH_KEY_USE}, LOGS
+    ),
+    # the table's stream (the event source mapping reads it as the function's role) and the feed's bus; no
+    # table read, no key store, no key: it cannot decrypt the ciphertext the stream images carry.
+    "ChangeFeedFunction": Access(
+        frozenset(), frozenset(), NO_KMS, LOGS | {"events:PutEvents"}, STREAM_READ | {"dynamodb:ListStreams"}
     ),
     # no table at all; the payload codec; the automation routes; the model; the Temporal API key secret.
     "TurnWorkerFunction": Access(
@@ -653,6 +700,11 @@ PRINCIPAL_ARN = "aws:PrincipalArn"
 MEMORY_TABLE = {"Fn::GetAtt": ["MemoryTable", "Arn"]}
 KEY_STORE_TABLE = {"Fn::GetAtt": ["BranchKeyTable", "Arn"]}
 MEMORY_KEY = {"Fn::GetAtt": ["MemoryKey", "Arn"]}
+MEMORY_STREAM = {"Fn::GetAtt": ["MemoryTable", "StreamArn"]}
+MEMORY_STREAMS = {
+    "Fn::Sub": "arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/${MemoryTable}/stream/*"
+}
+FEED_BUS = {"Fn::GetAtt": ["ChangeFeedBus", "Arn"]}
 
 
 def _key_store_name() -> str:
@@ -736,8 +788,10 @@ def test_role_actions_are_exactly_what_the_code_uses(template: dict[str, Any], f
 
     assert {a for a in actions(MEMORY_TABLE) if a.startswith("dynamodb:")} == access.table
     assert {a for a in actions(KEY_STORE_TABLE) if a.startswith("dynamodb:")} == access.key_store
+    stream = {a for a in actions(MEMORY_STREAM) | actions(MEMORY_STREAMS) if a.startswith("dynamodb:")}
+    assert stream == access.stream
     dynamodb = {a for s in statements for a in _as_list(s["Action"]) if a.startswith("dynamodb:")}
-    assert dynamodb == access.table | access.key_store
+    assert dynamodb == access.table | access.key_store | access.stream
     kms = {a for s in statements for a in _as_list(s["Action"]) if a.startswith("kms:")}
     assert kms == set().union(*access.kms.values())
     assert {a for s in statements for a in _as_list(s["Action"]) if not a.startswith(("dynamodb:", "kms:"))} == (
@@ -870,3 +924,64 @@ def test_http_api_is_throttled(template: dict[str, Any]) -> None:
         assert parameter["Type"] == "Number"
         assert int(parameter["MinValue"]) >= 1, f"{name}: 0 would shut the API, unset would lift the throttle"
         assert int(parameter["MinValue"]) <= int(parameter["Default"]) <= 1000
+
+
+# -- the change feed ------------------------------------------------------------------------------------------
+
+
+def test_table_stream_carries_old_and_new_images(template: dict[str, Any]) -> None:
+    """A REMOVE (TTL expiry) must still say what was removed: the old image names its workspace and ids."""
+    props = template["Resources"]["MemoryTable"]["Properties"]
+    assert props["StreamSpecification"] == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
+
+
+def test_change_feed_function_reads_the_stream_with_bounded_retries(template: dict[str, Any]) -> None:
+    props = template["Resources"]["ChangeFeedFunction"]["Properties"]
+    assert props["CodeUri"] == "functions/changefeed/"
+    assert props["Handler"] == "app.handler"
+    assert (ROOT / props["CodeUri"] / "app.py").is_file()
+    assert props["Environment"]["Variables"] == {"CHANGE_FEED_BUS_NAME": {"Ref": "ChangeFeedBus"}}
+    assert props["LoggingConfig"] == {"LogGroup": {"Ref": "ChangeFeedLogGroup"}}
+    ((name, event),) = props["Events"].items()
+    assert event["Type"] == "DynamoDB", name
+    source = event["Properties"]
+    assert source["Stream"] == MEMORY_STREAM
+    assert source["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert source["BisectBatchOnFunctionError"] is True
+    assert 0 <= source["MaximumRetryAttempts"] <= 100, "retries must be bounded"
+    assert 60 <= source["MaximumRecordAgeInSeconds"] <= 7 * 86400
+    assert 1 <= source["BatchSize"] <= 1000
+    assert source["StartingPosition"] == "TRIM_HORIZON", "a new deployment publishes the stream's whole window"
+
+
+def test_change_feed_role_reads_one_stream_and_puts_on_one_bus(template: dict[str, Any]) -> None:
+    """Exactly: the stream reads on this table's stream, PutEvents on the feed's own bus, its own log group.
+    No table read, no key store, no KMS (the images it reads hold ciphertext it must never be able to open)."""
+    statements = _role_statements(template, "ChangeFeedFunction")
+    pairs = {(a, json.dumps(s["Resource"], sort_keys=True)) for s in statements for a in _as_list(s["Action"])}
+    stream, streams, bus = (json.dumps(r, sort_keys=True) for r in (MEMORY_STREAM, MEMORY_STREAMS, FEED_BUS))
+    logs = json.dumps({"Fn::GetAtt": ["ChangeFeedLogGroup", "Arn"]}, sort_keys=True)
+    assert pairs == {
+        ("dynamodb:DescribeStream", stream),
+        ("dynamodb:GetRecords", stream),
+        ("dynamodb:GetShardIterator", stream),
+        ("dynamodb:ListStreams", streams),
+        ("events:PutEvents", bus),
+        ("logs:CreateLogStream", logs),
+        ("logs:PutLogEvents", logs),
+    }
+    assert all("Condition" not in s for s in statements)
+    assert "DependsOn" not in template["Resources"]["ChangeFeedFunction"], "no key use to wait for"
+
+
+def test_change_feed_bus_is_its_own_and_archived(template: dict[str, Any]) -> None:
+    bus = template["Resources"]["ChangeFeedBus"]
+    assert bus["Type"] == "AWS::Events::EventBus"
+    assert bus["Properties"]["Name"] == {"Fn::Sub": "${AWS::StackName}-changes"}
+    archives = _resources(template, "AWS::Events::Archive")
+    assert [a["Properties"]["SourceArn"] for a in archives.values()] == [FEED_BUS]
+    assert template["Outputs"]["ChangeFeedBusName"]["Value"] == {"Ref": "ChangeFeedBus"}
+    # Nothing else may put events on the bus: no role but the feed's names it.
+    for function in (*API_FUNCTIONS, "TurnWorkerFunction"):
+        assert "ChangeFeedBus" not in list(_strings(_role_statements(template, function))), function
+        assert not [a for s in _role_statements(template, function) for a in _as_list(s["Action"]) if "events:" in a]

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from workspace_memory.adapters.routed_cipher import RoutedCipher
     from workspace_memory.admission import AdmissionService
     from workspace_memory.capture import CaptureService
+    from workspace_memory.changefeed import ChangeFeed
     from workspace_memory.clock import Clock
     from workspace_memory.document import DocumentService
     from workspace_memory.keysessions import KeySessionService
@@ -111,3 +112,17 @@ def turn_service() -> TurnService:
     # variables or a temporal.toml profile).
     connect = ClientConfig.load_client_connect_config(override_env_vars=dict(os.environ))
     return TurnService(base.table, base.admission, TemporalTurns(base.settings, base.cipher, connect))
+
+
+@functools.cache
+def change_feed() -> ChangeFeed:
+    """The change-feed function's one service: no table, no key, only the feed's bus."""
+    from workspace_memory.adapters.aws import build_events_client
+    from workspace_memory.adapters.eventbridge import EventBridgePublisher
+    from workspace_memory.changefeed import ChangeFeed
+    from workspace_memory.settings import Settings
+
+    settings = Settings.from_environ(os.environ)
+    if settings.change_feed_bus is None:
+        raise ValueError("CHANGE_FEED_BUS_NAME is not set: the change feed has nowhere to publish")
+    return ChangeFeed(EventBridgePublisher(build_events_client(settings), settings.change_feed_bus))

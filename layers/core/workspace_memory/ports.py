@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from workspace_memory.changefeed import FeedEvent
     from workspace_memory.changes import Change
 
 Item = dict[str, Any]
@@ -58,4 +59,13 @@ class Table(Protocol):
 
     def transact(self, changes: Sequence[Change]) -> None:
         """All-or-nothing write of the domain's changes; raises TransactionCancelled naming the failed labels."""
+        ...
+
+
+class EventPublisher(Protocol):
+    """Where the change feed's events go (EventBridge in AWS)."""
+
+    def publish(self, events: Sequence[FeedEvent]) -> set[int]:
+        """Publishes at most `changefeed.MAX_BATCH` events in one call; returns the indexes of those that were
+        not accepted (all of them when the call itself failed)."""
         ...

@@ -25,6 +25,8 @@ class Settings(BaseModel):
     automation_base_url: str | None = None
     automation_auth: str = "iam"
     """`iam` (SigV4, on AWS) or `dev:<name>` (the local gateway's bearer, loopback only)."""
+    change_feed_bus: str | None = None
+    """The change feed's EventBridge bus (CHANGE_FEED_BUS_NAME); only the change-feed function needs it."""
 
     @classmethod
     def from_environ(cls, env: Mapping[str, str]) -> Settings:
@@ -44,5 +46,6 @@ class Settings(BaseModel):
             "bedrock_model_id": opt("BEDROCK_MODEL_ID"),
             "automation_base_url": opt("AUTOMATION_BASE_URL"),
             "automation_auth": env.get("AUTOMATION_AUTH", "iam"),
+            "change_feed_bus": opt("CHANGE_FEED_BUS_NAME"),
         }
         return cls.model_validate(values)

@@ -26,3 +26,9 @@ def build_clients(settings: Settings, session: boto3.session.Session | None = No
     kms = session.client("kms", endpoint_url=settings.endpoint_url, config=_CONFIG)
     key_store = session.client("dynamodb", endpoint_url=settings.endpoint_url, config=_CONFIG)
     return AwsClients(dynamodb=resource.meta.client, kms=kms, key_store=key_store)
+
+
+def build_events_client(settings: Settings, session: boto3.session.Session | None = None) -> Any:
+    """EventBridge, for the change feed (the only function that publishes events)."""
+    session = session or boto3.session.Session(region_name=settings.region)
+    return session.client("events", endpoint_url=settings.endpoint_url, config=_CONFIG)

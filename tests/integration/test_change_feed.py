@@ -1,0 +1,189 @@
+"""The change feed end to end on the local stack: real writes through the HTTP API, their stream records read
+off the moto table (scripts/change_feed_event.py: moto's DynamoDB Streams cannot feed a function), the
+template's ChangeFeedFunction handler, moto's EventBridge with a rule delivering the feed's bus to an SQS
+queue, where the published events are read back."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+import pytest
+
+from scripts.change_feed_event import Scenario, TableRecorder, write_scenario
+from scripts.localstack.gateway import FakeContext, _load_module
+from scripts.localstack.resources import LocalResources
+from scripts.localstack.template import ROOT, load_template
+from tests.support import Api, new_user
+from workspace_memory import bootstrap
+from workspace_memory.adapters.aws import build_events_client
+from workspace_memory.adapters.eventbridge import SOURCE, EventBridgePublisher
+from workspace_memory.changefeed import ChangeFeed
+from workspace_memory.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+DETAIL_KEYS = {"workspace", "kind", "id", "version", "op", "actor", "time", "event", "expired", "changeId"}
+
+
+def _handler() -> Any:
+    """ChangeFeedFunction's handler, loaded from the template's CodeUri and Handler as Lambda would."""
+    props = load_template()["Resources"]["ChangeFeedFunction"]["Properties"]
+    module_name, _, attr = props["Handler"].rpartition(".")
+    module = _load_module("feed_ChangeFeedFunction", ROOT / props["CodeUri"] / f"{module_name}.py")
+    return getattr(module, attr)
+
+
+@dataclass(frozen=True)
+class Feed:
+    """The feed's bus on moto, delivered by a rule to a queue of this test's own."""
+
+    sqs: Any
+    queue_url: str
+
+    def drain(self, expected: int, timeout: float = 20.0) -> list[dict[str, Any]]:
+        """The events delivered to the queue (long polls until `expected` arrived or `timeout` passed)."""
+        bodies: list[dict[str, Any]] = []
+        deadline = time.monotonic() + timeout
+        while len(bodies) < expected and time.monotonic() < deadline:
+            answer = self.sqs.receive_message(QueueUrl=self.queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=1)
+            for message in answer.get("Messages", []):
+                bodies.append(json.loads(message["Body"]))
+                self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
+        return bodies
+
+
+@pytest.fixture
+def feed(stack_env: dict[str, str], resources: LocalResources) -> Iterator[Feed]:
+    assert resources.change_feed_bus is not None
+    assert stack_env["CHANGE_FEED_BUS_NAME"] == resources.change_feed_bus
+    events = boto3.client("events", endpoint_url=resources.endpoint_url)
+    sqs = boto3.client("sqs", endpoint_url=resources.endpoint_url)
+    name = f"feed-{uuid.uuid4().hex[:8]}"
+    queue_url = sqs.create_queue(QueueName=name)["QueueUrl"]
+    queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    bus = resources.change_feed_bus
+    events.put_rule(Name=name, EventBusName=bus, EventPattern=json.dumps({"source": [SOURCE]}))
+    events.put_targets(Rule=name, EventBusName=bus, Targets=[{"Id": "queue", "Arn": queue_arn}])
+    bootstrap.change_feed.cache_clear()
+    try:
+        yield Feed(sqs, queue_url)
+    finally:
+        bootstrap.change_feed.cache_clear()
+        events.remove_targets(Rule=name, EventBusName=bus, Ids=["queue"])
+        events.delete_rule(Name=name, EventBusName=bus)
+        sqs.delete_queue(QueueUrl=queue_url)
+
+
+@pytest.fixture
+def recorded(api: Api, resources: LocalResources) -> tuple[Scenario, dict[str, Any]]:
+    """The scenario's writes on the test stack, and the stream event they make."""
+    recorder = TableRecorder(boto3.client("dynamodb", endpoint_url=resources.endpoint_url), resources.table_name)
+    scenario = write_scenario(api, recorder, new_user("feed-owner"))
+    return scenario, recorder.event()
+
+
+def _secrets(scenario: Scenario, event: dict[str, Any]) -> list[str]:
+    """Everything that must never leave: the texts, and every ciphertext (base64 as the stream carries it and
+    raw) and SHA-256 the images hold, the capture receipt's included."""
+    found = [scenario.memory_text, scenario.notes_text, "marker"]
+    for record in event["Records"]:
+        for image in (record["dynamodb"].get("NewImage"), record["dynamodb"].get("OldImage")):
+            for name, value in (image or {}).items():
+                if "B" in value:
+                    found.append(value["B"])
+                    found.append(base64.b64decode(value["B"]).decode("latin-1"))
+                if name in ("sha256", "nonceHash") or ("S" in value and len(value["S"]) == 64):
+                    found.append(value.get("S", ""))
+    return [s for s in found if s]
+
+
+def _run(event: dict[str, Any]) -> Any:
+    context = FakeContext(
+        function_name="ChangeFeedFunction", aws_request_id=uuid.uuid4().hex, deadline=time.monotonic() + 60
+    )
+    return _handler()(copy.deepcopy(event), context)
+
+
+def test_each_write_publishes_one_ids_only_event(feed: Feed, recorded: tuple[Scenario, dict[str, Any]]) -> None:
+    scenario, event = recorded
+    records = event["Records"]
+    assert _run(event) == {"batchItemFailures": []}
+    delivered = feed.drain(len(records))
+    assert len(delivered) == len(records)  # every record of the scenario is an item kind the feed publishes
+    details = {d["detail"]["changeId"]: d["detail"] for d in delivered}
+    assert set(details) == {r["eventID"] for r in records}
+    assert all(d["source"] == SOURCE for d in delivered)
+    for detail in details.values():
+        assert set(detail) == DETAIL_KEYS
+        assert detail["workspace"] == scenario.workspace
+
+    def one(kind: str, item_id: str, name: str = "INSERT") -> dict[str, Any]:
+        found: list[dict[str, Any]] = [
+            d for d in details.values() if (d["kind"], d["id"], d["event"]) == (kind, item_id, name)
+        ]
+        assert len(found) == 1, (kind, item_id, name)
+        return found[0]
+
+    ws, owner = scenario.workspace, scenario.owner
+    assert one("workspace", ws)["actor"] == owner
+    assert one("workspace", ws, "MODIFY")["version"] == 1  # workspace AI on: consentRevision 1
+    assert one("member", owner)["actor"] is None
+    assert one("policy", ws)["version"] == 1
+    assert [one("document-version", str(v))["op"] for v in (1, 2)] == ["save", "save"]
+    assert one("document-version", "2")["actor"] == owner
+    assert (one("document-head", ws, "MODIFY")["version"], one("document-head", ws, "MODIFY")["op"]) == (2, "save")
+    assert one("key-session", scenario.key_session)["actor"] == owner
+    assert one("admission", scenario.admission)["op"] == "admitted"
+    assert one("admission-key", scenario.admission)["actor"] == owner
+    assert one("conversation", scenario.conversation)["actor"] == owner
+    assert one("credential-slot", scenario.conversation)["version"] is None
+    receipt = one("receipt", scenario.admission)
+    assert (receipt["op"], receipt["version"]) == ("ok", 2)
+    notes = one("notes", scenario.session)
+    assert (notes["actor"], notes["version"]) == (owner, 1)
+    expired = one("key-session", scenario.key_session, "REMOVE")
+    assert expired["expired"] is True
+    assert [d for d in details.values() if d["expired"]] == [expired]
+
+    published = json.dumps(delivered)
+    secrets = _secrets(scenario, event)
+    ciphertexts = [
+        r for r in records for image in r["dynamodb"].values() if isinstance(image, dict) and "ciphertext" in image
+    ]
+    assert len(ciphertexts) >= 5  # the versions, the head twice, the notes: what the check below looks for
+    leaks = [s for s in secrets if s in published]
+    assert leaks == []
+    assert "ciphertext" not in published
+    assert "sha256" not in published.lower()
+
+
+def test_the_committed_sample_is_published_whole(feed: Feed) -> None:
+    """events/change-feed-stream.json (scripts/change_feed_event.py's output) runs through the function."""
+    event = json.loads((ROOT / "events" / "change-feed-stream.json").read_text(encoding="utf-8"))
+    assert _run(event) == {"batchItemFailures": []}
+    delivered = feed.drain(len(event["Records"]))
+    assert sorted(d["detail"]["changeId"] for d in delivered) == sorted(r["eventID"] for r in event["Records"])
+
+
+def test_a_failed_publish_is_reported_as_batch_item_failures(
+    feed: Feed, recorded: tuple[Scenario, dict[str, Any]], settings: Settings
+) -> None:
+    """A bus that refuses (here: one that does not exist) loses nothing: every record comes back to Lambda,
+    first one first, and nothing reaches the feed's bus."""
+    _, event = recorded
+    publisher = EventBridgePublisher(build_events_client(settings), f"missing-{uuid.uuid4().hex[:8]}")
+    from aws_lambda_powertools.utilities.data_classes import DynamoDBStreamEvent
+
+    result = ChangeFeed(publisher).handle(DynamoDBStreamEvent(copy.deepcopy(event)).records)
+    sequences = [r["dynamodb"]["SequenceNumber"] for r in event["Records"]]
+    assert result.response() == {"batchItemFailures": [{"itemIdentifier": s} for s in sequences]}
+    assert (result.published, result.failed) == (0, sequences)
+    assert feed.drain(1, timeout=2.0) == []

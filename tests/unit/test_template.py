@@ -665,9 +665,14 @@ ACCESS: dict[str, Access] = {
         frozenset({GET, PUT, UPDATE, CHECK}), frozenset({GET}), {BRANCH_KEYS: BRANCH_KEY_USE}, LOGS
     ),
     # the table's stream (the event source mapping reads it as the function's role) and the feed's bus; no
-    # table read, no key store, no key: it cannot decrypt the ciphertext the stream images carry.
+    # table read, no key store, no key: it cannot decrypt the ciphertext the stream images carry. SendMessage
+    # is the stream mapping's on-failure destination (a batch given up on is reported, not dropped).
     "ChangeFeedFunction": Access(
-        frozenset(), frozenset(), NO_KMS, LOGS | {"events:PutEvents"}, STREAM_READ | {"dynamodb:ListStreams"}
+        frozenset(),
+        frozenset(),
+        NO_KMS,
+        LOGS | {"events:PutEvents", "sqs:SendMessage"},
+        STREAM_READ | {"dynamodb:ListStreams"},
     ),
     # no table at all; the payload codec; the automation routes; the model; the Temporal API key secret.
     "TurnWorkerFunction": Access(
@@ -952,10 +957,15 @@ def test_change_feed_function_reads_the_stream_with_bounded_retries(template: di
     assert 60 <= source["MaximumRecordAgeInSeconds"] <= 7 * 86400
     assert 1 <= source["BatchSize"] <= 1000
     assert source["StartingPosition"] == "TRIM_HORIZON", "a new deployment publishes the stream's whole window"
+    failures = {"Fn::GetAtt": ["ChangeFeedFailures", "Arn"]}
+    assert source["DestinationConfig"] == {"OnFailure": {"Type": "SQS", "Destination": failures}}, (
+        "a batch given up on must be reported, not dropped"
+    )
 
 
 def test_change_feed_role_reads_one_stream_and_puts_on_one_bus(template: dict[str, Any]) -> None:
-    """Exactly: the stream reads on this table's stream, PutEvents on the feed's own bus, its own log group.
+    """Exactly: the stream reads on this table's stream, PutEvents on the feed's own bus, SendMessage to its
+    failure queue, its own log group.
     No table read, no key store, no KMS (the images it reads hold ciphertext it must never be able to open)."""
     statements = _role_statements(template, "ChangeFeedFunction")
     pairs = {(a, json.dumps(s["Resource"], sort_keys=True)) for s in statements for a in _as_list(s["Action"])}
@@ -967,6 +977,7 @@ def test_change_feed_role_reads_one_stream_and_puts_on_one_bus(template: dict[st
         ("dynamodb:GetShardIterator", stream),
         ("dynamodb:ListStreams", streams),
         ("events:PutEvents", bus),
+        ("sqs:SendMessage", json.dumps({"Fn::GetAtt": ["ChangeFeedFailures", "Arn"]}, sort_keys=True)),
         ("logs:CreateLogStream", logs),
         ("logs:PutLogEvents", logs),
     }

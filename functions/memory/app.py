@@ -8,8 +8,24 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Query
 
 from workspace_memory.api.http import build_resolver, human_user, lambda_entry, respond
-from workspace_memory.api.models import CommitOut, DocumentOut, HistoryOut, PolicyOut, VersionContentOut
-from workspace_memory.api.schemas import ApplyProposal, SaveDocument, SetPolicy, Undo, parse_base_version
+from workspace_memory.api.models import (
+    CommitOut,
+    DocumentOut,
+    HistoryOut,
+    PolicyOut,
+    PurgeOut,
+    RetentionOut,
+    VersionContentOut,
+)
+from workspace_memory.api.schemas import (
+    ApplyProposal,
+    PurgeLine,
+    PutRetention,
+    SaveDocument,
+    SetPolicy,
+    Undo,
+    parse_base_version,
+)
 from workspace_memory.bootstrap import services
 
 app = build_resolver()
@@ -73,6 +89,22 @@ def apply_proposal(ws: str, body: Annotated[ApplyProposal, Body()], base: BaseVe
         human_user(app), ws, proposal.edits, proposal.clear_generation, parse_base_version(base)
     )
     return respond(200, CommitOut.of(commit))
+
+
+@app.post("/v1/workspaces/<ws>/memory/purge")
+def purge_line(ws: str, body: Annotated[PurgeLine, Body()]) -> Response[PurgeOut]:
+    return respond(200, PurgeOut.of(services().purge.purge(human_user(app), ws, body.line)))
+
+
+@app.get("/v1/workspaces/<ws>/retention")
+def get_retention(ws: str) -> Response[RetentionOut]:
+    return respond(200, RetentionOut(history_days=services().retention.get(human_user(app), ws)))
+
+
+@app.put("/v1/workspaces/<ws>/retention")
+def set_retention(ws: str, body: Annotated[PutRetention, Body()]) -> Response[RetentionOut]:
+    days = services().retention.set(human_user(app), ws, body.history_days)
+    return respond(200, RetentionOut(history_days=days))
 
 
 handler: Any = lambda_entry(app)

@@ -8,7 +8,8 @@ recall, capture and the notes an admission of conversation `conv-events` (owned 
 workspace) for session `sess-events`, with delivery credential `cred-events`.
 
 The order makes every event succeed: save base 0 -> v1, apply proposal base 1 -> v2, clear base 2 -> v3
-(clear generation 1), undo to v1 base 3 -> v4, recall sees revision 4, capture base 4 -> v5.
+(clear generation 1), undo to v1 base 3 -> v4, purge of the proposal's line (v2 only), retention 30 days,
+recall sees revision 4, capture base 4 -> v5.
 
 Stream events (a `Records` list: change-feed-stream.json, scripts/change_feed_event.py's output) go to the
 function the template feeds from the table's stream, which must publish every record to the feed's bus.
@@ -103,6 +104,10 @@ SEQUENCE: dict[str, Expect] = {
         frozenset({"version", "op", "author", "createdAt", "bytes", "ciphertextSha256", "content"}),
         {"version": 1, "op": "save", "author": OWNER},
     ),
+    # v2 alone holds the proposal's line (the head, v4, restored v1): it becomes a stub.
+    "memory-purge.json": Expect(200, frozenset({"purgedVersions", "count"}), {"purgedVersions": [2], "count": 1}),
+    "retention-put.json": Expect(200, frozenset({"historyDays"}), {"historyDays": 30}),
+    "retention-get.json": Expect(200, frozenset({"historyDays"}), {"historyDays": 30}),
     "automation-recall.json": Expect(
         200,
         frozenset({"status", "revision", "block", "memoryWrite"}),

@@ -46,6 +46,9 @@ EXPECTED_ROUTES: dict[str, str] = {
     "GET /v1/workspaces/{ws}/memory/versions": "MemoryFunction",
     "GET /v1/workspaces/{ws}/memory/versions/{version}": "MemoryFunction",
     "POST /v1/workspaces/{ws}/memory/proposals/apply": "MemoryFunction",
+    "POST /v1/workspaces/{ws}/memory/purge": "MemoryFunction",
+    "GET /v1/workspaces/{ws}/retention": "MemoryFunction",
+    "PUT /v1/workspaces/{ws}/retention": "MemoryFunction",
     # ConversationsFunction
     "POST /v1/conversations/{conv}/turns": "ConversationsFunction",
     "GET /v1/conversations/{conv}/turns/{turnId}": "ConversationsFunction",

@@ -7,10 +7,10 @@ not a member learns nothing: every route answers WorkspaceNotFound, whether or n
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from workspace_memory import keys
-from workspace_memory.changes import Create, Label, MemberCanWrite, Put, SetAi
+from workspace_memory.changes import DEFAULT_HISTORY_DAYS, Create, Label, MemberCanWrite, MemberIsOwner, Put, SetAi
 from workspace_memory.clock import Clock, iso
 from workspace_memory.errors import Conflict, Forbidden, InvalidInput, NotFound, WorkspaceNotFound
 from workspace_memory.ids import new_id
@@ -26,6 +26,8 @@ class Workspace:
     share_type: ShareType
     ai_enabled: bool
     consent_revision: int
+    history_days: int = DEFAULT_HISTORY_DAYS
+    """How long a version is kept after it stopped being the head (DESIGN §12; absent = the default)."""
 
     @classmethod
     def from_item(cls, item: Item) -> Workspace:
@@ -35,6 +37,7 @@ class Workspace:
             share_type=ShareType(item["shareType"]),
             ai_enabled=bool(item.get("aiEnabled", False)),
             consent_revision=int(item.get("consentRevision", 0)),
+            history_days=int(item.get("historyDays", DEFAULT_HISTORY_DAYS)),
         )
 
     def writer_roles(self) -> tuple[Role, ...]:
@@ -64,6 +67,10 @@ class Caller:
     def still_writer(self) -> MemberCanWrite:
         """The transaction's check that the caller still holds write right when the write lands."""
         return MemberCanWrite(self.workspace.id, self.user_id)
+
+    def still_owner(self) -> MemberIsOwner:
+        """The transaction's check that the caller is still an owner when the write lands."""
+        return MemberIsOwner(self.workspace.id, self.user_id)
 
 
 def load_caller(
@@ -111,6 +118,7 @@ class AccessService:
             "shareType": share_type.value,
             "aiEnabled": False,
             "consentRevision": 0,
+            "historyDays": DEFAULT_HISTORY_DAYS,
             "createdAt": now,
         }
         self._table.transact(
@@ -137,7 +145,7 @@ class AccessService:
             self._table.transact([SetAi(workspace_id, enabled, seen), caller.still_writer()])
         except TransactionCancelled:
             raise Conflict("the workspace changed concurrently; read it and try again") from None
-        return Workspace(workspace_id, caller.workspace.owner_id, caller.workspace.share_type, enabled, seen + 1)
+        return replace(caller.workspace, ai_enabled=enabled, consent_revision=seen + 1)
 
 
 def _member_item(workspace_id: str, user_id: str, role: Role, can_write: bool, now: str) -> Item:

@@ -15,6 +15,7 @@ from workspace_memory import keys
 from workspace_memory.access import Workspace
 from workspace_memory.admission import Admission, AdmissionRef, InvalidAdmission
 from workspace_memory.changes import (
+    DEFAULT_HISTORY_DAYS,
     Change,
     ConsentIs,
     ConsumeAdmission,
@@ -43,6 +44,11 @@ class Authority:
     head: Head
     key_session: Item | None
     revocation: Item | None
+
+    @property
+    def history_days(self) -> int:
+        """The workspace's retention as read in the snapshot (what a capture's base expires under)."""
+        return DEFAULT_HISTORY_DAYS if self.workspace is None else self.workspace.history_days
 
     def has_access(self, now: float) -> bool:
         """Whether the turn may still read memory at all (recall's `no_access`)."""
@@ -136,15 +142,18 @@ def read_authority(table: Table, admission_id: str, workspace_id: str, credentia
     )
 
 
-def fence_changes(authority: Authority, now: float, receipt: dict[str, Any], request_hash: str) -> list[Change]:
-    """The checks (and the admission's consumption) that re-state the turn's authority at commit."""
+def fence_changes(
+    authority: Authority, now: float, receipt: dict[str, Any], request_hash: str, history_days: int | None = None
+) -> list[Change]:
+    """The checks (and the admission's consumption) that re-state the turn's authority at commit; with
+    `history_days`, the workspace check also re-states the retention the base's expiry was computed under."""
     adm = authority.admission
     ws = adm.workspace_id
     at = int(now)
     changes: list[Change] = [
         ConsumeAdmission(adm.id, ws, adm.user_id, Mode.AUTO.value, at, request_hash, receipt),
         PolicyIs(ws, Mode.AUTO.value, adm.policy_revision, adm.clear_generation),
-        ConsentIs(ws, adm.consent_revision),
+        ConsentIs(ws, adm.consent_revision, history_days),
         CredentialHeldBy(adm.conversation_id, adm.id, adm.nonce_hash, at),
     ]
     changes.append(MemberCanWrite(ws, adm.user_id))

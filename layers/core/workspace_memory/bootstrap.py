@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from workspace_memory.keysessions import KeySessionService
     from workspace_memory.notes import NotesService
     from workspace_memory.policy import PolicyService
+    from workspace_memory.purge import PurgeService
     from workspace_memory.recall import RecallService
+    from workspace_memory.retention import RetentionService
     from workspace_memory.settings import Settings
     from workspace_memory.turns import TurnService
 
@@ -48,6 +50,8 @@ class Services:
     recall: RecallService
     capture: CaptureService
     notes: NotesService
+    retention: RetentionService
+    purge: PurgeService
 
 
 def build_services(settings: Settings, clock: Clock | None = None, clients: AwsClients | None = None) -> Services:
@@ -64,7 +68,9 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     from workspace_memory.keysessions import KeySessionService
     from workspace_memory.notes import NotesService
     from workspace_memory.policy import PolicyService
+    from workspace_memory.purge import PurgeService
     from workspace_memory.recall import RecallService
+    from workspace_memory.retention import RetentionService
 
     if settings.key_store_table_name is None:
         raise ValueError("KEY_STORE_TABLE_NAME is not set: workspace data is encrypted under branch keys")
@@ -89,6 +95,8 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
         recall=RecallService(table, cipher, clock),
         capture=CaptureService(table, cipher, clock),
         notes=NotesService(table, cipher, clock),
+        retention=RetentionService(table, clock),
+        purge=PurgeService(table, cipher, clock),
     )
 
 

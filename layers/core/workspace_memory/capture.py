@@ -20,14 +20,17 @@ from pydantic import TypeAdapter
 from workspace_memory import keys
 from workspace_memory.access import load_caller
 from workspace_memory.authority import Authority, Predicate, failed_predicate, fence_changes, read_authority
-from workspace_memory.changes import ClearGenerationIs, Label
+from workspace_memory.changes import Change, ClearGenerationIs, Label
 from workspace_memory.clock import Clock
 from workspace_memory.document import (
     RECALL_MAX_BYTES,
     Commit,
     Head,
     Op,
+    PreparedVersion,
+    commit_version,
     head_text,
+    history_days_of,
     prepare_version,
     version_changes,
 )
@@ -171,7 +174,7 @@ class CaptureService:
             "committedAt": prepared.info.created_at,
         }
         try:
-            self._table.transact([*version_changes(prepared, base), *fence_changes(authority, now, receipt, digest)])
+            self._fence(authority, prepared, base, now, receipt, digest)
         except TransactionCancelled as exc:
             predicate = failed_predicate(exc.failed())
             if predicate is Predicate.ADMISSION:
@@ -185,6 +188,36 @@ class CaptureService:
                 return self._conflict(edits, fresh, authority.policy, head_text(self._cipher, adm.workspace_id, fresh))
             return CaptureResult(Outcome.REFUSED, predicate=predicate)
         return CaptureResult(Outcome.COMMITTED, version=prepared.info.version, receipt=receipt)
+
+    def _fence(
+        self,
+        authority: Authority,
+        prepared: PreparedVersion,
+        base: int,
+        now: float,
+        receipt: dict[str, Any],
+        digest: str,
+    ) -> None:
+        """The fence transaction, with the base's expiry under the retention of the snapshot (re-checked inside
+        the fence's one check of the workspace item). If that check failed while workspace AI and the consent
+        revision still hold, only the retention moved: commit once more under the fresh one."""
+        adm = authority.admission
+        days = authority.history_days
+        try:
+            self._table.transact(
+                [*version_changes(prepared, base, days), *fence_changes(authority, now, receipt, digest, days)]
+            )
+            return
+        except TransactionCancelled as exc:
+            if exc.failed() != {Label.CONSENT}:
+                raise
+            meta = self._table.get(*keys.meta(adm.workspace_id))
+            if meta is None or not meta.get("aiEnabled") or meta.get("consentRevision") != adm.consent_revision:
+                raise
+        fresh = history_days_of(meta)
+        self._table.transact(
+            [*version_changes(prepared, base, fresh), *fence_changes(authority, now, receipt, digest, fresh)]
+        )
 
     def _replay(self, authority: Authority, digest: str) -> CaptureResult | None:
         adm = authority.admission
@@ -234,10 +267,9 @@ class CaptureService:
         )
         # The generation seen must still hold when the write lands (a Clear creates the row if absent).
         seen = None if policy_item is None else clear_generation
+        others: list[Change] = [caller.still_writer(), ClearGenerationIs(workspace_id, seen)]
         try:
-            self._table.transact(
-                [*version_changes(prepared, base), caller.still_writer(), ClearGenerationIs(workspace_id, seen)]
-            )
+            commit_version(self._table, prepared, base, caller.workspace.history_days, others)
         except TransactionCancelled as exc:
             failed = exc.failed()
             if Label.CLEAR_GENERATION in failed:

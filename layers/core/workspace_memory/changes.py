@@ -15,6 +15,9 @@ from typing import Any
 from workspace_memory import keys
 from workspace_memory.ports import Item
 
+DEFAULT_HISTORY_DAYS = 90
+"""A workspace's retention when its item names none (DESIGN §12): non-head versions live 90 days."""
+
 
 class Label:
     """Stable names for what a change stands for; several changes may share one (both key-session checks)."""
@@ -33,6 +36,7 @@ class Label:
     WORKSPACE = "workspace"
     NOTES = "notes"
     WRITE = "write"
+    RETENTION = "retention"
 
 
 @dataclass(frozen=True)
@@ -124,10 +128,12 @@ class PolicyIs:
 
 @dataclass(frozen=True)
 class ConsentIs:
-    """Workspace AI is still on, with the consent revision seen."""
+    """Workspace AI is still on, with the consent revision seen, and (when given) the retention seen: the
+    fence's one check of the workspace item, which a transaction may touch only once."""
 
     workspace_id: str
     consent_revision: int
+    history_days: int | None = None
     label: str = Label.CONSENT
 
 
@@ -201,6 +207,69 @@ class ReplaceRevision(_ItemWrite):
     label: str = Label.NOTES
 
 
+@dataclass(frozen=True)
+class MemberIsOwner:
+    """The member is still an owner when the write lands (false for a non-member)."""
+
+    workspace_id: str
+    user_id: str
+    label: str = Label.ACCESS
+
+
+@dataclass(frozen=True)
+class HeadAt:
+    """The document head is still at `version` and not a tombstone."""
+
+    workspace_id: str
+    version: int
+    label: str = Label.HEAD
+
+
+@dataclass(frozen=True)
+class RetentionIs:
+    """The workspace's `historyDays` is still `history_days` (missing reads as `DEFAULT_HISTORY_DAYS`), so a
+    version superseded now expires exactly as the retention in force says."""
+
+    workspace_id: str
+    history_days: int
+    label: str = Label.RETENTION
+
+
+@dataclass(frozen=True)
+class SetRetention:
+    """Set the workspace's `historyDays` (the workspace must exist)."""
+
+    workspace_id: str
+    history_days: int
+    label: str = Label.RETENTION
+
+
+@dataclass(frozen=True)
+class ExpireVersion:
+    """Give version `version` its expiry: `ttl` (epoch seconds, DynamoDB's TTL attribute) and `supersededAt`,
+    iff the version exists and has not already expired at `now` (an expired version is gone for good, even
+    before DynamoDB deletes it)."""
+
+    workspace_id: str
+    version: int
+    ttl: int
+    superseded_at: str
+    now: int
+    label: str = Label.VERSION
+
+
+@dataclass(frozen=True)
+class PurgeVersion:
+    """Turn version `version` into a stub: its ciphertext removed, `purgedAt` and `purgedBy` set, iff it
+    exists (a version DynamoDB already deleted is never recreated as a stub)."""
+
+    workspace_id: str
+    version: int
+    at: str
+    by: str
+    label: str = Label.VERSION
+
+
 Change = (
     Create
     | Put
@@ -218,4 +287,10 @@ Change = (
     | KeySessionLive
     | KeySessionNotRevoked
     | ReplaceRevision
+    | MemberIsOwner
+    | HeadAt
+    | RetentionIs
+    | SetRetention
+    | ExpireVersion
+    | PurgeVersion
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import time
 from typing import Protocol
 
@@ -37,3 +38,8 @@ def iso(ts: float) -> str:
     if millis == 1000:
         whole, millis = whole + 1, 0
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{millis:03d}Z"
+
+
+def epoch_seconds(stamp: str) -> int:
+    """The whole epoch second of an `iso` timestamp (its milliseconds dropped)."""
+    return calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S"))

@@ -7,22 +7,34 @@ the version's ciphertext, so a read (and a recall) is one round trip.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from workspace_memory import keys
 from workspace_memory.access import Caller, load_caller
-from workspace_memory.changes import BumpClearGeneration, Change, Create, Label, MemberCanWrite, MoveHead
-from workspace_memory.clock import Clock, iso
+from workspace_memory.changes import (
+    DEFAULT_HISTORY_DAYS,
+    BumpClearGeneration,
+    Change,
+    Create,
+    ExpireVersion,
+    Label,
+    MemberCanWrite,
+    MoveHead,
+    RetentionIs,
+)
+from workspace_memory.clock import Clock, epoch_seconds, iso
 from workspace_memory.cursors import query_page
 from workspace_memory.errors import (
+    Conflict,
     Forbidden,
     InvalidInput,
     PayloadTooLarge,
     StaleBaseVersion,
     Unavailable,
     VersionNotFound,
+    VersionPurged,
     WorkspaceNotFound,
 )
 from workspace_memory.policy import Mode, Policy
@@ -33,6 +45,8 @@ MAX_DOCUMENT_BYTES = 64 * 1024
 """Storage cap: two copies (head + version) of the ciphertext stay far below DynamoDB's 400 KB item."""
 
 RECALL_MAX_BYTES = 8192
+
+DAY_SECONDS = 86400
 
 
 class Op(StrEnum):
@@ -98,6 +112,8 @@ class VersionInfo:
     bytes: int
     ciphertext_sha256: str
     restored_from: int | None = None
+    purged_at: str | None = None
+    purged_by: str | None = None
 
     @classmethod
     def from_item(cls, item: Item) -> VersionInfo:
@@ -109,7 +125,26 @@ class VersionInfo:
             bytes=int(item["bytes"]),
             ciphertext_sha256=item["sha256"],
             restored_from=item.get("restoredFrom"),
+            purged_at=item.get("purgedAt"),
+            purged_by=item.get("purgedBy"),
         )
+
+
+def is_expired(item: Item, now: float) -> bool:
+    """A version past its retention is gone, whether or not DynamoDB's TTL deleter has removed it yet (it may
+    take days): every read judges `ttl` itself."""
+    ttl = item.get("ttl")
+    return ttl is not None and int(ttl) <= now
+
+
+def retained(item: Item | None, number: int, now: float) -> tuple[Item, bytes]:
+    """A version that can be read, and its ciphertext: a missing or expired one is 404, a purged stub 410."""
+    if item is None or is_expired(item, now):
+        raise VersionNotFound(f"version {number} does not exist")
+    ciphertext: bytes | None = item.get("ciphertext")
+    if ciphertext is None:
+        raise VersionPurged(f"version {number} was purged")
+    return item, ciphertext
 
 
 @dataclass(frozen=True)
@@ -130,9 +165,12 @@ class HistoryPage:
 class PreparedVersion:
     """A new version encrypted and laid out as the two items the commit transaction writes."""
 
+    workspace_id: str
     version_item: Item
     head_item: Item
     info: VersionInfo
+    at: float
+    """When the version was made: the moment its base stopped being the head."""
 
 
 def prepare_version(
@@ -178,12 +216,72 @@ def prepare_version(
         "updatedBy": author,
         "tombstone": False,
     }
-    return PreparedVersion(version_item, head_item, info)
+    return PreparedVersion(workspace_id, version_item, head_item, info, now)
 
 
-def version_changes(prepared: PreparedVersion, base: int) -> list[Change]:
-    """The two writes that make a version: create it, and move the head from exactly `base`."""
-    return [Create(prepared.version_item, Label.VERSION), MoveHead(prepared.head_item, base)]
+def version_changes(prepared: PreparedVersion, base: int, history_days: int) -> list[Change]:
+    """The writes that make a version: create it, move the head from exactly `base`, and start the retention
+    clock of `base`, which stops being the head now (the head's own version never expires). The base version
+    must exist, so a base that expired is refused here as well as by the head's condition."""
+    changes: list[Change] = [Create(prepared.version_item, Label.VERSION), MoveHead(prepared.head_item, base)]
+    if base > 0:
+        superseded_at = prepared.info.created_at
+        ttl = expiry(superseded_at, history_days)
+        changes.append(ExpireVersion(prepared.workspace_id, base, ttl, superseded_at, int(prepared.at), Label.HEAD))
+    return changes
+
+
+def expiry(superseded_at: str, history_days: int) -> int:
+    """The `ttl` of a version that stopped being the head at `superseded_at`: `history_days` later."""
+    return epoch_seconds(superseded_at) + history_days * DAY_SECONDS
+
+
+def all_versions(table: Table, workspace_id: str, page_size: int = 100) -> Iterator[Item]:
+    """Every stored version item of the workspace, oldest first, page by page (a page may come back short when
+    DynamoDB's 1 MB page limit cuts it, so only an empty page ends the listing)."""
+    start_after: str | None = None
+    while True:
+        page = table.query(
+            keys.ws(workspace_id), keys.VERSION_PREFIX, limit=page_size, newest_first=False, start_after=start_after
+        )
+        if not page:
+            return
+        yield from page
+        start_after = page[-1]["sk"]
+
+
+def history_days_of(meta: Item | None) -> int:
+    """The retention a workspace item says (missing item or attribute: the default)."""
+    return DEFAULT_HISTORY_DAYS if meta is None else int(meta.get("historyDays", DEFAULT_HISTORY_DAYS))
+
+
+def read_history_days(table: Table, workspace_id: str) -> int:
+    """The workspace's retention, read on its own (one GetItem of its item)."""
+    return history_days_of(table.get(*keys.meta(workspace_id)))
+
+
+def commit_version(
+    table: Table, prepared: PreparedVersion, base: int, history_days: int | None, others: Sequence[Change]
+) -> int:
+    """Commit `prepared` on `base` with `others` in one transaction that also checks the retention used for the
+    base's expiry is still the workspace's (`None`: not known yet, read it first). If only that check fails, a
+    retention change landed in between: read it and try once more. Returns the retention the commit used."""
+    workspace_id = prepared.workspace_id
+    days = read_history_days(table, workspace_id) if history_days is None else history_days
+    try:
+        table.transact([*version_changes(prepared, base, days), RetentionIs(workspace_id, days), *others])
+        return days
+    except TransactionCancelled as exc:
+        if exc.failed() != {Label.RETENTION}:
+            raise
+    days = read_history_days(table, workspace_id)
+    try:
+        table.transact([*version_changes(prepared, base, days), RetentionIs(workspace_id, days), *others])
+    except TransactionCancelled as exc:
+        if exc.failed() == {Label.RETENTION}:
+            raise Conflict("the workspace's retention changed concurrently; try again") from None
+        raise
+    return days
 
 
 def head_text(cipher: Cipher, workspace_id: str, head: Head) -> str:
@@ -193,11 +291,23 @@ def head_text(cipher: Cipher, workspace_id: str, head: Head) -> str:
     return unseal(cipher, head.ciphertext, document_context(workspace_id, head.version))
 
 
+RETENTION_CACHE_SIZE = 1024
+
+
 class DocumentService:
     def __init__(self, table: Table, cipher: Cipher, clock: Clock) -> None:
         self._table = table
         self._cipher = cipher
         self._clock = clock
+        self._history_days: dict[str, int] = {}
+        """Workspace -> the retention last seen: lets a warm Save stay one call (its transaction re-checks it)."""
+
+    def _remember(self, workspace_id: str, days: int) -> None:
+        cache = self._history_days
+        cache.pop(workspace_id, None)
+        if len(cache) >= RETENTION_CACHE_SIZE:
+            del cache[next(iter(cache))]  # the least recently stored
+        cache[workspace_id] = days
 
     # -- reads -----------------------------------------------------------------------------------
 
@@ -216,16 +326,15 @@ class DocumentService:
         items, next_cursor = query_page(
             self._table, keys.ws(workspace_id), keys.VERSION_PREFIX, limit=limit, cursor=cursor, newest_first=True
         )
-        versions = [VersionInfo.from_item(i) for i in items]
+        now = self._clock.now()
+        # An expired version is left out (a page may hold fewer than `limit`); the cursor still resumes right.
+        versions = [VersionInfo.from_item(i) for i in items if not is_expired(i, now)]
         return HistoryPage(versions, next_cursor)
 
     def read_version(self, user_id: str, workspace_id: str, number: int) -> tuple[VersionInfo, str]:
         _, (item,) = load_caller(self._table, workspace_id, user_id, [keys.version(workspace_id, number)])
-        if item is None:
-            raise VersionNotFound(f"version {number} does not exist")
-        return VersionInfo.from_item(item), unseal(
-            self._cipher, item["ciphertext"], document_context(workspace_id, number)
-        )
+        found, ciphertext = retained(item, number, self._clock.now())
+        return VersionInfo.from_item(found), unseal(self._cipher, ciphertext, document_context(workspace_id, number))
 
     # -- writes ----------------------------------------------------------------------------------
 
@@ -246,12 +355,14 @@ class DocumentService:
             # A workspace that does not exist has no branch key: answer as every route does for it (404).
             load_caller(self._table, workspace_id, user_id)
             raise
+        cached = self._history_days.get(workspace_id)  # warm: no read; cold: commit_version reads it once
         try:
-            self._table.transact([*version_changes(prepared, base), MemberCanWrite(workspace_id, user_id)])
+            days = commit_version(self._table, prepared, base, cached, [MemberCanWrite(workspace_id, user_id)])
         except TransactionCancelled as exc:
             if Label.ACCESS in exc.failed():
                 raise self._no_write_right(workspace_id, user_id) from None
             raise self._stale(workspace_id, base) from None
+        self._remember(workspace_id, days)
         return Commit(prepared.info)
 
     def clear(self, user_id: str, workspace_id: str, base: int) -> Commit:
@@ -268,9 +379,8 @@ class DocumentService:
         """Old content re-encrypted as a new version; generation and policy revision never rewind."""
         caller, (item,) = load_caller(self._table, workspace_id, user_id, [keys.version(workspace_id, restore_version)])
         caller.require_write()
-        if item is None:
-            raise VersionNotFound(f"version {restore_version} does not exist")
-        old = unseal(self._cipher, item["ciphertext"], document_context(workspace_id, restore_version))
+        _, ciphertext = retained(item, restore_version, self._clock.now())
+        old = unseal(self._cipher, ciphertext, document_context(workspace_id, restore_version))
         return self._commit(caller, content=old, base=base, op=Op.UNDO, restored_from=restore_version)
 
     def _commit(
@@ -294,12 +404,14 @@ class DocumentService:
             now=self._clock.now(),
             restored_from=restored_from,
         )
+        days = caller.workspace.history_days  # read in the caller's snapshot, re-checked by the transaction
         try:
-            self._table.transact([*version_changes(prepared, base), caller.still_writer(), *extra])
+            days = commit_version(self._table, prepared, base, days, [caller.still_writer(), *extra])
         except TransactionCancelled as exc:
             if Label.ACCESS in exc.failed():
                 raise self._no_write_right(workspace_id, caller.user_id) from None
             raise self._stale(workspace_id, base) from None
+        self._remember(workspace_id, days)
         return Commit(prepared.info)
 
     def _stale(self, workspace_id: str, base: int) -> StaleBaseVersion:

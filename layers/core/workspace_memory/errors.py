@@ -38,6 +38,18 @@ class VersionNotFound(NotFound):
     code = "VERSION_NOT_FOUND"
 
 
+class Gone(DomainError):
+    """It existed and was deliberately forgotten: asking again will not bring it back."""
+
+    code = "GONE"
+
+
+class VersionPurged(Gone):
+    """A version stub left by a purge: its number and metadata stay, its text does not."""
+
+    code = "VERSION_PURGED"
+
+
 class Forbidden(DomainError):
     code = "FORBIDDEN"
 

@@ -37,6 +37,13 @@ def _put(item: dict[str, Any], condition: str | None = None, values: dict[str, A
 _ABSENT = "attribute_not_exists(pk)"
 
 
+def _retention_is(days: int) -> tuple[str, dict[str, Any]]:
+    """The condition "the workspace's retention is `days`": a missing attribute is the default."""
+    if days == ch.DEFAULT_HISTORY_DAYS:
+        return "(attribute_not_exists(historyDays) OR historyDays = :days)", {":days": days}
+    return "historyDays = :days", {":days": days}
+
+
 def to_dynamo(change: ch.Change) -> dict[str, Any]:
     """The TransactWriteItems action (without TableName) that says `change`."""
     match change:
@@ -88,10 +95,49 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                 {":mode": mode, ":rev": revision, ":gen": generation},
                 {"#mode": "mode"},
             )
-        case ch.ConsentIs(workspace_id=ws, consent_revision=consent):
+        case ch.ConsentIs(workspace_id=ws, consent_revision=consent, history_days=days):
+            condition, values = "aiEnabled = :true AND consentRevision = :consent", {":true": True, ":consent": consent}
+            if days is not None:
+                retention, more = _retention_is(days)
+                condition, values = f"{condition} AND {retention}", {**values, **more}
+            return _check(keys.meta(ws), condition, values)
+        case ch.RetentionIs(workspace_id=ws, history_days=days):
+            retention, values = _retention_is(days)
+            return _check(keys.meta(ws), retention, values)
+        case ch.SetRetention(workspace_id=ws, history_days=days):
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.meta(ws)),
+                    "UpdateExpression": "SET historyDays = :days",
+                    "ConditionExpression": "attribute_exists(pk)",
+                    "ExpressionAttributeValues": {":days": days},
+                }
+            }
+        case ch.MemberIsOwner(workspace_id=ws, user_id=user):
+            return _check(keys.member(ws, user), "#role = :owner", {":owner": "owner"}, {"#role": "role"})
+        case ch.HeadAt(workspace_id=ws, version=version):
             return _check(
-                keys.meta(ws), "aiEnabled = :true AND consentRevision = :consent", {":true": True, ":consent": consent}
+                keys.head(ws), "headVersion = :version AND tombstone = :false", {":version": version, ":false": False}
             )
+        case ch.ExpireVersion(workspace_id=ws, version=version):
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.version(ws, version)),
+                    "UpdateExpression": "SET #ttl = :ttl, supersededAt = :at",
+                    "ConditionExpression": "attribute_exists(pk) AND (attribute_not_exists(#ttl) OR #ttl > :now)",
+                    "ExpressionAttributeNames": {"#ttl": "ttl"},  # TTL is a reserved word
+                    "ExpressionAttributeValues": {":ttl": change.ttl, ":at": change.superseded_at, ":now": change.now},
+                }
+            }
+        case ch.PurgeVersion(workspace_id=ws, version=version, at=at, by=by):
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.version(ws, version)),
+                    "UpdateExpression": "REMOVE ciphertext SET purgedAt = :at, purgedBy = :by",
+                    "ConditionExpression": "attribute_exists(pk)",
+                    "ExpressionAttributeValues": {":at": at, ":by": by},
+                }
+            }
         case ch.SetAi(workspace_id=ws, enabled=enabled, seen=seen):
             return {
                 "Update": {

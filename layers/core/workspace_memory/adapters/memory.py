@@ -92,6 +92,10 @@ def _attr(items: Items, key: keys.Key, name: str) -> object:
     return None if item is None else item.get(name)
 
 
+def _history_days(meta: Item) -> int:
+    return int(meta.get("historyDays", ch.DEFAULT_HISTORY_DAYS))
+
+
 def _holds(change: ch.Change, items: Items) -> bool:
     match change:
         case ch.Create() | ch.ReplaceRevision(expected=0):
@@ -127,9 +131,24 @@ def _holds(change: ch.Change, items: Items) -> bool:
                 change.revision,
                 change.clear_generation,
             )
-        case ch.ConsentIs(workspace_id=ws, consent_revision=consent):
+        case ch.ConsentIs(workspace_id=ws, consent_revision=consent, history_days=days):
             meta = _get(items, keys.meta(ws)) or {}
-            return meta.get("aiEnabled") is True and meta.get("consentRevision") == consent
+            retention = days is None or _history_days(meta) == days
+            return meta.get("aiEnabled") is True and meta.get("consentRevision") == consent and retention
+        case ch.RetentionIs(workspace_id=ws, history_days=days):
+            return _history_days(_get(items, keys.meta(ws)) or {}) == days
+        case ch.SetRetention(workspace_id=ws):
+            return _get(items, keys.meta(ws)) is not None
+        case ch.MemberIsOwner(workspace_id=ws, user_id=user):
+            return _attr(items, keys.member(ws, user), "role") == "owner"
+        case ch.HeadAt(workspace_id=ws, version=version):
+            head = _get(items, keys.head(ws))
+            return head is not None and head.get("headVersion") == version and head.get("tombstone") is False
+        case ch.ExpireVersion(workspace_id=ws, version=version, now=now):
+            found = _get(items, keys.version(ws, version))
+            return found is not None and ("ttl" not in found or int(found["ttl"]) > now)
+        case ch.PurgeVersion(workspace_id=ws, version=version):
+            return _get(items, keys.version(ws, version)) is not None
         case ch.SetAi(workspace_id=ws, seen=seen):
             meta = _get(items, keys.meta(ws)) or {}
             return meta.get("consentRevision") == seen
@@ -182,6 +201,14 @@ def _apply(change: ch.Change, items: Items) -> None:
             policy.setdefault("clearGeneration", 0)
         case ch.SetAi(workspace_id=ws, enabled=enabled, seen=seen):
             items[keys.meta(ws)].update(aiEnabled=enabled, consentRevision=seen + 1)
+        case ch.SetRetention(workspace_id=ws, history_days=days):
+            items[keys.meta(ws)]["historyDays"] = days
+        case ch.ExpireVersion(workspace_id=ws, version=version):
+            items[keys.version(ws, version)].update(ttl=change.ttl, supersededAt=change.superseded_at)
+        case ch.PurgeVersion(workspace_id=ws, version=version, at=at, by=by):
+            stub = items[keys.version(ws, version)]
+            stub.pop("ciphertext", None)
+            stub.update(purgedAt=at, purgedBy=by)
         case ch.ConsumeAdmission(admission_id=adm):
             items[keys.admission(adm)].update(
                 status="committed", captureRequestHash=change.request_hash, captureReceipt=copy.deepcopy(change.receipt)

@@ -19,6 +19,7 @@ STATUS_BY_ERROR: tuple[tuple[type[errors.DomainError], int], ...] = (
     (errors.Forbidden, 403),
     (errors.NotFound, 404),
     (errors.Conflict, 409),
+    (errors.Gone, 410),
     (errors.PayloadTooLarge, 413),
     (errors.PreconditionRequired, 428),
     (errors.DecryptionFailed, 500),

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported 
     from workspace_memory.keysessions import KeySession
     from workspace_memory.notes import Notes
     from workspace_memory.policy import Policy
+    from workspace_memory.purge import Purged
     from workspace_memory.recall import Recall, ReceiptsPage
     from workspace_memory.turns import StartedTurn
 
@@ -123,6 +124,9 @@ class VersionOut(OutModel):
     bytes: int
     ciphertext_sha256: str
     restored_from: int | None = omitted_when_none()
+    purged_at: str | None = omitted_when_none()
+    """Set on a stub left by a purge (`POST …/memory/purge`): its text is gone, reading it answers 410."""
+    purged_by: str | None = omitted_when_none()
 
     @classmethod
     def of(cls, info: VersionInfo) -> VersionOut:
@@ -146,6 +150,21 @@ class HistoryOut(OutModel):
     @classmethod
     def of(cls, page: HistoryPage) -> HistoryOut:
         return cls(versions=[VersionOut.of(v) for v in page.versions], next_cursor=page.next_cursor)
+
+
+class RetentionOut(OutModel):
+    history_days: int
+
+
+class PurgeOut(OutModel):
+    """The versions a purge turned into stubs (never the line)."""
+
+    purged_versions: list[int]
+    count: int
+
+    @classmethod
+    def of(cls, purged: Purged) -> PurgeOut:
+        return cls(purged_versions=purged.versions, count=len(purged.versions))
 
 
 class CommitOut(OutModel):

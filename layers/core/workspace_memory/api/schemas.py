@@ -38,6 +38,15 @@ class Undo(ApiModel):
     restore_version: int = Field(ge=1)
 
 
+class PutRetention(ApiModel):
+    history_days: int = Field(ge=1, le=365)
+
+
+class PurgeLine(ApiModel):
+    line: str
+    """Checked by the service (1-500 UTF-8 bytes, no newline), never echoed in an error."""
+
+
 class OpenKeySession(ApiModel):
     ttl_seconds: int | None = None
     scopes: list[Scope] | None = Field(default=None, min_length=1, max_length=3)

@@ -1,0 +1,101 @@
+"""Forgetting a line everywhere (DESIGN §12): every retained version whose text holds it becomes a stub.
+
+The owner names one exact line. The head must not hold it (edit it first: the head is what everyone reads
+and recalls). Every other version that holds it loses its ciphertext and keeps its number, op, author,
+creation time, size and ciphertext hash, with `purgedAt`/`purgedBy`; reading it answers 410, Undo to it is
+refused. The stubs are written in transactions that also check the head has not moved and the caller is
+still an owner, so a version holding the line cannot slip in between the scan and the write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workspace_memory import keys
+from workspace_memory.access import load_caller
+from workspace_memory.changes import Change, HeadAt, Label, PurgeVersion
+from workspace_memory.clock import Clock, iso
+from workspace_memory.document import Head, all_versions, document_context, head_text, utf8_size
+from workspace_memory.errors import Conflict, Forbidden, InvalidInput
+from workspace_memory.ports import Cipher, Table, TransactionCancelled
+from workspace_memory.sealed import unseal
+
+MAX_LINE_BYTES = 500
+"""As an edit's line (DESIGN §6): a line is what the assistant and the editor write one at a time."""
+
+PURGE_BATCH = 50
+"""Stubs per transaction (plus the head and owner checks): well under DynamoDB's 100 actions."""
+
+PURGE_ATTEMPTS = 3
+
+
+class LineInHead(Conflict):
+    """The current text holds the line: a purge would leave it where everyone reads it. Edit it out first."""
+
+    code = "LINE_IN_HEAD"
+
+
+@dataclass(frozen=True)
+class Purged:
+    versions: list[int]
+    """The versions that became stubs now (a repeated purge finds none)."""
+
+
+def check_line(line: str) -> None:
+    """1-500 UTF-8 bytes, one line. The message never quotes it."""
+    try:
+        size = utf8_size(line)
+    except InvalidInput:
+        raise InvalidInput("line must be valid Unicode text (no lone surrogates)") from None
+    if "\n" in line or not 1 <= size <= MAX_LINE_BYTES:
+        raise InvalidInput(f"line must be 1 to {MAX_LINE_BYTES} UTF-8 bytes with no newline")
+
+
+def holds_line(text: str, line: str) -> bool:
+    """Whether one of the text's lines (split on newline) is exactly `line`."""
+    return line in text.split("\n")
+
+
+class PurgeService:
+    def __init__(self, table: Table, cipher: Cipher, clock: Clock) -> None:
+        self._table = table
+        self._cipher = cipher
+        self._clock = clock
+
+    def purge(self, user_id: str, workspace_id: str, line: str) -> Purged:
+        check_line(line)
+        for _ in range(PURGE_ATTEMPTS):
+            try:
+                return self._purge(user_id, workspace_id, line)
+            except TransactionCancelled as exc:
+                if Label.ACCESS in exc.failed():
+                    raise Forbidden("only the workspace owner may do this") from None
+                # The head moved (it may hold the line now) or a version expired away: look again.
+        raise Conflict("the memory kept changing during the purge; try again")
+
+    def _purge(self, user_id: str, workspace_id: str, line: str) -> Purged:
+        caller, (head_item,) = load_caller(self._table, workspace_id, user_id, [keys.head(workspace_id)])
+        caller.require_owner()
+        head = Head.from_item(head_item)
+        if holds_line(head_text(self._cipher, workspace_id, head), line):
+            raise LineInHead("the current version holds this line: edit it out first")
+        doomed = self._holding(workspace_id, head.version, line)
+        at = iso(self._clock.now())
+        for start in range(0, len(doomed), PURGE_BATCH):
+            batch = doomed[start : start + PURGE_BATCH]
+            stubs: list[Change] = [PurgeVersion(workspace_id, number, at, user_id) for number in batch]
+            self._table.transact([*stubs, HeadAt(workspace_id, head.version), caller.still_owner()])
+        return Purged(doomed)
+
+    def _holding(self, workspace_id: str, head_version: int, line: str) -> list[int]:
+        """The versions still holding ciphertext whose text holds the line. The head's own version holds the
+        head's text; an expired version DynamoDB has not deleted yet is purged too (its bytes are still there)."""
+        found = []
+        for item in all_versions(self._table, workspace_id):
+            number = int(item["version"])
+            ciphertext = item.get("ciphertext")
+            if number == head_version or ciphertext is None:
+                continue
+            if holds_line(unseal(self._cipher, ciphertext, document_context(workspace_id, number)), line):
+                found.append(number)
+        return found

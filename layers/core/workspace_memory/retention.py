@@ -1,0 +1,97 @@
+"""Retention (DESIGN §12): how long a version is kept after it stopped being the head.
+
+A workspace's `historyDays` (1-365, default 90) lives on its item. A version expires `historyDays` after the
+next version was made: the transaction that supersedes it stamps its `ttl` (DynamoDB's TTL attribute) and
+`supersededAt`, under a condition that the retention it used is still the workspace's. Changing the retention
+applies to the versions already superseded too: after the workspace item changes, every retained non-head
+version's `ttl` is rewritten, in transactions that check the retention is still the one being applied. The
+head's version never expires, so compare-and-set keeps resting on the head's condition (DESIGN §12).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from workspace_memory import keys
+from workspace_memory.access import load_caller
+from workspace_memory.changes import Change, ExpireVersion, Label, RetentionIs, SetRetention
+from workspace_memory.clock import Clock
+from workspace_memory.document import Head, all_versions, expiry, is_expired
+from workspace_memory.errors import Forbidden, InvalidInput, Unavailable, WorkspaceNotFound
+from workspace_memory.ports import Table, TransactionCancelled
+
+MIN_HISTORY_DAYS = 1
+MAX_HISTORY_DAYS = 365
+
+REWRITE_BATCH = 50
+"""Versions per rewrite transaction (plus the retention check): well under DynamoDB's 100 actions."""
+
+REWRITE_ATTEMPTS = 3
+
+
+class RetentionService:
+    def __init__(self, table: Table, clock: Clock) -> None:
+        self._table = table
+        self._clock = clock
+
+    def get(self, user_id: str, workspace_id: str) -> int:
+        caller, _ = load_caller(self._table, workspace_id, user_id)
+        return caller.workspace.history_days
+
+    def set(self, user_id: str, workspace_id: str, history_days: int) -> int:
+        """The owner sets the retention; then every version already superseded gets the expiry it implies."""
+        if not MIN_HISTORY_DAYS <= history_days <= MAX_HISTORY_DAYS:
+            raise InvalidInput(f"historyDays must be between {MIN_HISTORY_DAYS} and {MAX_HISTORY_DAYS}")
+        caller, _ = load_caller(self._table, workspace_id, user_id)
+        caller.require_owner()
+        try:
+            self._table.transact([SetRetention(workspace_id, history_days), caller.still_owner()])
+        except TransactionCancelled as exc:
+            if Label.ACCESS in exc.failed():
+                raise Forbidden("only the workspace owner may do this") from None
+            raise WorkspaceNotFound("workspace not found") from None
+        self.apply(workspace_id, history_days)
+        return history_days
+
+    def apply(self, workspace_id: str, history_days: int) -> None:
+        """Bring every retained non-head version's expiry in step with `history_days`. Idempotent; stops quietly
+        when a newer retention replaced this one (that change applies itself the same way)."""
+        for _ in range(REWRITE_ATTEMPTS):
+            try:
+                self._rewrite(workspace_id, history_days)
+                return
+            except TransactionCancelled as exc:
+                if Label.RETENTION in exc.failed():
+                    return
+                # A version expired or vanished between the read and the write: read again.
+        raise Unavailable("the history kept changing while its retention was applied; retry", transient=True)
+
+    def _rewrite(self, workspace_id: str, history_days: int) -> None:
+        pending: list[Change] = []
+        for change in self._expiries(workspace_id, history_days):
+            pending.append(change)
+            if len(pending) == REWRITE_BATCH:
+                self._table.transact([*pending, RetentionIs(workspace_id, history_days)])
+                pending = []
+        if pending:
+            self._table.transact([*pending, RetentionIs(workspace_id, history_days)])
+
+    def _expiries(self, workspace_id: str, history_days: int) -> Iterator[ExpireVersion]:
+        """The expiry each retained non-head version should have and does not have yet."""
+        now = self._clock.now()
+        # Read after the retention was written: a version superseded since then got the new expiry from its own
+        # transaction (whose retention check failed on the old value and was retried with the new one).
+        head_version = Head.from_item(self._table.get(*keys.head(workspace_id))).version
+        versions = all_versions(self._table, workspace_id)
+        item = next(versions, None)
+        while item is not None:
+            successor = next(versions, None)
+            number = int(item["version"])
+            # Versions written before retention existed carry no `supersededAt`: their successor's creation
+            # time is when they stopped being the head.
+            superseded_at = item.get("supersededAt") or (successor or {}).get("createdAt")
+            if number < head_version and superseded_at is not None and not is_expired(item, now):
+                ttl = expiry(superseded_at, history_days)
+                if item.get("ttl") != ttl or "supersededAt" not in item:
+                    yield ExpireVersion(workspace_id, number, ttl, superseded_at, int(now))
+            item = successor

@@ -290,11 +290,14 @@ def _keyword_secrets(text: str) -> Iterator[tuple[int, int]]:
         if not keywords.search(line) or heuristic.is_indirect_reference(line):
             continue
         for pattern, group in forms.items():
-            for match in pattern.finditer(line):
+            at = 0
+            # Not finditer: an unquoted value's match runs to the end of the line, over any later assignment.
+            while (match := pattern.search(line, at)) is not None:
                 start, end = match.span(group)
                 if start > 0 and line[start - 1] not in "'\"`":
                     space = re.search(r"\s", line[start:end])
                     end = start + space.start() if space else end
+                at = max(end, match.start() + 1)
                 value = line[start:end]
                 if not value or heuristic.is_templated_secret(value) or heuristic.is_prefixed_with_dollar_sign(value):
                     continue
@@ -323,6 +326,10 @@ def _emails(text: str) -> Iterator[tuple[int, int]]:
     return (match.span() for match in _EMAIL.finditer(text))
 
 
+_PLUS = re.compile(r"\+(?=[\d(])")
+_LONGEST_PHONE = 32
+"""Characters after a `+` that can still be part of one number (15 digits, their grouping, an extension)."""
+
 NATIONAL_REGIONS = ("US", "GB", "DE", "FR")
 """Regions whose national formats are also found, and only when grouped (`(415) 555-0100`, `020 7946 0958`):
 a bare run of digits in a national format is an order number or an id as often as a phone number."""
@@ -333,9 +340,20 @@ def _phones(text: str) -> Iterator[tuple[int, int]]:
     numbers of `NATIONAL_REGIONS`. Dates, times, versions and bare digit runs are not phone numbers here."""
     import phonenumbers
 
-    valid = phonenumbers.Leniency.VALID
-    for match in phonenumbers.PhoneNumberMatcher(text, None, leniency=valid):
-        yield match.start, match.end
+    for plus in _PLUS.finditer(text):
+        # From each `+` on, the longest run of words that is a valid number: the matcher's candidate would take
+        # in what stands before (`+ +44 …`) or after (`+44 121 234 5678 00000`) and fail to parse.
+        segment = text[plus.start() : plus.start() + _LONGEST_PHONE].split("\n", 1)[0]
+        ends = [m.start() for m in re.finditer(r"\s", segment)] + [len(segment)]
+        for end in reversed(ends):
+            candidate = segment[:end].rstrip(" .,;:-")
+            try:
+                number = phonenumbers.parse(candidate, None)
+            except phonenumbers.NumberParseException:
+                continue
+            if phonenumbers.is_valid_number(number):
+                yield plus.start(), plus.start() + len(candidate)
+                break
     for region in NATIONAL_REGIONS:
         for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.EXACT_GROUPING):
             if not match.raw_string.isdigit():

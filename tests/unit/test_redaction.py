@@ -229,7 +229,7 @@ SECRETS: dict[Kind, st.SearchStrategy[tuple[str, str]]] = {
 }
 
 SURROUNDING = st.text(
-    st.characters(codec="utf-8", exclude_categories=("Cs",)),
+    st.characters(codec="utf-8", exclude_categories=["Cs"]),
     max_size=40,
 )
 SEPARATORS = st.sampled_from([" ", "\n", " - ", ": ", " (", ") "])

@@ -24,6 +24,9 @@ DEFERRED = (  # powertools itself imports botocore's bare package (0.5 ms) for i
     "workspace_memory.admission",
     "workspace_memory.notes",
     "workspace_memory.adapters.dynamo",
+    "detect_secrets",  # redaction's detectors: imported on the first text they look at
+    "phonenumbers",
+    "stdnum",
 )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -34,11 +34,12 @@ from workspace_memory.document import (
     prepare_version,
     version_changes,
 )
-from workspace_memory.edits import Edit, EditsRejected, apply_edits
+from workspace_memory.edits import Edit, EditsRejected, apply_edits, rewrite_written
 from workspace_memory.errors import Conflict, Forbidden, InvalidInput, StaleBaseVersion
 from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.ports import Cipher, Table, TransactionCancelled
+from workspace_memory.redaction import Finding, findings, merge_findings, redact
 from workspace_memory.terms import Outcome as Outcome
 
 EDITS = TypeAdapter(list[Edit])
@@ -70,6 +71,8 @@ class CaptureResult:
     receipt: dict[str, Any] | None = None
     replayed: bool = False
     detail: dict[str, Any] = field(default_factory=dict)
+    redactions: tuple[Finding, ...] = ()
+    """What redaction removed from the edits' text, per kind (counts only)."""
 
 
 def parse_edits(raw: Sequence[Any]) -> list[Edit]:
@@ -90,6 +93,20 @@ def request_hash(edits: Sequence[Edit], base_version: int) -> str:
         ensure_ascii=False,
     )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def redact_edits(edits: Sequence[Edit]) -> tuple[list[Edit], tuple[Finding, ...]]:
+    """The edits with the text they write redacted (DESIGN §13: agent-authored text loses personal data and
+    secrets before it is stored or proposed), and what was removed; the text they match is left alone."""
+    found: list[tuple[Finding, ...]] = []
+
+    def rewrite(text: str) -> str:
+        redacted = redact(text)
+        found.append(redacted.findings)
+        return redacted.text
+
+    rewritten = [rewrite_written(edit, rewrite) for edit in edits]
+    return rewritten, merge_findings(found)
 
 
 def _apply(text: str, edits: Sequence[Edit]) -> str:
@@ -117,7 +134,20 @@ class CaptureService:
         if idempotency_key != f"memory:{admission_id}":
             raise InvalidInput("Idempotency-Key must be memory:<admissionId>")
         edits = parse_edits(raw_edits)
-        digest = request_hash(edits, base_version)
+        digest = request_hash(edits, base_version)  # of the request as sent, so a retry of it replays
+        edits, redactions = redact_edits(edits)
+        result = self._capture(workspace_id, admission_id, credential, edits, base_version, digest)
+        return result if result.outcome is Outcome.REFUSED else replace(result, redactions=redactions)
+
+    def _capture(
+        self,
+        workspace_id: str,
+        admission_id: str,
+        credential: str,
+        edits: list[Edit],
+        base_version: int,
+        digest: str,
+    ) -> CaptureResult:
         authority = read_authority(self._table, admission_id, workspace_id, credential)
         authority.require_scope(Scope.MEMORY_WRITE)
         replay = self._replay(authority, digest)
@@ -280,4 +310,4 @@ class CaptureService:
             raise StaleBaseVersion(
                 f"base version {base} is not the current version", current_version=fresh.version
             ) from None
-        return Commit(prepared.info)
+        return Commit(prepared.info, warnings=findings(updated))

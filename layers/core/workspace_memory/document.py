@@ -39,6 +39,7 @@ from workspace_memory.errors import (
 )
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.redaction import Finding, findings
 from workspace_memory.sealed import seal, unseal
 
 MAX_DOCUMENT_BYTES = 64 * 1024
@@ -153,6 +154,8 @@ class Commit:
 
     version: VersionInfo
     clear_generation: int | None = None
+    warnings: tuple[Finding, ...] = ()
+    """A human's text is stored as typed: what redaction would have removed from it, per kind (DESIGN §13)."""
 
 
 @dataclass(frozen=True)
@@ -363,7 +366,7 @@ class DocumentService:
                 raise self._no_write_right(workspace_id, user_id) from None
             raise self._stale(workspace_id, base) from None
         self._remember(workspace_id, days)
-        return Commit(prepared.info)
+        return Commit(prepared.info, warnings=findings(content))  # CPU only: the Save stays one call
 
     def clear(self, user_id: str, workspace_id: str, base: int) -> Commit:
         """An empty version and clearGeneration+1 in one transaction: proposals made before it die."""

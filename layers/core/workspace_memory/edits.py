@@ -7,7 +7,7 @@ error messages carry only edit indexes and stable codes, never memory or line te
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Literal, assert_never
 
@@ -129,6 +129,22 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> EditResult:
         # emptied it or removed its last line.
         new_text = new_text.removesuffix(eol) if new_text.endswith(eol) else new_text[:-1]
     return EditResult(text=new_text, changed=new_text != text, outcomes=tuple(outcomes))
+
+
+def rewrite_written(edit: Edit, rewrite: Callable[[str], str]) -> Edit:
+    """`edit` with the text it writes into the document (an add's line and heading, a replace's new line) passed
+    through `rewrite`; the text it only has to find (a replace's old line, a removed line) stays as it is."""
+    match edit:
+        case AddEdit(line=line, heading=heading):
+            return edit.model_copy(
+                update={"line": rewrite(line), "heading": None if heading is None else rewrite(heading)}
+            )
+        case ReplaceEdit(new=new):
+            return edit.model_copy(update={"new": rewrite(new)})
+        case RemoveEdit():
+            return edit
+        case _:
+            assert_never(edit)
 
 
 def _check(edit: Edit) -> list[ProblemCode]:

@@ -25,6 +25,7 @@ from workspace_memory.errors import Conflict, Forbidden, InvalidInput, NotFound,
 from workspace_memory.ids import require_identifier
 from workspace_memory.keysessions import Scope
 from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.redaction import Finding, redact
 from workspace_memory.sealed import seal, unseal
 
 NOTES_MAX_BYTES = 32 * 1024
@@ -80,6 +81,8 @@ class Notes:
     revision: int
     bytes: int
     updated_at: str | None
+    redactions: tuple[Finding, ...] = ()
+    """What redaction removed from the text written (counts per kind; never the text)."""
 
     @property
     def empty(self) -> bool:
@@ -160,8 +163,12 @@ class NotesService:
         """Replace the notes iff the stored revision is `expected_revision` (0: none yet); writes +1.
 
         An empty text is a write like any other (a new revision with empty content), so clearing stays
-        revision-checked and a racing writer still conflicts.
+        revision-checked and a racing writer still conflicts. The agent is the only writer: its text is redacted
+        before it is encrypted (DESIGN §13), and the cap holds for what is stored.
         """
+        encode_notes(text)  # refuse over-cap or invalid text before spending time on detection
+        redacted = redact(text)
+        text = redacted.text
         raw = encode_notes(text)
         if isinstance(expected_revision, bool) or not isinstance(expected_revision, int) or expected_revision < 0:
             raise InvalidInput("expected revision must be a non-negative integer")
@@ -184,7 +191,7 @@ class NotesService:
             self._table.transact([ReplaceRevision(item, expected_revision)])
         except TransactionCancelled:
             raise NotesConflict(expected_revision, self._current_revision(notebook)) from None
-        return Notes(text, revision, len(raw), item["updatedAt"])
+        return Notes(text, revision, len(raw), item["updatedAt"], redacted.findings)
 
     def update(self, notebook: Notebook, text: str) -> Notes:
         """The notes update tool's write: last writer wins, but never silently.

@@ -44,6 +44,22 @@ class Outcome(StrEnum):
     REFUSED = "refused"
 
 
+class RedactionKind(StrEnum):
+    """What redaction finds (DESIGN §13); the marker is `[redacted:<kind>]`. Declaration order is precedence:
+    when findings of two kinds overlap, the merged span is named by the earlier kind."""
+
+    PRIVATE_KEY = "private_key"
+    JWT = "jwt"
+    CLOUD_KEY = "cloud_key"
+    API_TOKEN = "api_token"  # noqa: S105 - the name of a kind, not a secret
+    BEARER_TOKEN = "bearer_token"  # noqa: S105
+    SECRET = "secret"  # noqa: S105
+    CARD = "card"
+    IBAN = "iban"
+    EMAIL = "email"
+    PHONE = "phone"
+
+
 class Mode(StrEnum):
     OFF = "off"
     READ_ONLY = "read_only"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from workspace_memory.terms import MemoryWrite, Mode, Outcome, Predicate, RecallStatus, Role, Scope
+from workspace_memory.terms import MemoryWrite, Mode, Outcome, Predicate, RecallStatus, RedactionKind, Role, Scope
 from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnView
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported 
     from workspace_memory.policy import Policy
     from workspace_memory.purge import Purged
     from workspace_memory.recall import Recall, ReceiptsPage
+    from workspace_memory.redaction import Finding
     from workspace_memory.turns import StartedTurn
 
 
@@ -167,6 +168,18 @@ class PurgeOut(OutModel):
         return cls(purged_versions=purged.versions, count=len(purged.versions))
 
 
+class FindingOut(OutModel):
+    """How many findings of one kind redaction made (or, for a human's text, would have made): never the text."""
+
+    kind: RedactionKind
+    count: int
+
+
+def findings_out(found: tuple[Finding, ...]) -> list[FindingOut] | None:
+    """The findings on the wire; none at all leaves the field out."""
+    return [FindingOut(kind=f.kind, count=f.count) for f in found] or None
+
+
 class CommitOut(OutModel):
     version: int
     op: str
@@ -175,6 +188,8 @@ class CommitOut(OutModel):
     created_at: str
     restored_from: int | None = omitted_when_none()
     clear_generation: int | None = omitted_when_none()
+    warnings: list[FindingOut] | None = omitted_when_none()
+    """A human's Save is stored as typed; this says what it holds that an agent's text would lose."""
 
     @classmethod
     def of(cls, commit: Commit) -> CommitOut:
@@ -187,6 +202,7 @@ class CommitOut(OutModel):
             created_at=info.created_at,
             restored_from=info.restored_from,
             clear_generation=commit.clear_generation,
+            warnings=findings_out(commit.warnings),
         )
 
 
@@ -321,6 +337,8 @@ class CaptureOut(OutModel):
     receipt: ReceiptOut | None = omitted_when_none()
     replayed: bool = Field(default=False, exclude_if=lambda replayed: not replayed)
     """Sent (as `true`) only when the answer is the stored receipt of an earlier, identical capture."""
+    redactions: list[FindingOut] | None = omitted_when_none()
+    """What was redacted from the edits' text before it was stored or proposed."""
 
     @classmethod
     def of(cls, result: CaptureResult) -> CaptureOut:
@@ -331,6 +349,7 @@ class CaptureOut(OutModel):
             proposal=None if result.proposal is None else ProposalOut.of(result.proposal),
             receipt=None if result.receipt is None else ReceiptOut.model_validate(result.receipt),
             replayed=result.replayed,
+            redactions=findings_out(result.redactions),
         )
 
 
@@ -340,10 +359,17 @@ class NotesMetaOut(OutModel):
     revision: int
     bytes: int
     updated_at: str | None
+    redactions: list[FindingOut] | None = omitted_when_none()
+    """What was redacted from the notes before they were stored."""
 
     @classmethod
     def of(cls, notes: Notes) -> NotesMetaOut:
-        return cls(revision=notes.revision, bytes=notes.bytes, updated_at=notes.updated_at)
+        return cls(
+            revision=notes.revision,
+            bytes=notes.bytes,
+            updated_at=notes.updated_at,
+            redactions=findings_out(notes.redactions),
+        )
 
 
 class NotesOut(NotesMetaOut):

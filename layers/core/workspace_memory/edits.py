@@ -124,9 +124,10 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> EditResult:
         raise EditsRejected(problems)
 
     new_text = "".join(lines)
-    if text and not text.endswith("\n") and new_text.endswith("\n"):
+    if text and not text.endswith("\n") and lines and _ending(lines[-1]):
         # The document's 'no final newline' state holds for the whole call, even through an edit that
-        # emptied it or removed its last line.
+        # emptied it or removed its last line. An unterminated empty last line already says so: stripping
+        # again would drop a blank line.
         new_text = new_text.removesuffix(eol) if new_text.endswith(eol) else new_text[:-1]
     return EditResult(text=new_text, changed=new_text != text, outcomes=tuple(outcomes))
 

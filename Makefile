@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.synced-$(shell cat uv.lock pyproject.toml | cksum | cut -d' '
 export UV_PYTHON_DOWNLOADS := never
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: install dev demo test lint typecheck template-lint unit integration bench mutation clean
+.PHONY: install dev demo test lint typecheck template-lint unit integration bench mutation clean openapi schemathesis
 
 install: $(STAMP)
 
@@ -46,6 +46,15 @@ integration: install
 
 test: lint typecheck template-lint
 	$(PY) -m pytest -q
+
+# The OpenAPI document the docs function serves, generated from the handlers (tests/unit/test_openapi.py
+# fails while it is stale).
+openapi: install
+	$(PY) -m scripts.openapi
+
+# Schemathesis alone against a local stack the fixtures start (part of `make test` too).
+schemathesis: install
+	$(PY) -m pytest tests/integration/test_schemathesis.py -q
 
 bench: install
 	$(PY) -m scripts.bench

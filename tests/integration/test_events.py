@@ -77,6 +77,8 @@ class Expect:
     keys: frozenset[str]
     """The exact top-level keys of the JSON body; empty means no body at all (204)."""
     values: Mapping[str, Any] = field(default_factory=dict)
+    html: bool = False
+    """The body is an HTML page (Swagger UI), not JSON."""
 
 
 # Event file -> expected answer, in the order the events run (dicts keep insertion order).
@@ -132,6 +134,10 @@ SEQUENCE: dict[str, Expect] = {
         frozenset({"turnId", "status", "answer", "rounds", "toolOutcomes", "receipts"}),
         {"turnId": TURN_ID, "status": "completed", "rounds": 1, "toolOutcomes": []},
     ),
+    "docs-openapi.json": Expect(
+        200, frozenset({"openapi", "info", "servers", "paths", "components"}), {"openapi": "3.1.0"}
+    ),
+    "docs-ui.json": Expect(200, frozenset(), html=True),
 }
 
 
@@ -293,6 +299,9 @@ def _run_sequence(events_svc: Services, handlers: dict[str, Any]) -> None:
         result = handler(copy.deepcopy(event), context)
         raw = result.get("body") or ""
         assert (name, result["statusCode"]) == (name, expect.status), raw
+        if expect.html:
+            assert raw.startswith("<!DOCTYPE html>"), name
+            continue
         if not expect.keys:
             assert raw == "", name
             continue

@@ -60,9 +60,20 @@ EXPECTED_ROUTES: dict[str, str] = {
     "GET /v1/automation/sessions/{sid}/notes": "AutomationFunction",
     "PUT /v1/automation/sessions/{sid}/notes": "AutomationFunction",
     "DELETE /v1/automation/sessions/{sid}/notes": "AutomationFunction",
+    # DocsFunction
+    "GET /v1/openapi.json": "DocsFunction",
+    "GET /v1/docs": "DocsFunction",
 }
 
-API_FUNCTIONS = ("WorkspacesFunction", "MemoryFunction", "ConversationsFunction", "AutomationFunction")
+API_FUNCTIONS = (
+    "WorkspacesFunction",
+    "MemoryFunction",
+    "ConversationsFunction",
+    "AutomationFunction",
+    "DocsFunction",
+)
+UNAUTHENTICATED_ROUTES = ("GET /v1/health", "GET /v1/openapi.json", "GET /v1/docs")
+"""Health, and the API's own description (no data)."""
 STREAM_FUNCTIONS = ("ChangeFeedFunction",)
 """Functions fed by the table's stream, not by routes."""
 
@@ -86,7 +97,7 @@ def _resources(template: dict[str, Any], type_: str) -> dict[str, dict[str, Any]
 
 def _expected_auth(route_key: str) -> str:
     path = route_key.split(" ", 1)[1]
-    if path == "/v1/health":
+    if route_key in UNAUTHENTICATED_ROUTES:
         return NONE
     return IAM if path.startswith("/v1/automation/") else JWT
 
@@ -248,7 +259,7 @@ def test_http_api_auth(template: dict[str, Any]) -> None:
 def test_paths_use_braces() -> None:
     for route_key in EXPECTED_ROUTES:
         assert "<" not in route_key
-        assert re.fullmatch(r"[A-Z]+ (/[a-zA-Z0-9-]+|/\{[a-zA-Z]+\})+", route_key), route_key
+        assert re.fullmatch(r"[A-Z]+ (/[a-zA-Z0-9.-]+|/\{[a-zA-Z]+\})+", route_key), route_key
 
 
 def test_function_layout(template: dict[str, Any]) -> None:
@@ -677,6 +688,8 @@ ACCESS: dict[str, Access] = {
         LOGS | {"events:PutEvents", "sqs:SendMessage"},
         STREAM_READ | {"dynamodb:ListStreams"},
     ),
+    # serves a file it ships (the OpenAPI document) and Swagger UI: its own log group, nothing else.
+    "DocsFunction": Access(frozenset(), frozenset(), NO_KMS, LOGS),
     # no table at all; the payload codec; the automation routes; the model; the Temporal API key secret.
     "TurnWorkerFunction": Access(
         frozenset(),

@@ -7,6 +7,8 @@ alias, and the OpenAPI document is generated from the same declarations.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from collections.abc import Callable
 from http import HTTPStatus
@@ -119,6 +121,9 @@ def lambda_entry(app: APIGatewayHttpResolver) -> Callable[[dict[str, Any], Lambd
         if len(body) > MAX_BODY_BYTES * (4 / 3 if event.get("isBase64Encoded") else 1):
             refusal = error_envelope("PAYLOAD_TOO_LARGE", f"request body over {MAX_BODY_BYTES} bytes")
             return _raw(error_response(413, refusal))
+        if _not_text(event):
+            refusal = error_envelope("INVALID_REQUEST", "request body must be UTF-8 JSON")
+            return _raw(error_response(400, refusal))
         path = event.get("pathParameters") or {}
         logger.append_keys(route=event.get("routeKey"), workspace_id=path.get("ws"), conversation_id=path.get("conv"))
         result: dict[str, Any] = app.resolve(event, context)
@@ -126,6 +131,18 @@ def lambda_entry(app: APIGatewayHttpResolver) -> Callable[[dict[str, Any], Lambd
         return result
 
     return handler
+
+
+def _not_text(event: dict[str, Any]) -> bool:
+    """A body API Gateway handed over base64-encoded that is not UTF-8: no route of this API takes one, and
+    the resolver would fail decoding it (a 500) before validation could refuse it."""
+    if not event.get("isBase64Encoded") or not event.get("body"):
+        return False
+    try:
+        base64.b64decode(event["body"], validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return True
+    return False
 
 
 def _raw(response: Response[str]) -> dict[str, Any]:

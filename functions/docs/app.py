@@ -1,0 +1,60 @@
+"""The API's own description (no auth, no data): the OpenAPI document and Swagger UI.
+
+The document is functions/docs/openapi.json, generated from the route groups' typed handlers by
+`make openapi` (scripts/openapi.py) and checked in `make test`; this function only serves it. Swagger UI is
+powertools' page with the Swagger UI assets powertools ships inlined: nothing is loaded from a CDN.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.openapi import swagger_ui as swagger_assets
+from aws_lambda_powertools.event_handler.openapi.swagger_ui import generate_swagger_html
+
+from workspace_memory.api.http import build_resolver, lambda_entry
+
+DOCUMENT = Path(__file__).with_name("openapi.json")
+SWAGGER_ASSETS = Path(swagger_assets.__file__).parent
+"""Powertools ships the Swagger UI bundle and stylesheet beside its page generator."""
+
+app = build_resolver()
+
+
+@cache
+def _document_text() -> str:
+    return DOCUMENT.read_text(encoding="utf-8")
+
+
+@cache
+def _swagger_page() -> str:
+    js = (SWAGGER_ASSETS / "swagger-ui-bundle.min.js").read_text(encoding="utf-8")
+    css = (SWAGGER_ASSETS / "swagger-ui.min.css").read_text(encoding="utf-8")
+    # `</` escaped so the inlined document cannot close the page's <script> (as powertools does).
+    spec = _document_text().replace("</", "<\\/")
+    page = generate_swagger_html(spec, js, css, swagger_base_url="", oauth2_config=None)
+    # Powertools' page points its "download" link at `<page>?format=json`; this API serves it elsewhere.
+    return page.replace('currentUrl.pathname + "?format=json"', '"/v1/openapi.json"')
+
+
+@app.get("/v1/openapi.json")
+def openapi_document() -> Response[dict[str, Any]]:
+    """This API's OpenAPI 3.1 document."""
+    document: dict[str, Any] = json.loads(_document_text())
+    return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=document)
+
+
+@app.get(
+    "/v1/docs",
+    responses={200: {"description": "Swagger UI", "content": {"text/html": {"schema": {"type": "string"}}}}},
+)
+def swagger_ui() -> Response[str]:
+    """Swagger UI for this API's document, its assets inlined (no CDN)."""
+    return Response(status_code=200, content_type="text/html; charset=utf-8", body=_swagger_page())
+
+
+handler: Any = lambda_entry(app)

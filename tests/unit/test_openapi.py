@@ -1,0 +1,136 @@
+"""The OpenAPI document: valid OpenAPI 3.1, exactly the HTTP routes of template.yaml, each with its auth,
+real success statuses and the error envelope for the statuses its domain errors map to; the committed copy
+the docs function serves is the one the handlers generate today; the docs function serves it and an offline
+Swagger UI."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from openapi_spec_validator import validate
+
+from scripts import openapi
+from scripts.localstack.gateway import Gateway
+from workspace_memory import errors
+from workspace_memory.api.errors import status_for
+
+pytestmark = pytest.mark.unit
+
+ENVELOPE = {"$ref": "#/components/schemas/ErrorOut"}
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    return openapi.build_document()
+
+
+def _operations(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {f"{m.upper()} {p}": op for p, item in document["paths"].items() for m, op in item.items()}
+
+
+def test_the_document_is_valid_openapi_3_1(document: dict[str, Any]) -> None:
+    validate(document)
+    assert document["openapi"] == "3.1.0"
+    assert document["info"]["title"] == "workspace-memory"
+
+
+def test_the_committed_document_is_current(document: dict[str, Any]) -> None:
+    """A route, model or error mapping changed without `make openapi`: the served document would be stale."""
+    assert openapi.DOCUMENT.read_text(encoding="utf-8") == openapi.render(document)
+
+
+def test_every_template_route_is_documented_and_nothing_else(document: dict[str, Any]) -> None:
+    assert set(_operations(document)) == {route.route_key for route in openapi.http_routes()}
+
+
+def test_every_route_has_decided_its_errors() -> None:
+    """A new route needs its entry in ROUTE_ERRORS (even an empty one): which domain errors it can raise."""
+    assert set(openapi.ROUTE_ERRORS) == {route.route_key for route in openapi.http_routes()}
+
+
+@pytest.mark.parametrize("route", openapi.http_routes(), ids=lambda r: r.route_key)
+def test_each_route_documents_auth_statuses_and_envelope(document: dict[str, Any], route: Any) -> None:
+    operation = _operations(document)[route.route_key]
+    assert operation["security"] == {"jwt": [{"jwt": []}], "iam": [{"sigv4": []}], "none": []}[route.auth]
+    responses = operation["responses"]
+    errors_documented = {int(s): r for s, r in responses.items() if int(s) >= 400 and s != "429"}
+    expected = set(openapi.error_statuses(route)) | ({401} if route.auth != "none" else set())
+    assert set(errors_documented) == expected
+    assert {400, 413, 500, 503} <= expected
+    for status, response in errors_documented.items():
+        schema = response["content"]["application/json"]["schema"]
+        assert schema == ENVELOPE or ENVELOPE in schema["anyOf"], (route.route_key, status)
+    assert "422" not in responses  # powertools' default validation answer: this API answers 400
+    for parameter in operation.get("parameters", []):
+        if parameter["in"] == "path":
+            assert f"{{{parameter['name']}}}" in route.path
+
+
+def test_error_statuses_come_from_the_one_mapping() -> None:
+    for classes in openapi.ROUTE_ERRORS.values():
+        for cls in classes:
+            assert openapi.status_of(cls) == status_for(cls.__new__(cls))  # an instance, whatever its details
+    assert openapi.status_of(errors.StaleBaseVersion) == 409
+    assert openapi.status_of(errors.VersionPurged) == 410
+
+
+def test_the_documented_errors_name_their_codes(document: dict[str, Any]) -> None:
+    save = _operations(document)["PUT /v1/workspaces/{ws}/memory"]["responses"]
+    assert "STALE_BASE_VERSION" in save["409"]["description"]
+    assert "BASE_VERSION_REQUIRED" in save["428"]["description"]
+    assert [p["name"] for p in _operations(document)["PUT /v1/workspaces/{ws}/memory"]["parameters"]] == [
+        "ws",
+        "x-base-version",
+    ]
+
+
+def test_success_statuses_are_read_from_the_handlers(document: dict[str, Any]) -> None:
+    ops = _operations(document)
+
+    def successes(key: str) -> list[str]:
+        return sorted(s for s in ops[key]["responses"] if s.startswith("2"))
+
+    assert successes("POST /v1/automation/conversations/{conv}/admissions") == ["200", "201"]
+    assert successes("POST /v1/workspaces") == ["201"]
+    assert successes("POST /v1/conversations/{conv}/turns") == ["202"]
+    assert successes("DELETE /v1/workspaces/{ws}/key-sessions/{keySessionId}") == ["204"]
+    assert "content" not in ops["DELETE /v1/workspaces/{ws}/key-sessions/{keySessionId}"]["responses"]["204"]
+    assert successes("GET /v1/workspaces/{ws}/memory") == ["200"]
+
+
+def test_a_status_that_is_not_a_literal_cannot_be_documented() -> None:
+    def handler(status: int) -> Any:
+        return respond(status, None)  # type: ignore[name-defined]  # noqa: F821 - parsed, never run
+
+    with pytest.raises(ValueError, match="literal status"):
+        openapi.success_statuses(handler)
+
+
+def test_security_schemes_describe_jwt_and_sigv4(document: dict[str, Any]) -> None:
+    schemes = document["components"]["securitySchemes"]
+    assert schemes["jwt"]["scheme"] == "bearer"
+    assert schemes["sigv4"]["x-amazon-apigateway-authtype"] == "awsSigv4"
+
+
+@pytest.fixture(scope="module")
+def gateway() -> Gateway:
+    return Gateway()
+
+
+def test_the_docs_function_serves_the_document(gateway: Gateway) -> None:
+    served = gateway.invoke("GET", "/v1/openapi.json", {}, b"")
+    assert served["statusCode"] == 200
+    assert json.loads(served["body"]) == json.loads(openapi.DOCUMENT.read_text(encoding="utf-8"))
+
+
+def test_swagger_ui_loads_nothing_from_elsewhere(gateway: Gateway) -> None:
+    page = gateway.invoke("GET", "/v1/docs", {}, b"")
+    assert page["statusCode"] == 200
+    assert page["headers"]["Content-Type"].startswith("text/html")
+    body = page["body"]
+    assert "SwaggerUIBundle(" in body
+    assert re.findall(r"""<(?:script|link)[^>]+(?:src|href)=""", body) == []  # assets inlined, no CDN
+    assert '"/v1/openapi.json"' in body  # its download link is the served document

@@ -79,6 +79,9 @@ class Interleaved:
     def put(self, item: Item) -> None:
         self.inner.put(item)
 
+    def workspace_keys(self, workspace_id: str, limit: int) -> list[tuple[str, str]]:
+        return self.inner.workspace_keys(workspace_id, limit)
+
     def transact(self, changes: Sequence[Change]) -> None:
         hook, self._before_write = self._before_write, None
         if hook is not None:

@@ -184,3 +184,19 @@ def test_the_purge_refuses_a_live_workspace() -> None:
     with pytest.raises(WorkspaceNotDeleted):
         purge.destroy_branch_key(ws)
     assert (w.table.items, w.key_store.branch_keys) == (before, keys_before)
+
+
+def test_two_deletes_racing_by_the_same_owner_both_answer_the_one_deletion() -> None:
+    w = World()
+    ws = w.workspace()
+    service, runner = deletion(w)
+
+    def other_delete_first(table: MemoryTable) -> None:
+        table.before_transact = None
+        service.delete(OWNER, ws, ws)
+
+    w.table.before_transact = other_delete_first
+    progress = service.delete(OWNER, ws, ws)
+    assert progress.requested_at == w.table.items[keys.meta(ws)]["deletedAt"]
+    assert w.table.items[keys.meta(ws)]["consentRevision"] == 2  # one tombstone, not two
+    assert runner.starts == 2

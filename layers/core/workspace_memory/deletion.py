@@ -115,6 +115,10 @@ class DeletionService:
         except TransactionCancelled as exc:
             if Label.ACCESS in exc.failed():
                 raise Forbidden("only the workspace owner may do this") from None
+            # A concurrent DELETE of the same owner won: that tombstone is this request's too.
+            meta = self._table.get(*keys.meta(workspace_id))
+            if meta is not None and is_deleted(meta) and meta.get("deletedBy") == user_id:
+                return str(meta["deletedAt"])
             raise Conflict("the workspace changed concurrently; read it and try again") from None
         return at
 

@@ -102,6 +102,10 @@ ROUTE_ERRORS: dict[str, Errors] = {
     "GET /v1/automation/sessions/{sid}/notes": _NOTES,
     "PUT /v1/automation/sessions/{sid}/notes": (*_NOTES, NotesConflict, NotesTooLarge),
     "DELETE /v1/automation/sessions/{sid}/notes": _NOTES,
+    "DELETE /v1/workspaces/{ws}": (*_MEMBER, errors.ConfirmationRequired, errors.ConfirmationMismatch),
+    "GET /v1/workspaces/{ws}/deletion": (errors.WorkspaceNotFound,),
+    "POST /v1/automation/workspaces/{ws}/deletion/branch-key": (errors.WorkspaceNotDeleted,),
+    "POST /v1/automation/workspaces/{ws}/deletion/batches": (errors.WorkspaceNotDeleted,),
 }
 """Keyed by template route. The statuses come from `STATUS_BY_ERROR`; the codes listed are the classes'."""
 

@@ -16,7 +16,16 @@ from urllib.parse import quote
 import urllib3
 from pydantic import ValidationError
 
-from workspace_memory.api.models import CaptureOut, ErrorOut, NotesMetaOut, NotesOut, OutModel, RecallOut
+from workspace_memory.api.models import (
+    BranchKeyDestroyedOut,
+    CaptureOut,
+    ErrorOut,
+    NotesMetaOut,
+    NotesOut,
+    OutModel,
+    PurgeBatchOut,
+    RecallOut,
+)
 
 
 class Auth(Protocol):
@@ -103,6 +112,14 @@ class MemoryApi(Protocol):
     def notes_clear(self, admission: Admission, session_id: str) -> ApiResponse[NotesMetaOut]: ...
 
 
+class PurgeApi(Protocol):
+    """What the deletion activities need of the automation API (the HTTP client below, or a fake)."""
+
+    def destroy_branch_key(self, workspace_id: str) -> ApiResponse[BranchKeyDestroyedOut]: ...
+
+    def purge_batch(self, workspace_id: str, limit: int) -> ApiResponse[PurgeBatchOut]: ...
+
+
 class AutomationApi:
     def __init__(self, base_url: str, auth: Auth, timeout: float = 10.0) -> None:
         self._base = base_url.rstrip("/")
@@ -159,6 +176,14 @@ class AutomationApi:
 
     def notes_clear(self, admission: Admission, session_id: str) -> ApiResponse[NotesMetaOut]:
         return self._call(NotesMetaOut, "DELETE", _notes_path(session_id), headers=admission.headers())
+
+    def destroy_branch_key(self, workspace_id: str) -> ApiResponse[BranchKeyDestroyedOut]:
+        path = f"/v1/automation/workspaces/{quote(workspace_id)}/deletion/branch-key"
+        return self._call(BranchKeyDestroyedOut, "POST", path, {})
+
+    def purge_batch(self, workspace_id: str, limit: int) -> ApiResponse[PurgeBatchOut]:
+        path = f"/v1/automation/workspaces/{quote(workspace_id)}/deletion/batches"
+        return self._call(PurgeBatchOut, "POST", path, {"limit": limit})
 
 
 def _envelope(data: object) -> ErrorOut | None:

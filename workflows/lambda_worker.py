@@ -33,8 +33,7 @@ from typing import Any
 from temporalio.common import VersioningBehavior, WorkerDeploymentVersion
 from temporalio.contrib.aws.lambda_worker import LambdaWorkerConfig, run_worker
 
-from workflows.turn_workflow import AgentTurnWorkflow
-from workflows.worker import WorkerParts, activities_of, build_worker_parts
+from workflows.worker import WORKFLOWS, WorkerParts, activities_of, build_worker_parts
 from workspace_memory.settings import Settings
 
 DEFAULT_DEPLOYMENT_NAME = "workspace-memory"
@@ -86,7 +85,7 @@ def make_configure(settings: Settings, parts: WorkerParts, api_key: ApiKeySource
 
         worker = config.worker_config
         worker["task_queue"] = settings.temporal_task_queue
-        worker["workflows"] = [AgentTurnWorkflow]
+        worker["workflows"] = WORKFLOWS
         worker["activities"] = activities_of(parts)
         deployment = worker.get("deployment_config")
         if deployment is None:  # run_worker always sets it; guard against a contrib change

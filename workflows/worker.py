@@ -1,4 +1,4 @@
-"""The turn worker: registers the workflow and its activities on the task queue.
+"""The worker: registers the turn and workspace-deletion workflows and their activities on the task queue.
 
 `python -m workflows.worker` runs it as a long-lived process (the local stack, any host); the Lambda
 worker (`workflows/lambda_worker.py`) builds the same pieces through `build_worker_parts`.
@@ -22,6 +22,8 @@ from temporalio.worker import Worker
 
 from workflows.activities import TOOL_ACTIVITIES, TurnActivities
 from workflows.automation import Auth, AutomationApi, DevAuth, SigV4Auth
+from workflows.deletion_activities import DeletionActivities
+from workflows.deletion_workflow import WorkspaceDeletionWorkflow
 from workflows.providers import ModelProvider, build_provider
 from workflows.turn_workflow import AgentTurnWorkflow
 from workspace_memory.adapters.aws import build_clients
@@ -33,6 +35,7 @@ from workspace_memory.settings import Settings
 class WorkerParts:
     activities: TurnActivities
     converter: Any
+    deletion: DeletionActivities | None = None
 
 
 def automation_auth(settings: Settings) -> Auth:
@@ -51,21 +54,29 @@ def build_worker_parts(settings: Settings, provider: ModelProvider | None = None
     api = AutomationApi(settings.automation_base_url, automation_auth(settings))
     return WorkerParts(
         activities=TurnActivities(api, provider or build_provider(settings)),
+        deletion=DeletionActivities(api),
         converter=data_converter(payload_cipher(clients.kms, settings.kms_key_id)),
     )
 
 
 def activities_of(parts: WorkerParts) -> list[Any]:
-    """Every activity a turn executes, bound to the parts' instance: the model round, then each tool's."""
+    """Every activity a turn executes, bound to the parts' instance: the model round, then each tool's; and
+    the workspace deletion's steps."""
     a = parts.activities
-    return [a.model_round, *(MethodType(run, a) for run in TOOL_ACTIVITIES.values())]
+    turn = [a.model_round, *(MethodType(run, a) for run in TOOL_ACTIVITIES.values())]
+    d = parts.deletion
+    return turn if d is None else [*turn, d.destroy_branch_key, d.purge_batch]
+
+
+WORKFLOWS = [AgentTurnWorkflow, WorkspaceDeletionWorkflow]
+"""Every workflow the worker runs (the long-running worker and the Lambda worker alike)."""
 
 
 def build_worker(client: Client, settings: Settings, parts: WorkerParts, executor: ThreadPoolExecutor) -> Worker:
     return Worker(
         client,
         task_queue=settings.temporal_task_queue,
-        workflows=[AgentTurnWorkflow],
+        workflows=WORKFLOWS,
         activities=activities_of(parts),
         activity_executor=executor,
         max_concurrent_activities=8,

@@ -1,16 +1,16 @@
-"""Workspaces, members, workspace AI, key sessions and health."""
+"""Workspaces, members, workspace AI, key sessions, deleting a workspace, and health."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body
+from aws_lambda_powertools.event_handler.openapi.params import Body, Header
 
 from workspace_memory.api.http import build_resolver, human_user, lambda_entry, no_content, respond
-from workspace_memory.api.models import AiOut, HealthOut, KeySessionOut, MemberOut, WorkspaceCreated
+from workspace_memory.api.models import AiOut, DeletionOut, HealthOut, KeySessionOut, MemberOut, WorkspaceCreated
 from workspace_memory.api.schemas import CreateWorkspace, OpenKeySession, PutMember, SetAi
-from workspace_memory.bootstrap import services
+from workspace_memory.bootstrap import deletion_service, services
 
 app = build_resolver()
 
@@ -48,6 +48,20 @@ def open_key_session(ws: str, body: Annotated[OpenKeySession, Body()]) -> Respon
 def revoke_key_session(ws: str, session_id: str) -> Response[str]:
     services().key_sessions.revoke(human_user(app), ws, session_id)
     return no_content()
+
+
+@app.delete("/v1/workspaces/<ws>")
+def delete_workspace(
+    ws: str, confirmation: Annotated[str | None, Header(alias="x-confirm-workspace")] = None
+) -> Response[DeletionOut]:
+    """Tombstone, branch key destroyed, purge started: 202 with the deletion's progress (the Temporal client
+    is built here, on first use: no other route of this function pays for it)."""
+    return respond(202, DeletionOut.of(deletion_service().delete(human_user(app), ws, confirmation)))
+
+
+@app.get("/v1/workspaces/<ws>/deletion")
+def get_deletion(ws: str) -> Response[DeletionOut]:
+    return respond(200, DeletionOut.of(deletion_service().progress(human_user(app), ws)))
 
 
 handler: Any = lambda_entry(app)

@@ -21,11 +21,14 @@ def load_template(path: Path = TEMPLATE) -> dict[str, Any]:
 def table_definition(template: dict[str, Any], logical_id: str = "MemoryTable") -> dict[str, Any]:
     """CreateTable arguments from the template's table resource (moto ignores PITR and SSE there)."""
     props = template["Resources"][logical_id]["Properties"]
-    return {
+    definition = {
         "AttributeDefinitions": props["AttributeDefinitions"],
         "KeySchema": props["KeySchema"],
         "BillingMode": props.get("BillingMode", "PAY_PER_REQUEST"),
     }
+    if "GlobalSecondaryIndexes" in props:
+        definition["GlobalSecondaryIndexes"] = props["GlobalSecondaryIndexes"]
+    return definition
 
 
 def ttl_attribute(template: dict[str, Any], logical_id: str = "MemoryTable") -> str:

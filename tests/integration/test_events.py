@@ -69,6 +69,9 @@ TURN_ID = turn_id_for(CONV, "events-turn-1")  # the id turn-get.json names: deri
 COMMIT = frozenset({"version", "op", "bytes", "ciphertextSha256", "createdAt"})
 POLICY = frozenset({"mode", "policyRevision", "clearGeneration"})
 NOTES_META = frozenset({"revision", "bytes", "updatedAt"})
+DELETION = frozenset(
+    {"workspaceId", "status", "phase", "itemsDeleted", "branchKeyDestroyed", "requestedAt", "completedAt"}
+)
 
 
 @dataclass(frozen=True)
@@ -138,6 +141,12 @@ SEQUENCE: dict[str, Expect] = {
         200, frozenset({"openapi", "info", "servers", "paths", "components"}), {"openapi": "3.1.0"}
     ),
     "docs-ui.json": Expect(200, frozenset(), html=True),
+    # Last: deleting the workspace (the sequence's results are checked just before it), then the purge's routes,
+    # which answer the same whether the worker has purged already or not (both steps are idempotent).
+    "workspace-delete.json": Expect(202, DELETION, {"workspaceId": WS}),
+    "workspace-deletion-get.json": Expect(200, DELETION, {"workspaceId": WS}),
+    "automation-deletion-branch-key.json": Expect(200, frozenset({"itemsDeleted"}), {"itemsDeleted": 0}),
+    "automation-deletion-batch.json": Expect(200, frozenset({"deleted", "more"})),
 }
 
 
@@ -254,9 +263,11 @@ def events_svc(
     monkeypatch.setenv("TABLE_NAME", table_name)
     bootstrap.services.cache_clear()
     bootstrap.turn_service.cache_clear()
+    bootstrap.deletion_service.cache_clear()
     yield build_services(svc.settings.model_copy(update={"table_name": table_name}), clients=svc.clients)
     bootstrap.services.cache_clear()
     bootstrap.turn_service.cache_clear()
+    bootstrap.deletion_service.cache_clear()
 
 
 def test_every_event_file_is_run() -> None:
@@ -287,6 +298,8 @@ def test_every_event_runs_through_its_handler(events_svc: Services, settings: Se
 
 def _run_sequence(events_svc: Services, handlers: dict[str, Any]) -> None:
     for name, expect in SEQUENCE.items():
+        if name == "workspace-delete.json":
+            _check_what_the_sequence_left(events_svc)
         if name == "turn-get.json":
             turn_result(events_svc.settings, events_svc.cipher, TURN_ID)  # wait for the turn to finish
         event: dict[str, Any] = json.loads((EVENTS / name).read_text(encoding="utf-8"))
@@ -309,7 +322,11 @@ def _run_sequence(events_svc: Services, handlers: dict[str, Any]) -> None:
         assert isinstance(body, dict), name
         assert (name, set(body)) == (name, set(expect.keys))
         assert (name, {k: body[k] for k in expect.values}) == (name, dict(expect.values))
+    # The deletion took the workspace's branch key at once, whatever the purge had done yet.
+    assert events_svc.key_store.destroy_branch_key(WS) == 0
 
+
+def _check_what_the_sequence_left(events_svc: Services) -> None:
     # What the sequence left behind: the capture was fenced on the seeded admission, recall left a receipt.
     doc = events_svc.document.read(OWNER, WS)
     assert (doc.version, doc.content) == (5, "# Team memory\n- We deploy on Fridays\n- Use feature flags\n")

@@ -30,7 +30,7 @@ from workspace_memory.capture import CaptureResult, CaptureService, Outcome, Pro
 from workspace_memory.changes import Change
 from workspace_memory.document import DocumentService
 from workspace_memory.edits import apply_edits
-from workspace_memory.errors import IdempotencyKeyReused, NotFound, StaleBaseVersion
+from workspace_memory.errors import IdempotencyKeyReused, NotFound, StaleBaseVersion, WorkspaceNotFound
 from workspace_memory.policy import Mode
 from workspace_memory.ports import Item, Table
 from workspace_memory.recall import RecallStatus
@@ -78,6 +78,9 @@ class Interleaved:
 
     def put(self, item: Item) -> None:
         self.inner.put(item)
+
+    def workspace_keys(self, workspace_id: str, limit: int) -> list[tuple[str, str]]:
+        return self.inner.workspace_keys(workspace_id, limit)
 
     def transact(self, changes: Sequence[Change]) -> None:
         hook, self._before_write = self._before_write, None
@@ -447,7 +450,7 @@ def test_save_on_a_tombstoned_head_writes_nothing(settings: Settings) -> None:
     assert head is not None
     scene.svc.table.put({**head, "tombstone": True})
     documents = DocumentService(scene.svc.table, scene.svc.cipher, scene.clock)
-    with pytest.raises(StaleBaseVersion):
+    with pytest.raises(WorkspaceNotFound):  # a deleted workspace's head: the 404 of every route, not a 409
         documents.save(scene.owner, scene.ws, "over the grave", 1)
     after = scene.svc.table.get(*keys.head(scene.ws))
     assert after == {**head, "tombstone": True}

@@ -24,6 +24,7 @@ from temporalio.common import VersioningBehavior, WorkerDeploymentVersion
 from temporalio.contrib.aws.lambda_worker._run_worker import _run_worker_internal, _WorkerDeps
 from temporalio.converter import DataConverter, DefaultFailureConverterWithEncodedAttributes
 
+from workflows.deletion_workflow import WorkspaceDeletionWorkflow
 from workflows.tools import ToolName
 from workflows.turn_workflow import AgentTurnWorkflow
 from workflows.worker import activities_of
@@ -50,7 +51,7 @@ ENV = {
     "AWS_SESSION_TOKEN": "testing",
     "AWS_EC2_METADATA_DISABLED": "true",
 }
-PRODUCTION_ACTIVITIES = ["model_round", *ToolName]
+PRODUCTION_ACTIVITIES = ["model_round", *ToolName, "destroy_branch_key", "purge_batch"]
 
 
 class FakeContext:
@@ -143,7 +144,7 @@ def test_an_invocation_runs_the_production_worker(lambda_worker: ModuleType) -> 
     (worker,) = recorder.workers
     kwargs = worker.kwargs
     assert kwargs["task_queue"] == "workspace-memory-turns"
-    assert kwargs["workflows"] == [AgentTurnWorkflow]
+    assert kwargs["workflows"] == [AgentTurnWorkflow, WorkspaceDeletionWorkflow]
     assert kwargs["activities"] == activities_of(lambda_worker.PARTS)
     names = [activity._Definition.must_from_callable(fn).name for fn in kwargs["activities"]]
     assert names == PRODUCTION_ACTIVITIES

@@ -36,6 +36,8 @@ EXPECTED_ROUTES: dict[str, str] = {
     "PUT /v1/workspaces/{ws}/ai": "WorkspacesFunction",
     "POST /v1/workspaces/{ws}/key-sessions": "WorkspacesFunction",
     "DELETE /v1/workspaces/{ws}/key-sessions/{keySessionId}": "WorkspacesFunction",
+    "DELETE /v1/workspaces/{ws}": "WorkspacesFunction",
+    "GET /v1/workspaces/{ws}/deletion": "WorkspacesFunction",
     # MemoryFunction
     "GET /v1/workspaces/{ws}/memory/policy": "MemoryFunction",
     "PUT /v1/workspaces/{ws}/memory/policy": "MemoryFunction",
@@ -63,6 +65,9 @@ EXPECTED_ROUTES: dict[str, str] = {
     # DocsFunction
     "GET /v1/openapi.json": "DocsFunction",
     "GET /v1/docs": "DocsFunction",
+    # DeletionFunction
+    "POST /v1/automation/workspaces/{ws}/deletion/branch-key": "DeletionFunction",
+    "POST /v1/automation/workspaces/{ws}/deletion/batches": "DeletionFunction",
 }
 
 API_FUNCTIONS = (
@@ -71,6 +76,7 @@ API_FUNCTIONS = (
     "ConversationsFunction",
     "AutomationFunction",
     "DocsFunction",
+    "DeletionFunction",
 )
 UNAUTHENTICATED_ROUTES = ("GET /v1/health", "GET /v1/openapi.json", "GET /v1/docs")
 """Health, and the API's own description (no data)."""
@@ -407,9 +413,11 @@ def test_stream_events_have_the_shape_lambda_delivers() -> None:
 # -- data and key -------------------------------------------------------------------------------------------
 
 
-def _retained_table(template: dict[str, Any], name: str, hash_key: str, range_key: str) -> dict[str, Any]:
+def _retained_table(
+    template: dict[str, Any], name: str, hash_key: str, range_key: str, *indexed: str
+) -> dict[str, Any]:
     """The properties of table `name`, after checking it is kept on delete and replace, billed per request, and
-    keyed by two string attributes."""
+    keyed by two string attributes (plus the string attributes its indexes are keyed by)."""
     table = template["Resources"][name]
     assert table["Type"] == "AWS::DynamoDB::Table"
     assert table["DeletionPolicy"] == "Retain"
@@ -419,12 +427,21 @@ def _retained_table(template: dict[str, Any], name: str, hash_key: str, range_ke
     assert {(a["AttributeName"], a["AttributeType"]) for a in props["AttributeDefinitions"]} == {
         (hash_key, "S"),
         (range_key, "S"),
+        *((attribute, "S") for attribute in indexed),
     }
     return props
 
 
 def test_table(template: dict[str, Any]) -> None:
-    props = _retained_table(template, "MemoryTable", "pk", "sk")
+    props = _retained_table(template, "MemoryTable", "pk", "sk", "workspaceId")
+    # The purge finds a workspace's items outside its partition by `workspaceId`: keys only, nothing else.
+    assert props["GlobalSecondaryIndexes"] == [
+        {
+            "IndexName": "ByWorkspace",
+            "KeySchema": [{"AttributeName": "workspaceId", "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "KEYS_ONLY"},
+        }
+    ]
     assert [(k["AttributeName"], k["KeyType"]) for k in props["KeySchema"]] == [("pk", "HASH"), ("sk", "RANGE")]
     assert props["TimeToLiveSpecification"] == {"AttributeName": "ttl", "Enabled": True}
     assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
@@ -584,7 +601,13 @@ def test_roles_are_least_privilege(template: dict[str, Any], function: str) -> N
             assert "*" not in action, f"{function}: wildcard action {action}"
         assert "*" not in _as_list(statement["Resource"]), f"{function}: wildcard resource"
         if any(a.startswith("dynamodb:") for a in _as_list(statement["Action"])):
-            assert statement["Resource"] in (MEMORY_TABLE, KEY_STORE_TABLE, MEMORY_STREAM, MEMORY_STREAMS)
+            assert statement["Resource"] in (
+                MEMORY_TABLE,
+                KEY_STORE_TABLE,
+                MEMORY_STREAM,
+                MEMORY_STREAMS,
+                BY_WORKSPACE_INDEX,
+            )
         if any(a.startswith("kms:") for a in _as_list(statement["Action"])):
             assert statement["Resource"] == MEMORY_KEY
 
@@ -603,7 +626,8 @@ def test_no_policy_outside_the_roles(template: dict[str, Any]) -> None:
 # Read off the code (layers/core/workspace_memory; adapters/dynamo.py maps the Table port to DynamoDB:
 # get -> GetItem, get_many -> TransactGetItems (GetItem), query -> Query, put -> PutItem, transact ->
 # TransactWriteItems, authorized per action: Put -> PutItem, Update -> UpdateItem, ConditionCheck ->
-# ConditionCheckItem). No code path deletes (TTL does) or scans.
+# ConditionCheckItem, Delete -> DeleteItem). Only the purge of a deleted workspace deletes (otherwise TTL
+# does); nothing scans.
 #
 # Keys (adapters/routed_cipher.py): workspace data goes through the hierarchical keyring
 # (adapters/branch_keys.py): the key store is read with GetItem (GetActiveBranchKey, GetBranchKeyVersion)
@@ -613,12 +637,13 @@ def test_no_policy_outside_the_roles(template: dict[str, Any]) -> None:
 # Temporal payloads go through KmsCipher: GenerateDataKey to encrypt, Decrypt to decrypt, under
 # `kind=temporal-payload`. docs/data-model.md ("IAM") holds the same table.
 
-GET, QUERY, PUT, UPDATE, CHECK = (
+GET, QUERY, PUT, UPDATE, CHECK, DELETE = (
     "dynamodb:GetItem",
     "dynamodb:Query",
     "dynamodb:PutItem",
     "dynamodb:UpdateItem",
     "dynamodb:ConditionCheckItem",
+    "dynamodb:DeleteItem",
 )
 LOGS = frozenset({"logs:CreateLogStream", "logs:PutLogEvents"})
 STREAM_READ = frozenset({"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"})
@@ -654,9 +679,14 @@ NO_KMS: dict[str, frozenset[str]] = {}
 ACCESS: dict[str, Access] = {
     # health (GetItem); membership snapshots (TransactGet); create workspace / member / key session (TWI Put
     # + ConditionCheck); workspace AI (TWI Update META + ConditionCheck); key-session revocation (PutItem).
-    # Creating a workspace creates its branch key (CreateKey): it never unwraps one.
+    # Creating a workspace creates its branch key (CreateKey): it never unwraps one. Deleting a workspace: TWI
+    # Update META + Update DOC#HEAD + ConditionCheck; its branch key destroyed (key store Query + DeleteItem);
+    # the deletion workflow started and its progress read (payload codec: start input and memo).
     "WorkspacesFunction": Access(
-        frozenset({GET, PUT, UPDATE, CHECK}), frozenset({PUT}), {BRANCH_KEYS: BRANCH_KEY_CREATE}, LOGS
+        frozenset({GET, PUT, UPDATE, CHECK}),
+        frozenset({PUT, QUERY, DELETE}),
+        {BRANCH_KEYS: BRANCH_KEY_CREATE, PAYLOADS: PAYLOAD_USE},
+        LOGS,
     ),
     # snapshots; history (Query); save/clear/undo/apply (TWI Put version + Put head + ConditionCheck); policy
     # and the clear generation (TWI Update POLICY). Documents, under branch keys.
@@ -690,6 +720,10 @@ ACCESS: dict[str, Access] = {
     ),
     # serves a file it ships (the OpenAPI document) and Swagger UI: its own log group, nothing else.
     "DocsFunction": Access(frozenset(), frozenset(), NO_KMS, LOGS),
+    # the purge of a tombstoned workspace: GetItem META, Query its partition (and the ByWorkspace index: see
+    # test_only_the_deletion_function_deletes_items), TWI of Deletes; the branch key destroyed (Query +
+    # DeleteItem). No key use: it never encrypts or decrypts.
+    "DeletionFunction": Access(frozenset({GET, QUERY, DELETE}), frozenset({QUERY, DELETE}), NO_KMS, LOGS),
     # no table at all; the payload codec; the automation routes; the model; the Temporal API key secret.
     "TurnWorkerFunction": Access(
         frozenset(),
@@ -726,6 +760,7 @@ MEMORY_STREAMS = {
     "Fn::Sub": "arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/${MemoryTable}/stream/*"
 }
 FEED_BUS = {"Fn::GetAtt": ["ChangeFeedBus", "Arn"]}
+BY_WORKSPACE_INDEX = {"Fn::Sub": "${MemoryTable.Arn}/index/ByWorkspace"}
 
 
 def _key_store_name() -> str:
@@ -846,14 +881,31 @@ def test_role_key_use_is_narrowed_to_its_purposes(template: dict[str, Any], func
 def test_branch_keys_are_created_by_one_function_that_cannot_unwrap_them(template: dict[str, Any]) -> None:
     """Creating a branch key (and writing the key store) is the workspaces function's alone, and it gets no
     kms:Decrypt: it can make a workspace's key but never use one. Every function that encrypts or decrypts
-    workspace data reads the key store and unwraps branch keys with kms:Decrypt only."""
+    workspace data reads the key store and unwraps branch keys with kms:Decrypt only. (Destroying a branch key -
+    Query and DeleteItem on the key store - is not writing one: test_only_the_deletion_function_deletes_items.)"""
     creators = [f for f, a in ACCESS.items() if a.kms.get(BRANCH_KEYS, frozenset()) & BRANCH_KEY_CREATE]
-    writers = [f for f, a in ACCESS.items() if a.key_store - {GET}]
+    writers = [f for f, a in ACCESS.items() if a.key_store & {PUT, UPDATE}]
     assert creators == writers == ["WorkspacesFunction"]
-    assert "kms:Decrypt" not in set().union(*ACCESS["WorkspacesFunction"].kms.values())
+    # Its one kms:Decrypt is the payload codec's (the deletion workflow's memo), under `kind=temporal-payload`,
+    # a context no branch key is ever wrapped under.
+    assert "kms:Decrypt" not in ACCESS["WorkspacesFunction"].kms[BRANCH_KEYS]
     for function, access in ACCESS.items():
         if access.kms.get(BRANCH_KEYS) == BRANCH_KEY_USE:
             assert access.key_store == {GET}, function
+
+
+def test_only_the_deletion_function_deletes_items(template: dict[str, Any]) -> None:
+    """Table items are deleted by the purge alone (TTL does the rest), and it may query the ByWorkspace index and
+    nothing else of it; key-store items by the purge and by the owner's DELETE (the branch key, at once)."""
+    assert [f for f, a in ACCESS.items() if DELETE in a.table] == ["DeletionFunction"]
+    assert [f for f, a in ACCESS.items() if DELETE in a.key_store] == ["WorkspacesFunction", "DeletionFunction"]
+    index = {"Fn::Sub": "${MemoryTable.Arn}/index/ByWorkspace"}
+    for function in ACCESS:
+        on_index = {
+            a for s in _role_statements(template, function) if s["Resource"] == index for a in _as_list(s["Action"])
+        }
+        assert on_index == ({QUERY} if function == "DeletionFunction" else set()), function
+    assert "dynamodb:BatchWriteItem" not in json.dumps(template), "a purge batch is a TWI of Deletes, not puts"
 
 
 def test_key_use_only_for_named_roles(template: dict[str, Any]) -> None:

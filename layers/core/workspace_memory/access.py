@@ -73,12 +73,17 @@ class Caller:
         return MemberIsOwner(self.workspace.id, self.user_id)
 
 
+def is_deleted(meta: Item) -> bool:
+    """A tombstoned workspace (deletion requested): it answers every route as a missing one does."""
+    return "deletedAt" in meta
+
+
 def load_caller(
     table: Table, workspace_id: str, user_id: str, extra: Sequence[keys.Key] = ()
 ) -> tuple[Caller, list[Item | None]]:
     """One consistent read of membership plus whatever else the operation needs."""
     meta, member, *rest = table.get_many([keys.meta(workspace_id), keys.member(workspace_id, user_id), *extra])
-    if meta is None or member is None:
+    if meta is None or member is None or is_deleted(meta):
         raise WorkspaceNotFound("workspace not found")
     return Caller(user_id, Role(member["role"]), Workspace.from_item(meta)), rest
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workspace_memory import keys
-from workspace_memory.access import Workspace
+from workspace_memory.access import Workspace, is_deleted
 from workspace_memory.admission import Admission, AdmissionRef, InvalidAdmission
 from workspace_memory.changes import (
     DEFAULT_HISTORY_DAYS,
@@ -44,6 +44,8 @@ class Authority:
     head: Head
     key_session: Item | None
     revocation: Item | None
+    deleted: bool = False
+    """The workspace is tombstoned (then `workspace` is None: every predicate of the turn fails)."""
 
     @property
     def history_days(self) -> int:
@@ -133,12 +135,13 @@ def read_authority(table: Table, admission_id: str, workspace_id: str, credentia
     return Authority(
         admission=admission,
         slot=slot,
-        workspace=Workspace.from_item(meta) if meta else None,
+        workspace=Workspace.from_item(meta) if meta and not is_deleted(meta) else None,
         role=member["role"] if member else None,
         policy=Policy.from_item(policy),
         head=Head.from_item(head),
         key_session=ks,
         revocation=revoked,
+        deleted=meta is not None and is_deleted(meta),
     )
 
 

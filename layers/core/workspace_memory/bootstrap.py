@@ -2,7 +2,8 @@
 
 The adapters (boto3, the encryption SDK and the Material Providers Library, the Temporal client) are
 imported when the services are first built, not when a handler module is imported: a handler pays at import
-only for its routes and models, and only the conversations function ever loads the Temporal client.
+only for its routes and models. The Temporal client is loaded by the conversations function and by the
+workspaces function's deletion routes only, on first use.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from workspace_memory.capture import CaptureService
     from workspace_memory.changefeed import ChangeFeed
     from workspace_memory.clock import Clock
+    from workspace_memory.deletion import DeletionService, WorkspacePurgeService
     from workspace_memory.document import DocumentService
     from workspace_memory.keysessions import KeySessionService
     from workspace_memory.notes import NotesService
@@ -52,6 +54,9 @@ class Services:
     notes: NotesService
     retention: RetentionService
     purge: PurgeService
+    """Forgetting a line in every retained version of the document."""
+    workspace_purge: WorkspacePurgeService
+    """Deleting a tombstoned workspace's items in batches (the deletion workflow's steps)."""
 
 
 def build_services(settings: Settings, clock: Clock | None = None, clients: AwsClients | None = None) -> Services:
@@ -64,6 +69,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     from workspace_memory.admission import AdmissionService
     from workspace_memory.capture import CaptureService
     from workspace_memory.clock import SystemClock
+    from workspace_memory.deletion import WorkspacePurgeService
     from workspace_memory.document import DocumentService
     from workspace_memory.keysessions import KeySessionService
     from workspace_memory.notes import NotesService
@@ -78,7 +84,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     clients = clients or build_clients(settings)
     table = DynamoTable(clients.dynamodb, settings.table_name)
     store = key_store(clients.key_store, clients.kms, settings.key_store_table_name, settings.kms_key_id)
-    branch_keys = BranchKeyStore(store)
+    branch_keys = BranchKeyStore(store, clients.key_store, settings.key_store_table_name)
     cipher = RoutedCipher(BranchKeyCipher(store), payload_cipher(clients.kms, settings.kms_key_id))
     return Services(
         settings=settings,
@@ -97,6 +103,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
         notes=NotesService(table, cipher, clock),
         retention=RetentionService(table, clock),
         purge=PurgeService(table, cipher, clock),
+        workspace_purge=WorkspacePurgeService(table, branch_keys),
     )
 
 
@@ -134,3 +141,17 @@ def change_feed() -> ChangeFeed:
     if settings.change_feed_bus is None:
         raise ValueError("CHANGE_FEED_BUS_NAME is not set: the change feed has nowhere to publish")
     return ChangeFeed(EventBridgePublisher(build_events_client(settings), settings.change_feed_bus))
+
+
+@functools.cache
+def deletion_service() -> DeletionService:
+    """Built on first use, by the deletion routes of the workspaces function only (the Temporal client)."""
+    from temporalio.envconfig import ClientConfig
+
+    from workspace_memory.adapters.temporal_deletions import TemporalDeletions
+    from workspace_memory.deletion import DeletionService
+
+    base = services()
+    connect = ClientConfig.load_client_connect_config(override_env_vars=dict(os.environ))
+    runner = TemporalDeletions(base.settings, base.cipher, connect)
+    return DeletionService(base.table, base.key_store, base.clock, runner)

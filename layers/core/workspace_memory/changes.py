@@ -200,20 +200,48 @@ class KeySessionNotRevoked:
 
 
 @dataclass(frozen=True)
+class Delete:
+    """Delete the item at `key` unconditionally (the purge of a deleted workspace only; absent is fine)."""
+
+    key: keys.Key
+    label: str = Label.WRITE
+
+
+@dataclass(frozen=True)
+class MemberIsOwner:
+    """The member is still the workspace's owner when the write lands (false for anyone else)."""
+
+    workspace_id: str
+    user_id: str
+    label: str = Label.ACCESS
+
+
+@dataclass(frozen=True)
+class TombstoneWorkspace:
+    """Mark the workspace deleted iff it exists and is not deleted yet: `deletedAt`/`deletedBy` set, AI off and
+    the consent revision bumped, so every admitted turn is retired by the fence it already has."""
+
+    workspace_id: str
+    by: str
+    at: str
+    label: str = Label.WORKSPACE
+
+
+@dataclass(frozen=True)
+class TombstoneHead:
+    """Make the document head a tombstone (created as version 0 if the document was never saved): every
+    `MoveHead` fails from then on, so no Save, Clear, Undo, apply or capture can land."""
+
+    workspace_id: str
+    label: str = Label.HEAD
+
+
+@dataclass(frozen=True)
 class ReplaceRevision(_ItemWrite):
     """Put `item` iff the stored item's `revision` is `expected` (absent iff `expected` is 0)."""
 
     expected: int
     label: str = Label.NOTES
-
-
-@dataclass(frozen=True)
-class MemberIsOwner:
-    """The member is still an owner when the write lands (false for a non-member)."""
-
-    workspace_id: str
-    user_id: str
-    label: str = Label.ACCESS
 
 
 @dataclass(frozen=True)
@@ -293,4 +321,7 @@ Change = (
     | SetRetention
     | ExpireVersion
     | PurgeVersion
+    | Delete
+    | TombstoneWorkspace
+    | TombstoneHead
 )

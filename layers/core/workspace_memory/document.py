@@ -417,9 +417,13 @@ class DocumentService:
         self._remember(workspace_id, days)
         return Commit(prepared.info)
 
-    def _stale(self, workspace_id: str, base: int) -> StaleBaseVersion:
-        current = Head.from_item(self._table.get(*keys.head(workspace_id))).version
-        return StaleBaseVersion(f"base version {base} is not the current version", current_version=current)
+    def _stale(self, workspace_id: str, base: int) -> StaleBaseVersion | WorkspaceNotFound:
+        """A refused head move: a stale base (409 with the current version), or a deleted workspace's tombstone
+        (404, as every route answers for it)."""
+        head = Head.from_item(self._table.get(*keys.head(workspace_id)))
+        if head.tombstone:
+            return WorkspaceNotFound("workspace not found")
+        return StaleBaseVersion(f"base version {base} is not the current version", current_version=head.version)
 
     def _no_write_right(self, workspace_id: str, user_id: str) -> Exception:
         """A non-member learns nothing (404); a member without write right is told so (403)."""

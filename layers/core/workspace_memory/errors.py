@@ -70,12 +70,30 @@ class ConversationNotFound(NotFound):
     code = "CONVERSATION_NOT_FOUND"
 
 
+class ConfirmationRequired(InvalidInput):
+    """A destructive request without its confirmation header."""
+
+    code = "CONFIRMATION_REQUIRED"
+
+
+class ConfirmationMismatch(InvalidInput):
+    """The confirmation names another workspace (a stale or foreign header): nothing is done."""
+
+    code = "CONFIRMATION_MISMATCH"
+
+
 class Unauthenticated(DomainError):
     code = "UNAUTHENTICATED"
 
 
 class Conflict(DomainError):
     code = "CONFLICT"
+
+
+class WorkspaceNotDeleted(Conflict):
+    """The purge refuses a workspace that is not tombstoned: nothing can purge a live workspace."""
+
+    code = "WORKSPACE_NOT_DELETED"
 
 
 class StaleBaseVersion(Conflict):

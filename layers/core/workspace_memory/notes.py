@@ -21,7 +21,7 @@ from workspace_memory.admission import AdmissionRef
 from workspace_memory.authority import read_authority
 from workspace_memory.changes import ReplaceRevision
 from workspace_memory.clock import Clock, iso
-from workspace_memory.errors import Conflict, Forbidden, InvalidInput, NotFound, PayloadTooLarge
+from workspace_memory.errors import Conflict, Forbidden, InvalidInput, NotFound, PayloadTooLarge, WorkspaceNotFound
 from workspace_memory.ids import require_identifier
 from workspace_memory.keysessions import Scope
 from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
@@ -136,6 +136,8 @@ class NotesService:
         require_identifier(session_id, "session id")
         ref = AdmissionRef.parse(admission_id)
         authority = read_authority(self._table, admission_id, ref.workspace_id, credential)
+        if authority.deleted:
+            raise WorkspaceNotFound("workspace not found")
         admission = authority.admission
         if admission.session_id != session_id:
             raise SessionNotFound("session not found")

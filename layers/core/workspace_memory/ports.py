@@ -39,6 +39,11 @@ class KeyStore(Protocol):
         """Creates the workspace's branch key and returns its id; the caller never sees key material."""
         ...
 
+    def destroy_branch_key(self, workspace_id: str) -> int:
+        """Deletes every item of the workspace's branch key (crypto-shredding: none of its ciphertexts can be
+        decrypted by a process that does not hold the key already); idempotent. Returns how many it deleted."""
+        ...
+
 
 class Table(Protocol):
     """The single DynamoDB table, in native Python types (ints come back as ints)."""
@@ -59,6 +64,11 @@ class Table(Protocol):
 
     def transact(self, changes: Sequence[Change]) -> None:
         """All-or-nothing write of the domain's changes; raises TransactionCancelled naming the failed labels."""
+        ...
+
+    def workspace_keys(self, workspace_id: str, limit: int) -> list[tuple[str, str]]:
+        """Keys of up to `limit` items that carry `workspaceId` = `workspace_id` (the `ByWorkspace` index:
+        eventually consistent, so a caller that needs all of them loops until it finds none)."""
         ...
 
 

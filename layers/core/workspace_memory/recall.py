@@ -89,7 +89,9 @@ class ReceiptsPage:
 
 
 def recall_status(authority: Authority, now: float) -> RecallStatus:
-    """Authority first (access, then a newer turn), then the document as the client knows it."""
+    """Authority first (a deleted workspace, access, then a newer turn), then the document as the client knows it."""
+    if authority.deleted:
+        return RecallStatus.DELETED
     if not authority.has_access(now):
         return RecallStatus.NO_ACCESS
     if not authority.slot_holds(now):
@@ -130,7 +132,7 @@ class RecallService:
             return Recall(RecallStatus.UNAVAILABLE, None, withheld(RecallStatus.UNAVAILABLE), admission_id, iso(now))
         authority.require_scope(Scope.MEMORY_READ)
         status = recall_status(authority, now)
-        revision = authority.head.version if status is not RecallStatus.NO_ACCESS else None
+        revision = authority.head.version if status not in (RecallStatus.NO_ACCESS, RecallStatus.DELETED) else None
         block = ""
         if status is RecallStatus.OK:
             head = authority.head
@@ -142,7 +144,8 @@ class RecallService:
         elif status not in (RecallStatus.OFF, RecallStatus.EMPTY):
             block = withheld(status)
         result = Recall(status, revision, block, admission_id, iso(now), memory_write(authority, status, now))
-        self._receipt(ref, result, authority.admission.turn_id)
+        if not authority.deleted:  # a workspace being purged gains no new item (its receipts go with it)
+            self._receipt(ref, result, authority.admission.turn_id)
         return result
 
     def _unavailable(self, ref: AdmissionRef, admission_id: str, turn_id: str | None) -> Recall:

@@ -89,10 +89,38 @@ def key_store(ddb_client: Any, kms_client: Any, table_name: str, kms_key_arn: st
 
 class BranchKeyStore:
     """Implements `ports.KeyStore`: creates a workspace's branch key (kms:GenerateDataKeyWithoutPlaintext and
-    kms:ReEncrypt*, then one conditional TransactWriteItems; the caller never sees key material)."""
+    kms:ReEncrypt*, then one conditional TransactWriteItems; the caller never sees key material), and destroys
+    it: the library has no delete, so its items are queried on `branch-key-id` and deleted one by one.
 
-    def __init__(self, store: Any) -> None:
+    `ddb_client` and `table_name` are the key store's own (a plain DynamoDB client), needed to destroy only."""
+
+    def __init__(self, store: Any, ddb_client: Any = None, table_name: str | None = None) -> None:
         self._store = store
+        self._ddb = ddb_client
+        self._table_name = table_name
+
+    def destroy_branch_key(self, workspace_id: str) -> int:
+        if self._ddb is None or self._table_name is None:
+            raise ValueError("this key store was built without its table: it cannot destroy a branch key")
+        deleted = 0
+        try:
+            while True:  # every version of the key, the active one and the beacon key; a page at a time
+                out = self._ddb.query(
+                    TableName=self._table_name,
+                    KeyConditionExpression="#id = :id",
+                    ExpressionAttributeNames={"#id": "branch-key-id", "#type": "type"},
+                    ExpressionAttributeValues={":id": {"S": branch_key_id(workspace_id)}},
+                    ProjectionExpression="#id, #type",
+                    ConsistentRead=True,
+                )
+                items = out.get("Items", [])
+                if not items:
+                    return deleted
+                for item in items:
+                    self._ddb.delete_item(TableName=self._table_name, Key=item)
+                    deleted += 1
+        except (ClientError, BotoCoreError) as exc:
+            raise Unavailable(f"branch key not destroyed ({type(exc).__name__})", transient=True) from exc
 
     def create_branch_key(self, workspace_id: str) -> str:
         try:

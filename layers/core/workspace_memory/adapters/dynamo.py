@@ -49,6 +49,11 @@ _TRANSIENT = {
 }
 
 
+BY_WORKSPACE_INDEX = "ByWorkspace"
+"""The KEYS_ONLY index on `workspaceId` (template.yaml): how the purge finds a workspace's items outside its
+own partition (conversations, admissions)."""
+
+
 class DynamoTable:
     """Implements `ports.Table`. Every read is strongly consistent: decisions depend on them."""
 
@@ -90,8 +95,9 @@ class DynamoTable:
     ) -> list[Item]:
         kwargs: dict[str, Any] = {
             "TableName": self.name,
-            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
-            "ExpressionAttributeValues": {":pk": pk, ":prefix": sk_prefix},
+            # An empty prefix is the whole partition (DynamoDB refuses an empty begins_with operand).
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)" if sk_prefix else "pk = :pk",
+            "ExpressionAttributeValues": {":pk": pk, ":prefix": sk_prefix} if sk_prefix else {":pk": pk},
             "ScanIndexForward": not newest_first,
             "Limit": limit,
             "ConsistentRead": True,
@@ -103,6 +109,17 @@ class DynamoTable:
 
     def put(self, item: Item) -> None:
         self._call("put_item", TableName=self.name, Item=_wire(item))
+
+    def workspace_keys(self, workspace_id: str, limit: int) -> list[tuple[str, str]]:
+        out = self._call(
+            "query",
+            TableName=self.name,
+            IndexName=BY_WORKSPACE_INDEX,
+            KeyConditionExpression="workspaceId = :ws",
+            ExpressionAttributeValues={":ws": workspace_id},
+            Limit=limit,
+        )
+        return [(item["pk"], item["sk"]) for item in out.get("Items", [])]
 
     def transact(self, changes: Sequence[Change]) -> None:
         items = []

@@ -186,4 +186,24 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
             return _check(keys.key_revocation(ws, ks), _ABSENT, {})
         case ch.ReplaceRevision(item=item, expected=expected):
             return _put(item, "revision = :expected", {":expected": expected})
+        case ch.Delete(key=key):
+            return {"Delete": {"Key": keys.as_key(key)}}
+        case ch.TombstoneWorkspace(workspace_id=ws, by=by, at=at):
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.meta(ws)),
+                    "UpdateExpression": "SET deletedAt = :at, deletedBy = :by, aiEnabled = :false, "
+                    "consentRevision = consentRevision + :one",
+                    "ConditionExpression": "attribute_exists(pk) AND attribute_not_exists(deletedAt)",
+                    "ExpressionAttributeValues": {":at": at, ":by": by, ":false": False, ":one": 1},
+                }
+            }
+        case ch.TombstoneHead(workspace_id=ws):
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.head(ws)),
+                    "UpdateExpression": "SET tombstone = :true, headVersion = if_not_exists(headVersion, :zero)",
+                    "ExpressionAttributeValues": {":true": True, ":zero": 0},
+                }
+            }
     raise TypeError(f"no DynamoDB form for {type(change).__name__}")

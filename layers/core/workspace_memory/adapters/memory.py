@@ -32,6 +32,10 @@ class MemoryKeyStore:
             self.branch_keys[workspace_id] = f"branch-key/{workspace_id}"
             return self.branch_keys[workspace_id]
 
+    def destroy_branch_key(self, workspace_id: str) -> int:
+        with self._lock:
+            return 1 if self.branch_keys.pop(workspace_id, None) is not None else 0
+
 
 class MemoryTable:
     """Implements `ports.Table`. `before_transact`, when set, runs first inside each `transact`: a test's way
@@ -68,6 +72,12 @@ class MemoryTable:
     def put(self, item: Item) -> None:
         with self._lock:
             self.items[(item["pk"], item["sk"])] = copy.deepcopy(item)
+
+    def workspace_keys(self, workspace_id: str, limit: int) -> list[keys.Key]:
+        self.reads += 1
+        with self._lock:
+            found = sorted(key for key, item in self.items.items() if item.get("workspaceId") == workspace_id)
+            return found[:limit]
 
     def transact(self, changes: Sequence[ch.Change]) -> None:
         hook = self.before_transact
@@ -179,6 +189,11 @@ def _holds(change: ch.Change, items: Items) -> bool:
         case ch.ReplaceRevision(expected=expected):
             found = _get(items, change.key)
             return found is not None and found.get("revision") == expected
+        case ch.TombstoneWorkspace(workspace_id=ws):
+            current = _get(items, keys.meta(ws))
+            return current is not None and "deletedAt" not in current
+        case ch.TombstoneHead() | ch.Delete():
+            return True
     raise TypeError(f"no in-memory form for {type(change).__name__}")
 
 
@@ -213,5 +228,15 @@ def _apply(change: ch.Change, items: Items) -> None:
             items[keys.admission(adm)].update(
                 status="committed", captureRequestHash=change.request_hash, captureReceipt=copy.deepcopy(change.receipt)
             )
+        case ch.TombstoneWorkspace(workspace_id=ws):
+            workspace = items[keys.meta(ws)]
+            workspace.update(deletedAt=change.at, deletedBy=change.by, aiEnabled=False)
+            workspace["consentRevision"] = int(workspace.get("consentRevision", 0)) + 1
+        case ch.Delete(key=key):
+            items.pop(key, None)
+        case ch.TombstoneHead(workspace_id=ws):
+            key = keys.head(ws)
+            head = items.setdefault(key, {**keys.as_key(key), "headVersion": 0})
+            head["tombstone"] = True
         case _:
             pass  # condition checks write nothing

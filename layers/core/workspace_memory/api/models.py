@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported 
     from workspace_memory.access import Workspace
     from workspace_memory.admission import Admitted
     from workspace_memory.capture import CaptureResult, Proposal
+    from workspace_memory.deletion import DeletionProgress
     from workspace_memory.document import Commit, DocumentView, HistoryPage, VersionInfo
     from workspace_memory.keysessions import KeySession
     from workspace_memory.notes import Notes
@@ -378,6 +379,38 @@ class NotesOut(NotesMetaOut):
     @classmethod
     def with_text(cls, notes: Notes) -> NotesOut:
         return cls(revision=notes.revision, bytes=notes.bytes, updated_at=notes.updated_at, notes=notes.text)
+
+
+# -- deleting a workspace -----------------------------------------------------------------------------------
+
+
+class DeletionOut(OutModel):
+    """A workspace deletion's progress, for the owner who asked for it (ids, counts and times only)."""
+
+    workspace_id: str
+    status: Literal["running", "completed", "failed"]
+    phase: str
+    items_deleted: int
+    branch_key_destroyed: bool
+    requested_at: str
+    completed_at: str | None
+
+    @classmethod
+    def of(cls, progress: DeletionProgress) -> DeletionOut:
+        return cls.model_validate(progress, from_attributes=True)
+
+
+class PurgeBatchOut(OutModel):
+    """One purge step (automation, the deletion workflow): how many items went, and whether any are left."""
+
+    deleted: int
+    more: bool
+
+
+class BranchKeyDestroyedOut(OutModel):
+    """How many key-store items of the workspace's branch key the call deleted (0 when already gone)."""
+
+    items_deleted: int
 
 
 # -- the error envelope ------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import Field
 
 from workspace_memory.api.models import ApiModel
+from workspace_memory.deletion_contract import MAX_BATCH_SIZE
 from workspace_memory.errors import InvalidInput, PreconditionRequired
 from workspace_memory.ids import Identifier, IssuedId
 from workspace_memory.terms import MemoryState, Mode, Role, Scope, ShareType
@@ -15,6 +16,12 @@ from workspace_memory.terms import MemoryState, Mode, Role, Scope, ShareType
 class CreateWorkspace(ApiModel):
     name: str = Field(min_length=1, max_length=200)
     share_type: ShareType
+
+
+class PurgeBatch(ApiModel):
+    """One purge step of a deleted workspace: at most `limit` items."""
+
+    limit: int = Field(ge=1, le=MAX_BATCH_SIZE)
 
 
 class PutMember(ApiModel):

@@ -1,0 +1,35 @@
+"""The purge of deleted workspaces (IAM): the deletion workflow's only way to the table and the key store.
+
+This function's role is the only one that may delete items; both routes refuse a workspace that is not
+tombstoned (409 `WORKSPACE_NOT_DELETED`), so nothing here can purge a live workspace.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.openapi.params import Body
+
+from workspace_memory.api.http import automation_caller, build_resolver, lambda_entry, respond
+from workspace_memory.api.models import BranchKeyDestroyedOut, PurgeBatchOut
+from workspace_memory.api.schemas import PurgeBatch
+from workspace_memory.bootstrap import services
+
+app = build_resolver()
+
+
+@app.post("/v1/automation/workspaces/<ws>/deletion/branch-key")
+def destroy_branch_key(ws: str) -> Response[BranchKeyDestroyedOut]:
+    automation_caller(app)
+    return respond(200, BranchKeyDestroyedOut(items_deleted=services().workspace_purge.destroy_branch_key(ws)))
+
+
+@app.post("/v1/automation/workspaces/<ws>/deletion/batches")
+def purge_batch(ws: str, body: Annotated[PurgeBatch, Body()]) -> Response[PurgeBatchOut]:
+    automation_caller(app)
+    batch = services().workspace_purge.purge_batch(ws, body.limit)
+    return respond(200, PurgeBatchOut(deleted=batch.deleted, more=batch.more))
+
+
+handler: Any = lambda_entry(app)

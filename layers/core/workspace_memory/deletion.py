@@ -1,0 +1,162 @@
+"""Deleting a workspace (DESIGN §12): a tombstone, the branch key destroyed, then a purge of every item.
+
+The owner's DELETE writes the tombstone in one transaction (META `deletedAt`/`deletedBy`, AI off and the
+consent revision bumped, the document head a tombstone), so from that moment every route answers 404, recall
+`deleted` and capture is refused. The branch key is destroyed next, in the same request (crypto-shredding).
+Then a Temporal workflow purges every item in batches through `WorkspacePurgeService`, META last, so the tombstone
+holds until nothing else is left. Every step is idempotent: a DELETE sent again, a crash between steps, a
+killed worker all end in the same place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from workspace_memory import keys
+from workspace_memory.access import is_deleted
+from workspace_memory.changes import Delete, Label, MemberIsOwner, TombstoneHead, TombstoneWorkspace
+from workspace_memory.clock import Clock, iso
+from workspace_memory.deletion_contract import DEFAULT_BATCH_SIZE, DeletionInput, PurgeBatchResult
+from workspace_memory.errors import (
+    ConfirmationMismatch,
+    ConfirmationRequired,
+    Conflict,
+    Forbidden,
+    WorkspaceNotDeleted,
+    WorkspaceNotFound,
+)
+from workspace_memory.ports import KeyStore, Table, TransactionCancelled
+from workspace_memory.terms import Role
+
+
+@dataclass(frozen=True)
+class DeletionProgress:
+    workspace_id: str
+    requested_by: str
+    status: str
+    """`running`, `completed` or `failed` (the workflow's state)."""
+    phase: str
+    items_deleted: int
+    branch_key_destroyed: bool
+    requested_at: str
+    completed_at: str | None
+
+
+class DeletionRunner(Protocol):
+    """Where the purge runs (a Temporal workflow): started idempotently, read without a worker."""
+
+    def start(self, deletion: DeletionInput) -> None: ...
+
+    def progress(self, workspace_id: str) -> DeletionProgress | None: ...
+
+
+class DeletionService:
+    def __init__(
+        self,
+        table: Table,
+        key_store: KeyStore,
+        clock: Clock,
+        runner: DeletionRunner,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+    ) -> None:
+        self._table = table
+        self._key_store = key_store
+        self._clock = clock
+        self._runner = runner
+        self._batch_size = batch_size
+
+    def delete(self, user_id: str, workspace_id: str, confirmation: str | None) -> DeletionProgress:
+        """The owner's DELETE. A repeat by the same owner (running or completed) answers the same progress and
+        redoes only what an interrupted request may have left undone (key destruction, the workflow start)."""
+        if not confirmation:
+            raise ConfirmationRequired("deleting a workspace needs X-Confirm-Workspace: <workspaceId>")
+        if confirmation != workspace_id:
+            raise ConfirmationMismatch("X-Confirm-Workspace does not name this workspace; nothing was deleted")
+        meta, member = self._table.get_many([keys.meta(workspace_id), keys.member(workspace_id, user_id)])
+        if meta is None:
+            return self.progress(user_id, workspace_id)  # purged already: its owner still reads the outcome
+        if is_deleted(meta):
+            if meta.get("deletedBy") != user_id:
+                raise WorkspaceNotFound("workspace not found")
+            requested_at = str(meta["deletedAt"])
+        else:
+            if member is None:
+                raise WorkspaceNotFound("workspace not found")
+            if member.get("role") != Role.OWNER.value:
+                raise Forbidden("only the workspace owner may do this")
+            requested_at = self._tombstone(user_id, workspace_id)
+        self._key_store.destroy_branch_key(workspace_id)
+        self._runner.start(
+            DeletionInput(
+                workspace_id=workspace_id, requested_by=user_id, requested_at=requested_at, batch_size=self._batch_size
+            )
+        )
+        return self.progress(user_id, workspace_id)
+
+    def progress(self, user_id: str, workspace_id: str) -> DeletionProgress:
+        """The deletion's progress, for the owner who asked for it only: anyone else, or no deletion, gets the
+        404 of a workspace that does not exist."""
+        found = self._runner.progress(workspace_id)
+        if found is None or found.requested_by != user_id:
+            raise WorkspaceNotFound("workspace not found")
+        return found
+
+    def _tombstone(self, user_id: str, workspace_id: str) -> str:
+        at = iso(self._clock.now())
+        try:
+            self._table.transact(
+                [
+                    TombstoneWorkspace(workspace_id, user_id, at),
+                    TombstoneHead(workspace_id),
+                    MemberIsOwner(workspace_id, user_id),
+                ]
+            )
+        except TransactionCancelled as exc:
+            if Label.ACCESS in exc.failed():
+                raise Forbidden("only the workspace owner may do this") from None
+            # A concurrent DELETE of the same owner won: that tombstone is this request's too.
+            meta = self._table.get(*keys.meta(workspace_id))
+            if meta is not None and is_deleted(meta) and meta.get("deletedBy") == user_id:
+                return str(meta["deletedAt"])
+            raise Conflict("the workspace changed concurrently; read it and try again") from None
+        return at
+
+
+class WorkspacePurgeService:
+    """The purge's steps, served to the deletion workflow by the deletion function (the only role that may
+    delete items). Each refuses a workspace that is not tombstoned: nothing here can touch a live one."""
+
+    def __init__(self, table: Table, key_store: KeyStore) -> None:
+        self._table = table
+        self._key_store = key_store
+
+    def destroy_branch_key(self, workspace_id: str) -> int:
+        self._require_deleted(workspace_id)
+        return self._key_store.destroy_branch_key(workspace_id)
+
+    def purge_batch(self, workspace_id: str, limit: int) -> PurgeBatchResult:
+        """Deletes up to `limit` items of the workspace: its own partition first (consistent Query), then the
+        items elsewhere that name it (conversations, admissions: the `ByWorkspace` index); META only when
+        nothing else is found, and then `more` is false."""
+        meta = self._require_deleted(workspace_id)
+        meta_key = keys.meta(workspace_id)
+        own = self._table.query(keys.ws(workspace_id), "", limit=limit + 1, newest_first=False)
+        found = [key for key in ((item["pk"], item["sk"]) for item in own) if key != meta_key][:limit]
+        if len(found) < limit:
+            named = self._table.workspace_keys(workspace_id, limit + len(found) + 1)
+            found += [key for key in named if key != meta_key and key not in found][: limit - len(found)]
+        if found:
+            self._table.transact([Delete(key) for key in found])
+            return PurgeBatchResult(deleted=len(found), more=True)
+        if meta is not None:
+            self._table.transact([Delete(meta_key)])
+            return PurgeBatchResult(deleted=1, more=False)
+        return PurgeBatchResult(deleted=0, more=False)
+
+    def _require_deleted(self, workspace_id: str) -> dict[str, object] | None:
+        """The META if tombstoned, None if already gone; a live workspace is refused (409)."""
+        meta = self._table.get(*keys.meta(workspace_id))
+        if meta is not None and not is_deleted(meta):
+            raise WorkspaceNotDeleted("the workspace is not deleted; nothing was purged")
+        return meta

@@ -215,3 +215,18 @@ def test_eventbridge_publisher_fails_the_whole_call_on_an_error() -> None:
     assert EventBridgePublisher(client, "bus").publish(_events(4)) == {0, 1, 2, 3}
     with pytest.raises(ValueError, match="at most 10"):
         EventBridgePublisher(client, "bus").publish(_events(11))
+
+
+def test_a_version_turned_into_a_stub_is_a_purge_by_whom_purged_it() -> None:
+    """Forgetting a line (DESIGN §12) modifies old versions: the feed says purge and who, not the save they were."""
+    before = _secretive(keys.version(WS, 3), version=3, op="save", author="alice", createdAt="t")
+    stub = {k: v for k, v in before.items() if k != "ciphertext"} | {"purgedAt": "t2", "purgedBy": "erin"}
+    event = to_event(_record("MODIFY", stub, old=before))
+    assert event is not None
+    assert (event.kind, event.id, event.version, event.op, event.actor) == ("document-version", "3", 3, "purge", "erin")
+    text = json.dumps(event.detail())
+    for leaked in (SHA, "ciphertext", "t2"):
+        assert leaked not in text
+    untouched = to_event(_record("MODIFY", before))
+    assert untouched is not None
+    assert (untouched.op, untouched.actor) == ("save", "alice")

@@ -90,6 +90,9 @@ class Rule:
     op: str | None = None
     actor: str | None = None
     actor_from_key: Callable[[str, str], str] | None = None
+    stubbed_by: str | None = None
+    """An attribute that, when the image has it, makes the event's op `purge` and its actor that attribute's
+    value: a version turned into a stub is audited as the purge it is, by whom, not as its original op."""
 
     def matches(self, pk: str, sk: str) -> bool:
         if not pk.startswith(self.pk_prefix):
@@ -124,12 +127,24 @@ def _notes_user(_pk: str, sk: str) -> str:
     return sk.removeprefix("NOTES#").rsplit("#", 1)[0]
 
 
+PURGE_OP = "purge"
+"""The op of a version turned into a stub by forgetting a line (DESIGN §12)."""
+
 RULES: tuple[Rule, ...] = (
     Rule("workspace", "WS#", "META", _pk_id, version="consentRevision", actor="ownerId"),
     Rule("member", "WS#", "MEMBER#", _sk_id),
     Rule("policy", "WS#", "POLICY", _pk_id, version="policyRevision"),
     Rule("document-head", "WS#", "DOC#HEAD", _pk_id, version="headVersion", op="op", actor="updatedBy"),
-    Rule("document-version", "WS#", "DOC#V#", _version_id, version="version", op="op", actor="author"),
+    Rule(
+        "document-version",
+        "WS#",
+        "DOC#V#",
+        _version_id,
+        version="version",
+        op="op",
+        actor="author",
+        stubbed_by="purgedBy",
+    ),
     Rule("key-session", "WS#", "KEYSESSION#", _sk_id, actor="openedBy"),
     Rule("key-revocation", "WS#", "KEYREVOKED#", _sk_id, actor="revokedBy"),
     Rule("notes", "WS#", "NOTES#", _notes_session, version="revision", actor_from_key=_notes_user),
@@ -191,12 +206,15 @@ def to_event(record: DynamoDBRecord) -> FeedEvent | None:
         return None
     created = stream.approximate_creation_date_time
     actor = rule.actor_from_key(pk, sk) if rule.actor_from_key else _text(image.get(rule.actor or ""))
+    op = _text(image.get(rule.op)) if rule.op else None
+    if rule.stubbed_by and rule.stubbed_by in image:
+        op, actor = PURGE_OP, _text(image.get(rule.stubbed_by))
     return FeedEvent(
         workspace=workspace,
         kind=rule.kind,
         id=item_id,
         version=_number(image.get(rule.version)) if rule.version else None,
-        op=_text(image.get(rule.op)) if rule.op else None,
+        op=op,
         actor=actor,
         time=None if created is None else iso(float(created)),
         event=name.name,

@@ -3,6 +3,7 @@ port), against the local stack, with a real worker on the Temporal dev server fo
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -281,3 +282,27 @@ def test_each_call_is_its_own_admission_under_the_key_session(api: Api, gateway_
     receipts = api.call("GET", f"/v1/conversations/{conv}/memory-receipts", user=owner).json()["receipts"]
     assert [r["status"] for r in receipts] == ["ok", "ok"]
     assert len({r["admissionId"] for r in receipts}) == 2
+
+
+def test_the_readme_mcp_servers_block_starts_the_server(api: Api, gateway_url: str) -> None:
+    """The README's `mcpServers` entry, with this checkout's path and a live key session, as a client runs it."""
+    owner, ws, ks = workspace(api, "auto", "# Team\n")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"```json\n(\{\n  \"mcpServers\".*?)```", readme, re.S)
+    assert found is not None
+    entry = json.loads(found[1].replace("/path/to/workspace-memory", str(ROOT)))["mcpServers"]["workspace-memory"]
+    env = {
+        **entry["env"],
+        "WM_API_URL": gateway_url,
+        "WM_USER_ID": owner,
+        "WM_WORKSPACE_ID": ws,
+        "WM_KEY_SESSION_ID": ks,
+    }
+    assert set(env) == set(entry["env"])
+    server = StdioServerParameters(command=entry["command"], args=entry["args"], env=env, cwd="/")
+
+    async def scenario() -> dict[str, Any]:
+        async with Client(server) as client:
+            return structured(await call(client, "recall_memory"))
+
+    assert run(scenario())["status"] == "ok"

@@ -29,7 +29,7 @@ lint: install
 	$(PY) -m ruff format --check .
 
 typecheck: install
-	$(PY) -m mypy layers functions workflows scripts tests
+	$(PY) -m mypy layers functions workflows scripts tests mcp_server
 
 # cfn-lint from the lock; SAM CLI in an isolated tool environment (its pins would fight the project's boto3).
 SAM_CLI := aws-sam-cli==1.170.0

@@ -17,6 +17,7 @@ import urllib3
 from pydantic import ValidationError
 
 from workspace_memory.api.models import (
+    AdmissionOut,
     BranchKeyDestroyedOut,
     CaptureOut,
     ErrorOut,
@@ -120,7 +121,10 @@ class PurgeApi(Protocol):
     def purge_batch(self, workspace_id: str, limit: int) -> ApiResponse[PurgeBatchOut]: ...
 
 
-class AutomationApi:
+class HttpApi:
+    """One route call: the request signed by `auth`, the answer parsed into the route's model or the error
+    envelope. `AutomationApi` below and the MCP server's client of the human turn routes build on it."""
+
     def __init__(self, base_url: str, auth: Auth, timeout: float = 10.0) -> None:
         self._base = base_url.rstrip("/")
         self._auth = auth
@@ -147,6 +151,24 @@ class AutomationApi:
         if 200 <= response.status < 300:
             return ApiResponse(response.status, body=answer.model_validate(data))  # not the contract: raises
         return ApiResponse(response.status, error=_envelope(data))
+
+
+class AutomationApi(HttpApi):
+    """The automation routes (IAM): what an agent runtime of the user's does under a delegation."""
+
+    def admit(
+        self, conversation_id: str, workspace_id: str, user_id: str, key_session_id: str, idempotency_key: str
+    ) -> ApiResponse[AdmissionOut]:
+        """A turn admitted for `user_id` under the key session that user opened (§11)."""
+        body = {
+            "workspaceId": workspace_id,
+            "userId": user_id,
+            "keySessionId": key_session_id,
+            "idempotencyKey": idempotency_key,
+        }
+        return self._call(
+            AdmissionOut, "POST", f"/v1/automation/conversations/{quote(conversation_id)}/admissions", body
+        )
 
     def recall(self, workspace_id: str, admission_id: str, credential: str) -> ApiResponse[RecallOut]:
         return self._call(

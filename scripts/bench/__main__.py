@@ -7,7 +7,7 @@ and prints tables. Absolute moto latencies say little about AWS; the portable re
 operation and the ratios to the baselines.
 
     .venv/bin/python -m scripts.bench [--iterations 200] [--warmup 5] [--keyring-pairs 200] [--turns 10]
-                                      [--turn-warmup 1] [--import-runs 7] [--json PATH]
+                                      [--turn-warmup 1] [--import-runs 7] [--mcp-calls 50] [--json PATH]
 
 AWS calls are counted by a botocore `before-call.*.*` handler on every client in play (the KMS calls of the
 aws-encryption-sdk go through the client the cipher was given, so they are counted too). Operations that
@@ -26,6 +26,7 @@ from typing import Any
 
 from scripts.bench.cold_start import BASELINE, handler_modules, measure_cold_imports
 from scripts.bench.keyring import measure as measure_keyring
+from scripts.bench.mcp import mcp_benchmark, report_rows
 from scripts.bench.operations import DOCUMENT_BYTES, operations_benchmark, sample_document, settings_for
 from scripts.bench.report import render_cold_imports, render_keyring, report_json
 from scripts.bench.stats import ColdImport, summarize_cold_imports
@@ -51,7 +52,13 @@ def cold_imports(runs: int) -> tuple[str, list[ColdImport]]:
 
 
 def run(
-    iterations: int, warmup: int, turns: int, turn_warmup: int, import_runs: int, keyring_pairs: int = 200
+    iterations: int,
+    warmup: int,
+    turns: int,
+    turn_warmup: int,
+    import_runs: int,
+    keyring_pairs: int = 200,
+    mcp_calls: int = 50,
 ) -> tuple[str, dict[str, Any]]:
     lines = ["workspace-memory bench", ""]
     meta: dict[str, Any] = {}
@@ -75,9 +82,13 @@ def run(
             keyring = measure_keyring(settings_for(resources), ops.workspace_id, keyring_pairs, DOCUMENT_BYTES)
             lines += ["", render_keyring(keyring)]
         turn_report = turn_benchmark(stack, content, turns, turn_warmup) if turns > 0 else None
+        mcp_report = mcp_benchmark(stack, content, mcp_calls, warmup) if mcp_calls > 0 else None
     if turn_report is not None:
         lines += ["", turn_report.text]
         meta.update(turn_report.meta)
+    if mcp_report is not None:
+        lines += ["", mcp_report.text]
+        meta["mcp_recall"] = report_rows(mcp_report)
     lines += ["", "moto latencies are not AWS latencies: compare the calls per operation and the ratios."]
     turn_rows = turn_report.summaries if turn_report is not None else []
     return "\n".join(lines), report_json(ops.summaries, ops.kms, meta, turn_rows, imports, keyring)
@@ -108,11 +119,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--import-runs", type=_at_least(0), default=7, help="timed cold imports per module (7; 0: none)"
     )
+    parser.add_argument(
+        "--mcp-calls", type=_at_least(0), default=50, help="timed recall_memory calls over MCP, each way (50; 0: none)"
+    )
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args(argv)
 
     isolate_environment()
-    text, data = run(args.iterations, args.warmup, args.turns, args.turn_warmup, args.import_runs, args.keyring_pairs)
+    text, data = run(
+        args.iterations,
+        args.warmup,
+        args.turns,
+        args.turn_warmup,
+        args.import_runs,
+        args.keyring_pairs,
+        args.mcp_calls,
+    )
     print(text, flush=True)
     if args.json is not None:
         args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

@@ -1,0 +1,308 @@
+"""The MCP server through the SDK's own client: over stdio (a subprocess) and streamable HTTP (a loopback
+port), against the local stack, with a real worker on the Temporal dev server for `ask_agent`."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_types import CallToolResult, TextContent
+
+from scripts.localstack.resources import LocalResources
+from tests.integration.turn_support import run, running_worker, worker_settings
+from tests.support import Api, new_user, scan_all
+from workspace_memory.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOLS = {"recall_memory", "remember", "ask_agent"}
+
+
+def workspace(api: Api, mode: str, content: str) -> tuple[str, str, str]:
+    """A workspace with AI on, `mode`, one saved version, and a key session of its owner: (owner, ws, ks)."""
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    policy = api.call(
+        "PUT", f"/v1/workspaces/{ws}/memory/policy", user=owner, json={"mode": mode, "expectedRevision": 0}
+    )
+    assert policy.status_code == 200, policy.text
+    assert api.save(owner, ws, content, 0).status_code == 200
+    return owner, ws, api.key_session(owner, ws)
+
+
+def server_env(gateway_url: str, owner: str, ws: str, ks: str) -> dict[str, str]:
+    return {
+        "WM_API_URL": gateway_url,
+        "WM_USER_ID": owner,
+        "WM_WORKSPACE_ID": ws,
+        "WM_KEY_SESSION_ID": ks,
+        "WM_AUTH": "dev",
+        "WM_ASK_TIMEOUT_SECONDS": "120",
+    }
+
+
+def stdio(env: dict[str, str]) -> Client:
+    """The SDK's client, spawning `python -m mcp_server` (stdio) from the repository's root."""
+    return Client(StdioServerParameters(command=sys.executable, args=["-m", "mcp_server"], env=env, cwd=ROOT))
+
+
+async def call(client: Client, tool: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
+    return await client.call_tool(tool, arguments or {})
+
+
+def structured(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, text(result)
+    content: dict[str, Any] | None = result.structured_content
+    assert content is not None
+    return content
+
+
+def text(result: CallToolResult) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, TextContent))
+
+
+def error_code(result: CallToolResult) -> str:
+    """The stable code a tool error leads with (after the SDK's "Error executing tool <name>: ")."""
+    assert result.is_error
+    found = re.search(r"\b([A-Z][A-Z_]{2,}): ", text(result))
+    assert found is not None, text(result)
+    return found[1]
+
+
+def workspace_items(resources: LocalResources, ws: str) -> list[dict[str, Any]]:
+    """Everything stored under the workspace: document head and versions, policy, members, key sessions."""
+    return [item for item in scan_all(resources) if item["pk"]["S"] == f"WS#{ws}"]
+
+
+def test_stdio_lists_typed_tools_recalls_and_remembers_in_auto(
+    api: Api, gateway_url: str, resources: LocalResources
+) -> None:
+    owner, ws, ks = workspace(api, "auto", "# Team\n- deploys on Fridays\n")
+
+    async def scenario() -> tuple[Any, ...]:
+        async with stdio(server_env(gateway_url, owner, ws, ks)) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            recalled = structured(await call(client, "recall_memory"))
+            added = {"op": "add", "line": "- use feature flags"}
+            committed = structured(await call(client, "remember", {"edits": [added], "base_version": 1}))
+            before = workspace_items(resources, ws)
+            stale = structured(
+                await call(client, "remember", {"edits": [{"op": "add", "line": "- lost"}], "base_version": 1})
+            )
+            after_stale = workspace_items(resources, ws)
+            return tools, recalled, committed, before, stale, after_stale
+
+    tools, recalled, committed, before, stale, after_stale = run(scenario())
+
+    # search_memory is left out: memory entries have no search route yet (docs/decisions.md "MCP server").
+    assert set(tools) == TOOLS
+    remember_schema = tools["remember"].input_schema
+    assert set(remember_schema["required"]) == {"edits", "base_version"}
+    assert remember_schema["properties"]["edits"]["maxItems"] == 5
+    assert tools["ask_agent"].input_schema["required"] == ["message"]
+    assert tools["recall_memory"].output_schema is not None
+    assert {"status", "revision", "block", "memoryWrite"} <= set(tools["recall_memory"].output_schema["properties"])
+
+    assert (recalled["status"], recalled["revision"], recalled["memoryWrite"]) == ("ok", 1, "commit")
+    assert "- deploys on Fridays" in recalled["block"]
+    assert recalled["block"].startswith("<<<WORKSPACE-MEMORY") or "<<<WORKSPACE-MEMORY" in recalled["block"]
+
+    assert (committed["outcome"], committed["remembered"], committed["version"]) == ("committed", True, 2)
+    assert committed["receipt"]["version"] == 2
+    assert api.read(owner, ws)["content"] == "# Team\n- deploys on Fridays\n- use feature flags\n"
+
+    # A stale base: a conflict, the same change as a proposal against the newer text, which is untouched.
+    assert (stale["outcome"], stale["remembered"]) == ("conflict", False)
+    assert stale["proposal"]["baseVersion"] == 2
+    assert after_stale == before
+    assert api.read(owner, ws)["version"] == 2
+
+
+def test_remember_in_read_only_is_a_proposal(api: Api, gateway_url: str, resources: LocalResources) -> None:
+    owner, ws, ks = workspace(api, "read_only", "# Team\n")
+    before = workspace_items(resources, ws)
+
+    async def scenario() -> dict[str, Any]:
+        async with stdio(server_env(gateway_url, owner, ws, ks)) as client:
+            edits = [{"op": "add", "line": "- prefer small PRs"}]
+            return structured(await call(client, "remember", {"edits": edits, "base_version": 1}))
+
+    proposed = run(scenario())
+    assert (proposed["outcome"], proposed["remembered"]) == ("proposal", False)
+    assert proposed["proposal"]["edits"] == [{"op": "add", "line": "- prefer small PRs"}]
+    assert "version" not in proposed
+    assert workspace_items(resources, ws) == before
+    assert api.read(owner, ws)["content"] == "# Team\n"
+
+
+def test_bad_input_shows_the_stable_code_and_changes_nothing(
+    api: Api, gateway_url: str, resources: LocalResources
+) -> None:
+    owner, ws, ks = workspace(api, "auto", "# Team\n")
+    huge = "x" * (300 * 1024)
+
+    async def scenario() -> list[tuple[str, bool]]:
+        outcomes: list[tuple[str, bool]] = []
+        async with stdio(server_env(gateway_url, owner, ws, ks)) as client:
+            steps: list[tuple[str, dict[str, Any]]] = [
+                ("remember", {"edits": [{"op": "add", "line": huge}], "base_version": 1}),
+                ("ask_agent", {"message": huge}),
+                ("revoke", {}),
+                ("recall_memory", {}),
+                ("remember", {"edits": [{"op": "add", "line": "- after revocation"}], "base_version": 1}),
+                ("ask_agent", {"message": "remember: - after revocation"}),
+            ]
+            for tool, arguments in steps:
+                if tool == "revoke":
+                    revoked = api.call("DELETE", f"/v1/workspaces/{ws}/key-sessions/{ks}", user=owner)
+                    assert revoked.status_code == 204
+                    continue
+                before = scan_all(resources)
+                result = await call(client, tool, arguments)
+                outcomes.append((error_code(result), scan_all(resources) == before))
+                assert huge not in text(result)
+        return outcomes
+
+    assert run(scenario()) == [
+        ("PAYLOAD_TOO_LARGE", True),
+        ("PAYLOAD_TOO_LARGE", True),
+        ("KEY_SESSION_INVALID", True),
+        ("KEY_SESSION_INVALID", True),
+        ("KEY_SESSION_INVALID", True),
+    ]
+    assert api.read(owner, ws)["version"] == 1
+
+
+def test_a_server_without_valid_configuration_refuses_to_start(gateway_url: str) -> None:
+    env = {"WM_API_URL": gateway_url, "WM_USER_ID": "u", "WM_WORKSPACE_ID": "w", "WM_AUTH": "dev"}
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_server"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == "MCP server configuration: WM_KEY_SESSION_ID: Field required"
+
+
+@pytest.fixture(scope="module")
+def worker(settings: Settings, gateway_url: str) -> Iterator[Settings]:
+    wsettings = worker_settings(settings, gateway_url)
+    with running_worker(wsettings):
+        yield wsettings
+
+
+def test_ask_agent_runs_an_admitted_turn_under_the_key_session(api: Api, gateway_url: str, worker: Settings) -> None:
+    owner, ws, ks = workspace(api, "auto", "# Team\n- deploys on Fridays\n")
+
+    async def scenario() -> dict[str, Any]:
+        async with stdio(server_env(gateway_url, owner, ws, ks)) as client:
+            message = "remember: - use feature flags\nWhat do you know?"
+            return structured(await call(client, "ask_agent", {"message": message}))
+
+    turn = run(scenario())
+    assert (turn["status"], turn["remembered"]) == ("completed", True)
+    assert [(o["tool"], o["outcome"]) for o in turn["toolOutcomes"]] == [("remember_in_memory", "committed")]
+    assert [(r["status"], r["revision"]) for r in turn["receipts"]] == [("ok", 1), ("ok", 2)]
+    assert "- use feature flags" in turn["answer"]
+    assert api.read(owner, ws)["content"] == "# Team\n- deploys on Fridays\n- use feature flags\n"
+    # The turn is the user's own, on the route a person would read it from.
+    view = api.call("GET", f"/v1/conversations/{turn['conversationId']}/turns/{turn['turnId']}", user=owner)
+    assert view.json()["answer"] == turn["answer"]
+
+
+@contextmanager
+def http_server(env: dict[str, str]) -> Iterator[str]:
+    """`python -m mcp_server --http --port 0`: the endpoint URL it prints once its socket listens."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_server", "--http", "--port", "0"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().strip()
+        assert line.startswith("serving http://127.0.0.1:"), line
+        yield line.removeprefix("serving ")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@asynccontextmanager
+async def http_client(url: str) -> AsyncIterator[Client]:
+    async with Client(url) as client:
+        yield client
+
+
+def test_streamable_http_on_loopback_recalls_and_refuses_a_foreign_host(api: Api, gateway_url: str) -> None:
+    owner, ws, ks = workspace(api, "auto", "# Team\n- on call: Dana\n")
+    with http_server(server_env(gateway_url, owner, ws, ks)) as url:
+
+        async def scenario() -> tuple[set[str], dict[str, Any]]:
+            async with http_client(url) as client:
+                names = {tool.name for tool in (await client.list_tools()).tools}
+                return names, structured(await call(client, "recall_memory"))
+
+        names, recalled = run(scenario())
+        foreign = requests.post(url, headers={"Host": "evil.example:80"}, json={}, timeout=10)
+        cross_origin = requests.post(url, headers={"Origin": "http://evil.example"}, json={}, timeout=10)
+
+    assert names == TOOLS
+    assert (recalled["status"], recalled["revision"]) == ("ok", 1)
+    assert "- on call: Dana" in recalled["block"]
+    assert (foreign.status_code, foreign.json()["error"]["code"]) == (421, "HOST_NOT_ALLOWED")
+    assert (cross_origin.status_code, cross_origin.json()["error"]["code"]) == (421, "HOST_NOT_ALLOWED")
+
+
+def test_each_call_is_its_own_admission_under_the_key_session(api: Api, gateway_url: str) -> None:
+    """Two recalls: two receipts on the server's conversation, each of a distinct admission."""
+    owner, ws, ks = workspace(api, "auto", "# Team\n")
+    conv = f"mcp-{uuid.uuid4().hex[:8]}"
+
+    async def scenario() -> None:
+        async with stdio({**server_env(gateway_url, owner, ws, ks), "WM_CONVERSATION_ID": conv}) as client:
+            for _ in range(2):
+                assert structured(await call(client, "recall_memory"))["status"] == "ok"
+
+    run(scenario())
+    receipts = api.call("GET", f"/v1/conversations/{conv}/memory-receipts", user=owner).json()["receipts"]
+    assert [r["status"] for r in receipts] == ["ok", "ok"]
+    assert len({r["admissionId"] for r in receipts}) == 2
+
+
+def test_the_readme_mcp_servers_block_starts_the_server(api: Api, gateway_url: str) -> None:
+    """The README's `mcpServers` entry, with this checkout's path and a live key session, as a client runs it."""
+    owner, ws, ks = workspace(api, "auto", "# Team\n")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"```json\n(\{\n  \"mcpServers\".*?)```", readme, re.S)
+    assert found is not None
+    entry = json.loads(found[1].replace("/path/to/workspace-memory", str(ROOT)))["mcpServers"]["workspace-memory"]
+    env = {
+        **entry["env"],
+        "WM_API_URL": gateway_url,
+        "WM_USER_ID": owner,
+        "WM_WORKSPACE_ID": ws,
+        "WM_KEY_SESSION_ID": ks,
+    }
+    assert set(env) == set(entry["env"])
+    server = StdioServerParameters(command=entry["command"], args=entry["args"], env=env, cwd="/")
+
+    async def scenario() -> dict[str, Any]:
+        async with Client(server) as client:
+            return structured(await call(client, "recall_memory"))
+
+    assert run(scenario())["status"] == "ok"

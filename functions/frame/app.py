@@ -58,16 +58,21 @@ def _serve(name: str) -> Response[str]:
     return Response(status_code=200, content_type=content_type, body=text, headers=dict(SECURITY_HEADERS))
 
 
-_HTML = {"description": "a file of the page", "content": {"text/html": {"schema": {"type": "string"}}}}
-
-
-@app.get("/app/", responses={200: _HTML})
+@app.get(
+    "/app/",
+    responses={200: {"description": "the page", "content": {"text/html": {"schema": {"type": "string"}}}}},
+)
 def frame_page() -> Response[str]:
     """The memory frame's page."""
     return _serve(INDEX)
 
 
-@app.get("/app/<file>", responses={200: _HTML})
+@app.get(
+    "/app/<file>",
+    responses={
+        200: {"description": "a stylesheet or an ES module", "content": {"text/plain": {"schema": {"type": "string"}}}}
+    },
+)
 def frame_file(file: str) -> Response[str]:
     """One of the page's files (its stylesheet and ES modules), by name."""
     return _serve(file)

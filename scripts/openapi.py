@@ -76,6 +76,8 @@ ROUTE_ERRORS: dict[str, Errors] = {
     "GET /v1/health": (),
     "GET /v1/openapi.json": (),
     "GET /v1/docs": (),
+    "GET /app/": (),
+    "GET /app/{file}": (errors.AssetNotFound,),
     "POST /v1/workspaces": (),
     "PUT /v1/workspaces/{ws}/members/{userId}": _MEMBER,
     "PUT /v1/workspaces/{ws}/ai": (*_MEMBER, errors.Conflict),

@@ -81,7 +81,9 @@ class Expect:
     """The exact top-level keys of the JSON body; empty means no body at all (204)."""
     values: Mapping[str, Any] = field(default_factory=dict)
     html: bool = False
-    """The body is an HTML page (Swagger UI), not JSON."""
+    """The body is an HTML page (Swagger UI, the memory frame), not JSON."""
+    text: str = ""
+    """The body is this kind of static text (the frame's files): it starts with this, not JSON."""
 
 
 # Event file -> expected answer, in the order the events run (dicts keep insertion order).
@@ -141,6 +143,8 @@ SEQUENCE: dict[str, Expect] = {
         200, frozenset({"openapi", "info", "servers", "paths", "components"}), {"openapi": "3.1.0"}
     ),
     "docs-ui.json": Expect(200, frozenset(), html=True),
+    "frame-page.json": Expect(200, frozenset(), html=True),
+    "frame-file.json": Expect(200, frozenset(), text="// "),
     # Last: deleting the workspace (the sequence's results are checked just before it), then the purge's routes,
     # which answer the same whether the worker has purged already or not (both steps are idempotent).
     "workspace-delete.json": Expect(202, DELETION, {"workspaceId": WS}),
@@ -314,6 +318,9 @@ def _run_sequence(events_svc: Services, handlers: dict[str, Any]) -> None:
         assert (name, result["statusCode"]) == (name, expect.status), raw
         if expect.html:
             assert raw.startswith("<!DOCTYPE html>"), name
+            continue
+        if expect.text:
+            assert raw.startswith(expect.text), name
             continue
         if not expect.keys:
             assert raw == "", name

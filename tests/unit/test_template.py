@@ -65,6 +65,9 @@ EXPECTED_ROUTES: dict[str, str] = {
     # DocsFunction
     "GET /v1/openapi.json": "DocsFunction",
     "GET /v1/docs": "DocsFunction",
+    # FrameFunction
+    "GET /app/": "FrameFunction",
+    "GET /app/{file}": "FrameFunction",
     # DeletionFunction
     "POST /v1/automation/workspaces/{ws}/deletion/branch-key": "DeletionFunction",
     "POST /v1/automation/workspaces/{ws}/deletion/batches": "DeletionFunction",
@@ -76,10 +79,11 @@ API_FUNCTIONS = (
     "ConversationsFunction",
     "AutomationFunction",
     "DocsFunction",
+    "FrameFunction",
     "DeletionFunction",
 )
-UNAUTHENTICATED_ROUTES = ("GET /v1/health", "GET /v1/openapi.json", "GET /v1/docs")
-"""Health, and the API's own description (no data)."""
+UNAUTHENTICATED_ROUTES = ("GET /v1/health", "GET /v1/openapi.json", "GET /v1/docs", "GET /app/", "GET /app/{file}")
+"""Health, the API's own description and the memory frame's static files (no data)."""
 STREAM_FUNCTIONS = ("ChangeFeedFunction",)
 """Functions fed by the table's stream, not by routes."""
 
@@ -265,7 +269,8 @@ def test_http_api_auth(template: dict[str, Any]) -> None:
 def test_paths_use_braces() -> None:
     for route_key in EXPECTED_ROUTES:
         assert "<" not in route_key
-        assert re.fullmatch(r"[A-Z]+ (/[a-zA-Z0-9.-]+|/\{[a-zA-Z]+\})+", route_key), route_key
+        # The frame's page is the one route with a trailing slash (`/app/`: its modules load relative to it).
+        assert re.fullmatch(r"[A-Z]+ (/[a-zA-Z0-9.-]+|/\{[a-zA-Z]+\})+/?", route_key), route_key
 
 
 def test_function_layout(template: dict[str, Any]) -> None:
@@ -720,6 +725,8 @@ ACCESS: dict[str, Access] = {
     ),
     # serves a file it ships (the OpenAPI document) and Swagger UI: its own log group, nothing else.
     "DocsFunction": Access(frozenset(), frozenset(), NO_KMS, LOGS),
+    # serves the memory frame's static files: its own log group, nothing else.
+    "FrameFunction": Access(frozenset(), frozenset(), NO_KMS, LOGS),
     # the purge of a tombstoned workspace: GetItem META, Query its partition (and the ByWorkspace index: see
     # test_only_the_deletion_function_deletes_items), TWI of Deletes; the branch key destroyed (Query +
     # DeleteItem). No key use: it never encrypts or decrypts.

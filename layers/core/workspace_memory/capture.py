@@ -194,7 +194,15 @@ class CaptureService:
     ) -> CaptureResult:
         adm = authority.admission
         prepared = prepare_version(
-            self._cipher, adm.workspace_id, content=updated, base=base, op=Op.CAPTURE, author=adm.user_id, now=now
+            self._cipher,
+            adm.workspace_id,
+            content=updated,
+            base=base,
+            op=Op.CAPTURE,
+            author=adm.user_id,
+            now=now,
+            admission_id=adm.id,
+            turn_id=adm.turn_id,
         )
         receipt = {
             "admissionId": adm.id,

@@ -115,6 +115,9 @@ class VersionInfo:
     restored_from: int | None = None
     purged_at: str | None = None
     purged_by: str | None = None
+    admission_id: str | None = None
+    """A capture's admission: with `turn_id`, which turn wrote the version (the frame's blame)."""
+    turn_id: str | None = None
 
     @classmethod
     def from_item(cls, item: Item) -> VersionInfo:
@@ -128,6 +131,8 @@ class VersionInfo:
             restored_from=item.get("restoredFrom"),
             purged_at=item.get("purgedAt"),
             purged_by=item.get("purgedBy"),
+            admission_id=item.get("admissionId"),
+            turn_id=item.get("turnId"),
         )
 
 
@@ -186,6 +191,8 @@ def prepare_version(
     author: str,
     now: float,
     restored_from: int | None = None,
+    admission_id: str | None = None,
+    turn_id: str | None = None,
 ) -> PreparedVersion:
     size = utf8_size(content)
     if size > MAX_DOCUMENT_BYTES:
@@ -194,7 +201,9 @@ def prepare_version(
     sealed = seal(cipher, content, document_context(workspace_id, number))
     ciphertext, digest = sealed.ciphertext, sealed.sha256
     created = iso(now)
-    info = VersionInfo(number, op.value, author, created, size, digest, restored_from)
+    info = VersionInfo(
+        number, op.value, author, created, size, digest, restored_from, admission_id=admission_id, turn_id=turn_id
+    )
     version_item: Item = {
         **keys.as_key(keys.version(workspace_id, number)),
         "version": number,
@@ -208,6 +217,10 @@ def prepare_version(
     }
     if restored_from is not None:
         version_item["restoredFrom"] = restored_from
+    if admission_id is not None:
+        version_item["admissionId"] = admission_id
+    if turn_id is not None:
+        version_item["turnId"] = turn_id
     head_item: Item = {
         **keys.as_key(keys.head(workspace_id)),
         "headVersion": number,

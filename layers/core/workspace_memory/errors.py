@@ -38,6 +38,12 @@ class VersionNotFound(NotFound):
     code = "VERSION_NOT_FOUND"
 
 
+class AssetNotFound(NotFound):
+    """The memory frame has no such static file (its files are a fixed list, never a path on disk)."""
+
+    code = "ASSET_NOT_FOUND"
+
+
 class Gone(DomainError):
     """It existed and was deliberately forgotten: asking again will not bring it back."""
 

@@ -129,6 +129,10 @@ class VersionOut(OutModel):
     purged_at: str | None = omitted_when_none()
     """Set on a stub left by a purge (`POST …/memory/purge`): its text is gone, reading it answers 410."""
     purged_by: str | None = omitted_when_none()
+    admission_id: str | None = omitted_when_none()
+    """A capture version only: the admission whose fence committed it (ids only, never text)."""
+    turn_id: str | None = omitted_when_none()
+    """A capture version made by a turn started on `POST …/turns`: that turn (the frame's blame names it)."""
 
     @classmethod
     def of(cls, info: VersionInfo) -> VersionOut:

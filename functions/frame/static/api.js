@@ -1,0 +1,58 @@
+// The API client: every call carries the signed-in person's token; errors keep the API's stable code.
+
+let token = null;
+
+/** Locally `dev:<user>` (the local gateway's dev auth, loopback only); on AWS a JWT from the issuer. */
+export function signIn(bearer) {
+  token = bearer;
+}
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    const error = (body && body.error) || { code: `HTTP_${status}`, message: "unexpected answer" };
+    super(`${error.code}: ${error.message}`);
+    this.status = status;
+    this.code = error.code;
+    this.body = body || {};
+  }
+}
+
+export async function call(method, path, { body, headers } = {}) {
+  const sent = { ...(headers || {}) };
+  if (token) sent.Authorization = `Bearer ${token}`;
+  if (body !== undefined) sent["Content-Type"] = "application/json";
+  const response = await fetch(path, {
+    method,
+    headers: sent,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    cache: "no-store",
+  });
+  const text = await response.text();
+  const parsed = text ? JSON.parse(text) : null;
+  if (!response.ok) throw new ApiError(response.status, parsed);
+  return parsed;
+}
+
+const ws = (id) => `/v1/workspaces/${encodeURIComponent(id)}`;
+const conv = (id) => `/v1/conversations/${encodeURIComponent(id)}`;
+const base = (version) => ({ "X-Base-Version": String(version) });
+
+export const api = {
+  createWorkspace: (name, shareType) => call("POST", "/v1/workspaces", { body: { name, shareType } }),
+  read: (id) => call("GET", `${ws(id)}/memory`),
+  save: (id, content, version) => call("PUT", `${ws(id)}/memory`, { body: { content }, headers: base(version) }),
+  clear: (id, version) => call("POST", `${ws(id)}/memory/clear`, { headers: base(version) }),
+  undo: (id, restoreVersion, version) =>
+    call("POST", `${ws(id)}/memory/undo`, { body: { restoreVersion }, headers: base(version) }),
+  versions: (id, limit = 100) => call("GET", `${ws(id)}/memory/versions?limit=${limit}`),
+  version: (id, n) => call("GET", `${ws(id)}/memory/versions/${n}`),
+  policy: (id) => call("GET", `${ws(id)}/memory/policy`),
+  setPolicy: (id, mode, expectedRevision) =>
+    call("PUT", `${ws(id)}/memory/policy`, { body: { mode, expectedRevision } }),
+  setAi: (id, enabled) => call("PUT", `${ws(id)}/ai`, { body: { enabled } }),
+  openKeySession: (id, ttlSeconds) => call("POST", `${ws(id)}/key-sessions`, { body: { ttlSeconds } }),
+  revokeKeySession: (id, ks) => call("DELETE", `${ws(id)}/key-sessions/${encodeURIComponent(ks)}`),
+  startTurn: (c, body) => call("POST", `${conv(c)}/turns`, { body }),
+  turn: (c, turnId) => call("GET", `${conv(c)}/turns/${encodeURIComponent(turnId)}`),
+  receipts: (c) => call("GET", `${conv(c)}/memory-receipts?limit=200`),
+};

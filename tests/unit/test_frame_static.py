@@ -1,0 +1,73 @@
+"""The memory frame's static files (functions/frame): served by name with their content types and a strict
+Content-Security-Policy, nothing outside the static folder, no inline script or style, no CDN; and the
+versions' wire fields its blame reads."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from scripts.localstack.gateway import Gateway
+from scripts.localstack.template import ROOT
+from workspace_memory.api.models import VersionOut
+from workspace_memory.document import VersionInfo
+
+pytestmark = pytest.mark.unit
+
+STATIC = ROOT / "functions" / "frame" / "static"
+
+
+@pytest.fixture(scope="module")
+def gateway() -> Gateway:
+    return Gateway()
+
+
+def test_the_page_and_its_files_are_served_with_their_types_and_a_strict_csp(gateway: Gateway) -> None:
+    expected = {"/app/": "text/html", "/app/app.js": "text/javascript", "/app/app.css": "text/css"}
+    for path, content_type in expected.items():
+        answer = gateway.invoke("GET", path, {}, b"")
+        assert answer["statusCode"] == 200, path
+        headers = {k.lower(): v for k, v in answer["headers"].items()}
+        assert headers["content-type"].startswith(content_type), path
+        assert headers["x-content-type-options"] == "nosniff"
+        csp = headers["content-security-policy"]
+        for directive in ("default-src 'none'", "script-src 'self'", "connect-src 'self'"):
+            assert directive in csp
+        assert "unsafe" not in csp
+
+
+@pytest.mark.parametrize("name", ["nope.js", "..%2Fapp.py", "app.py", "..", ".hidden.js"])
+def test_anything_but_a_static_file_is_not_found(gateway: Gateway, name: str) -> None:
+    answer = gateway.invoke("GET", f"/app/{name}", {}, b"")
+    assert answer["statusCode"] == 404
+    assert '"ASSET_NOT_FOUND"' in answer["body"] or '"ROUTE_NOT_FOUND"' in answer["body"]
+
+
+def test_no_inline_script_or_style_and_nothing_from_elsewhere() -> None:
+    page = (STATIC / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r"<script(?![^>]*\bsrc=)[^>]*>", page) == []
+    assert re.findall(r"\son[a-z]+=|\sstyle=", page) == []
+    for text in (p.read_text(encoding="utf-8") for p in STATIC.iterdir()):
+        assert re.findall(r"https?://|//cdn", text) == []
+
+
+def test_every_module_import_is_a_shipped_file() -> None:
+    for module in STATIC.glob("*.js"):
+        for imported in re.findall(r'from "\./([^"]+)"', module.read_text(encoding="utf-8")):
+            assert (STATIC / imported).is_file(), (module.name, imported)
+
+
+def test_every_control_has_a_label() -> None:
+    page = (STATIC / "index.html").read_text(encoding="utf-8")
+    labelled = set(re.findall(r'<label for="([^"]+)"', page))
+    controls = set(re.findall(r'<(?:input|select|textarea)[^>]*\bid="([^"]+)"', page))
+    assert controls - labelled == set()
+
+
+def test_a_capture_version_names_its_admission_and_turn_on_the_wire() -> None:
+    info = VersionInfo(4, "capture", "olivia", "2026-01-01T00:00:00Z", 3, "ab", admission_id="adm_1", turn_id="t1")
+    wire = VersionOut.of(info).model_dump(by_alias=True, exclude_none=True)
+    assert (wire["admissionId"], wire["turnId"]) == ("adm_1", "t1")
+    saved = VersionOut.of(VersionInfo(3, "save", "olivia", "2026-01-01T00:00:00Z", 3, "ab"))
+    assert "turnId" not in saved.model_dump(by_alias=True, exclude_none=True)

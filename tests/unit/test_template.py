@@ -611,7 +611,9 @@ GET, QUERY, PUT, UPDATE, CHECK = (
 )
 LOGS = frozenset({"logs:CreateLogStream", "logs:PutLogEvents"})
 STREAM_READ = frozenset({"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"})
-ALL_KINDS = frozenset({"credential", "document", "notes", "temporal-payload"})
+ALL_KINDS = frozenset(
+    {"credential", "document", "notes", "temporal-payload", "entry", "entry-key-secret", "entry-candidate"}
+)
 PAYLOAD_KIND = "temporal-payload"
 """The one kind KMS sees: the payload codec's. Every other kind is workspace data under a branch key."""
 

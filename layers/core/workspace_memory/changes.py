@@ -37,6 +37,11 @@ class Label:
     NOTES = "notes"
     WRITE = "write"
     RETENTION = "retention"
+    ENTRY = "entry"
+    ENTRY_KEY = "entry_key"
+    ENTRY_CAP = "entry_cap"
+    RATE = "rate"
+    CANDIDATE = "candidate"
 
 
 @dataclass(frozen=True)
@@ -270,6 +275,71 @@ class PurgeVersion:
     label: str = Label.VERSION
 
 
+@dataclass(frozen=True)
+class Delete:
+    """Delete the item at `key` unconditionally, as part of the transaction (forgetting an entry)."""
+
+    key: keys.Key
+    label: str = Label.ENTRY
+
+
+@dataclass(frozen=True)
+class MemberExists:
+    """The user is still a member of the workspace (any role) when the write lands."""
+
+    workspace_id: str
+    user_id: str
+    label: str = Label.ACCESS
+
+
+@dataclass(frozen=True)
+class MoveEntryHead(_ItemWrite):
+    """Replace an entry's head by `item` iff it is at revision `base` and still `active` (a forgotten chain
+    never moves again); two writers from one base: exactly one wins, so a chain never forks."""
+
+    base: int
+    label: str = Label.ENTRY
+
+
+@dataclass(frozen=True)
+class SupersedeEntryRevision:
+    """Mark revision `revision` of an entry superseded by `by` (with the reason, time and retention `ttl`)
+    iff it exists."""
+
+    workspace_id: str
+    entry_id: str
+    revision: int
+    by: int
+    at: str
+    ttl: int
+    reason: str | None
+    label: str = Label.ENTRY
+
+
+@dataclass(frozen=True)
+class CountEntryVersions:
+    """Add `delta` to the workspace's stored entry versions and bump its `entriesRevision`, iff the count stays
+    at most `cap` (the item is created on first use)."""
+
+    workspace_id: str
+    delta: int
+    cap: int
+    label: str = Label.ENTRY_CAP
+
+
+@dataclass(frozen=True)
+class CountAgentWrite:
+    """One more agent write in this hour's bucket of (workspace, user), iff fewer than `limit` were made; the
+    bucket expires (`ttl`) after its hour."""
+
+    workspace_id: str
+    user_id: str
+    bucket: int
+    limit: int
+    ttl: int
+    label: str = Label.RATE
+
+
 Change = (
     Create
     | Put
@@ -293,4 +363,10 @@ Change = (
     | SetRetention
     | ExpireVersion
     | PurgeVersion
+    | Delete
+    | MemberExists
+    | MoveEntryHead
+    | SupersedeEntryRevision
+    | CountEntryVersions
+    | CountAgentWrite
 )

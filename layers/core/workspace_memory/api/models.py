@@ -406,3 +406,5 @@ class ErrorOut(OutModel):
     predicate: str | None = omitted_when_none()
     problems: list[ProblemOut] | None = omitted_when_none()
     current_revision: int | None = omitted_when_none()
+    retry_after: int | None = omitted_when_none()
+    """Seconds until a rate-limited caller may write again (also the `Retry-After` header)."""

@@ -49,6 +49,17 @@ EXPECTED_ROUTES: dict[str, str] = {
     "POST /v1/workspaces/{ws}/memory/purge": "MemoryFunction",
     "GET /v1/workspaces/{ws}/retention": "MemoryFunction",
     "PUT /v1/workspaces/{ws}/retention": "MemoryFunction",
+    # EntriesFunction
+    "POST /v1/workspaces/{ws}/entries": "EntriesFunction",
+    "GET /v1/workspaces/{ws}/entries": "EntriesFunction",
+    "GET /v1/workspaces/{ws}/entries/{entryId}": "EntriesFunction",
+    "PUT /v1/workspaces/{ws}/entries/{entryId}": "EntriesFunction",
+    "DELETE /v1/workspaces/{ws}/entries/{entryId}": "EntriesFunction",
+    "GET /v1/workspaces/{ws}/entries/{entryId}/history": "EntriesFunction",
+    "DELETE /v1/workspaces/{ws}/members/{userId}/entries": "EntriesFunction",
+    "GET /v1/workspaces/{ws}/candidates": "EntriesFunction",
+    "POST /v1/workspaces/{ws}/candidates/{candidateId}/accept": "EntriesFunction",
+    "POST /v1/workspaces/{ws}/candidates/{candidateId}/reject": "EntriesFunction",
     # ConversationsFunction
     "POST /v1/conversations/{conv}/turns": "ConversationsFunction",
     "GET /v1/conversations/{conv}/turns/{turnId}": "ConversationsFunction",
@@ -62,7 +73,13 @@ EXPECTED_ROUTES: dict[str, str] = {
     "DELETE /v1/automation/sessions/{sid}/notes": "AutomationFunction",
 }
 
-API_FUNCTIONS = ("WorkspacesFunction", "MemoryFunction", "ConversationsFunction", "AutomationFunction")
+API_FUNCTIONS = (
+    "WorkspacesFunction",
+    "MemoryFunction",
+    "EntriesFunction",
+    "ConversationsFunction",
+    "AutomationFunction",
+)
 STREAM_FUNCTIONS = ("ChangeFeedFunction",)
 """Functions fed by the table's stream, not by routes."""
 
@@ -592,7 +609,7 @@ def test_no_policy_outside_the_roles(template: dict[str, Any]) -> None:
 # Read off the code (layers/core/workspace_memory; adapters/dynamo.py maps the Table port to DynamoDB:
 # get -> GetItem, get_many -> TransactGetItems (GetItem), query -> Query, put -> PutItem, transact ->
 # TransactWriteItems, authorized per action: Put -> PutItem, Update -> UpdateItem, ConditionCheck ->
-# ConditionCheckItem). No code path deletes (TTL does) or scans.
+# ConditionCheckItem, Delete -> DeleteItem: forgetting an entry, EntriesFunction only). No code path scans.
 #
 # Keys (adapters/routed_cipher.py): workspace data goes through the hierarchical keyring
 # (adapters/branch_keys.py): the key store is read with GetItem (GetActiveBranchKey, GetBranchKeyVersion)
@@ -602,12 +619,13 @@ def test_no_policy_outside_the_roles(template: dict[str, Any]) -> None:
 # Temporal payloads go through KmsCipher: GenerateDataKey to encrypt, Decrypt to decrypt, under
 # `kind=temporal-payload`. docs/data-model.md ("IAM") holds the same table.
 
-GET, QUERY, PUT, UPDATE, CHECK = (
+GET, QUERY, PUT, UPDATE, CHECK, DELETE = (
     "dynamodb:GetItem",
     "dynamodb:Query",
     "dynamodb:PutItem",
     "dynamodb:UpdateItem",
     "dynamodb:ConditionCheckItem",
+    "dynamodb:DeleteItem",
 )
 LOGS = frozenset({"logs:CreateLogStream", "logs:PutLogEvents"})
 STREAM_READ = frozenset({"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"})
@@ -653,6 +671,12 @@ ACCESS: dict[str, Access] = {
     # and the clear generation (TWI Update POLICY). Documents, under branch keys.
     "MemoryFunction": Access(
         frozenset({GET, QUERY, PUT, UPDATE, CHECK}), frozenset({GET}), {BRANCH_KEYS: BRANCH_KEY_USE}, LOGS
+    ),
+    # entries: snapshots; lists and chains (Query); create/supersede/decide (TWI Put head + Put revision + Update
+    # counter/rate/predecessor + ConditionCheck right); forget (TWI Delete revisions and key slot, Put tombstone).
+    # The only function that deletes items. Entries, the key-HMAC secret and candidates under branch keys.
+    "EntriesFunction": Access(
+        frozenset({GET, QUERY, PUT, UPDATE, CHECK, DELETE}), frozenset({GET}), {BRANCH_KEYS: BRANCH_KEY_USE}, LOGS
     ),
     # turn ingress = admission (GetItem replay, snapshot, TWI Put ADMKEY/ADMISSION/CREDENTIAL + ConditionCheck
     # META; credential encrypted under the branch key, decrypted on a resend) + workflow start (payload codec);

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from workspace_memory.changefeed import ChangeFeed
     from workspace_memory.clock import Clock
     from workspace_memory.document import DocumentService
+    from workspace_memory.entries import EntryService
     from workspace_memory.keysessions import KeySessionService
     from workspace_memory.notes import NotesService
     from workspace_memory.policy import PolicyService
@@ -52,6 +53,7 @@ class Services:
     notes: NotesService
     retention: RetentionService
     purge: PurgeService
+    entries: EntryService
 
 
 def build_services(settings: Settings, clock: Clock | None = None, clients: AwsClients | None = None) -> Services:
@@ -65,6 +67,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     from workspace_memory.capture import CaptureService
     from workspace_memory.clock import SystemClock
     from workspace_memory.document import DocumentService
+    from workspace_memory.entries import EntryService
     from workspace_memory.keysessions import KeySessionService
     from workspace_memory.notes import NotesService
     from workspace_memory.policy import PolicyService
@@ -97,6 +100,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
         notes=NotesService(table, cipher, clock),
         retention=RetentionService(table, clock),
         purge=PurgeService(table, cipher, clock),
+        entries=EntryService(table, cipher, clock),
     )
 
 

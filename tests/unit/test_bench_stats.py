@@ -509,6 +509,7 @@ def test_handler_modules_are_every_routed_function_of_the_template() -> None:
     assert modules == [
         "functions.automation.app",
         "functions.conversations.app",
+        "functions.entries.app",
         "functions.memory.app",
         "functions.workspaces.app",
     ]

@@ -16,11 +16,14 @@ from workspace_memory.adapters.memory import MemoryKeyStore, MemoryTable
 from workspace_memory.clock import ManualClock
 from workspace_memory.document import DocumentService
 from workspace_memory.entries import (
+    INDEX_HEADING,
+    INDEX_MAX_BYTES,
     Draft,
     EntryService,
     EntryText,
     Filters,
     Source,
+    build_index,
 )
 from workspace_memory.errors import (
     CandidateNotFound,
@@ -326,3 +329,37 @@ def test_a_key_with_personal_data_is_refused() -> None:
     w = make()
     with pytest.raises(PersonalDataInKey):
         w.entries.create(EDITOR, w.ws, draft(key="people/4111111111111111"))
+
+
+def test_the_index_is_bounded_and_says_what_it_left_out() -> None:
+    w = make()
+    ids = [w.entries.create(EDITOR, w.ws, draft(f"Entry {n:03d}", summary=f"line {n}")).entry_id for n in range(105)]
+    w.entries.create(VIEWER, w.ws, draft("Private of vera", scope=EntryScope.MEMBER))
+    w.entries.forget(EDITOR, w.ws, ids[0])
+    index = build_index(w.table, w.cipher, w.ws, EDITOR)
+    lines = index.text.splitlines()
+    assert lines[0] == INDEX_HEADING
+    assert len(lines) == 1 + 100 + 1
+    assert lines[-1] == "4 more not shown; search_memory finds them."
+    assert len(index.recalled) == 100
+    assert "Private of vera" not in index.text
+    assert ids[0] not in index.text
+    assert len(index.text.encode()) <= INDEX_MAX_BYTES
+    assert [line.rsplit("[", 1)[1].rstrip("]") for line in lines[1:-1]] == [e for e, _ in index.recalled]
+    assert any("Private of vera" in line for line in build_index(w.table, w.cipher, w.ws, VIEWER).text.splitlines())
+
+
+def test_the_index_byte_budget_cuts_before_the_line_count() -> None:
+    w = make()
+    for n in range(60):
+        w.entries.create(EDITOR, w.ws, draft("T" * 118 + f"{n:02d}", summary="s" * 199))
+    index = build_index(w.table, w.cipher, w.ws, EDITOR)
+    assert len(index.text.encode()) <= INDEX_MAX_BYTES
+    shown = len(index.recalled)
+    assert shown < 60
+    assert index.text.splitlines()[-1] == f"{60 - shown} more not shown; search_memory finds them."
+
+
+def test_an_empty_index_is_nothing() -> None:
+    w = make()
+    assert build_index(w.table, w.cipher, w.ws, EDITOR).text == ""

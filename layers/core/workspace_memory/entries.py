@@ -971,3 +971,65 @@ class EntryService:
             self._table.transact([self._decided(item, CandidateStatus.REJECTED, user_id), right])
         except TransactionCancelled as exc:
             raise self._refusal(caller, exc.failed(), self._clock.now()) from None
+
+
+# -- the index recalled with the constitution (DESIGN §13) --------------------------------------------------
+
+INDEX_MAX_LINES = 100
+INDEX_MAX_BYTES = 8000
+INDEX_HEADING = "### Memory entries (index: one line per entry; read_memory opens one, search_memory finds more)"
+
+
+@dataclass(frozen=True)
+class Index:
+    """The index section and the entries it names (for the receipt): ids and revisions, never text."""
+
+    text: str
+    recalled: tuple[tuple[str, int], ...]
+    left_out: int
+
+
+def _index_line(title: str, summary: str, entry_id: str) -> str:
+    one_line = " ".join(f"{title} — {summary}".split())
+    return f"- {one_line} [{entry_id}]"
+
+
+def build_index(
+    table: Table, cipher: Cipher, workspace_id: str, user_id: str, *, max_lines: int = INDEX_MAX_LINES
+) -> Index:
+    """One line per active entry the user may see, oldest chain first, within `max_lines` lines and
+    `INDEX_MAX_BYTES` bytes; when it is full, a last line says how many were left out. Costs one Query per
+    page of heads (a page holds ~1 MB) and one decryption per line shown (under the warm branch key: no KMS)."""
+    lines: list[str] = []
+    recalled: list[tuple[str, int]] = []
+    left_out = 0
+    used = utf8_size(INDEX_HEADING) + 1
+    start_after: str | None = None
+    while page := table.query(
+        keys.ws(workspace_id), keys.ENTRY_PREFIX, limit=1000, newest_first=False, start_after=start_after
+    ):
+        start_after = page[-1]["sk"]
+        for head in page:
+            if head["status"] != EntryStatus.ACTIVE.value:
+                continue
+            if head["scope"] == EntryScope.MEMBER.value and head["scopeOwner"] != user_id:
+                continue
+            if len(lines) >= max_lines:
+                left_out += 1
+                continue
+            context = entry_context(workspace_id, head["entryId"], int(head["revision"]))
+            text = EntryText.parse(unseal(cipher, head["ciphertext"], context, head.get("sha256")))
+            line = _index_line(text.title, text.summary, head["entryId"])
+            size = utf8_size(line) + 1
+            if used + size > INDEX_MAX_BYTES - 100:  # room kept for the "left out" line
+                left_out += 1
+                max_lines = len(lines)  # full: every later entry is left out too
+                continue
+            used += size
+            lines.append(line)
+            recalled.append((head["entryId"], int(head["revision"])))
+    if not lines and not left_out:
+        return Index("", (), 0)
+    if left_out:
+        lines.append(f"{left_out} more not shown; search_memory finds them.")
+    return Index("\n".join([INDEX_HEADING, *lines]) + "\n", tuple(recalled), left_out)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from workspace_memory.terms import (
@@ -418,6 +418,13 @@ class RecallReceiptOut(OutModel):
     at: str
     status: RecallStatus
     revision: int | None
+    entries: list[str] | None = omitted_when_none()
+    """`entryId@revision` of each entry the recalled index named (left out when none)."""
+
+    @field_validator("entries", mode="before")
+    @classmethod
+    def _none_when_empty(cls, value: Any) -> Any:
+        return list(value) or None if value is not None else None
 
 
 class ReceiptsOut(OutModel):

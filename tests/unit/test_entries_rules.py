@@ -363,3 +363,16 @@ def test_the_index_byte_budget_cuts_before_the_line_count() -> None:
 def test_an_empty_index_is_nothing() -> None:
     w = make()
     assert build_index(w.table, w.cipher, w.ws, EDITOR).text == ""
+
+
+def test_reads_are_counted_off_the_critical_path_and_survive_supersession() -> None:
+    w = make()
+    written = w.entries.create(EDITOR, w.ws, draft())
+    for _ in range(3):
+        w.entries.read(VIEWER, w.ws, written.entry_id)
+    w.entries.flush_read_counts()
+    head = w.table.items[keys.entry(w.ws, written.entry_id)]
+    assert (head["readCount"], head["lastReadAt"]) == (3, "2027-01-15T08:00:00.000Z")
+    w.entries.supersede(EDITOR, w.ws, written.entry_id, draft("v2"), 1)
+    assert w.table.items[keys.entry(w.ws, written.entry_id)]["readCount"] == 3
+    assert "readCount" not in w.table.items[keys.entry_revision(w.ws, written.entry_id, 2)]

@@ -340,6 +340,16 @@ class CountAgentWrite:
     label: str = Label.RATE
 
 
+@dataclass(frozen=True)
+class CountEntryRead:
+    """One more read of an active entry head (`readCount`, `lastReadAt`); a forgotten or missing one is left."""
+
+    workspace_id: str
+    entry_id: str
+    at: str
+    label: str = Label.ENTRY
+
+
 Change = (
     Create
     | Put
@@ -369,4 +379,5 @@ Change = (
     | SupersedeEntryRevision
     | CountEntryVersions
     | CountAgentWrite
+    | CountEntryRead
 )

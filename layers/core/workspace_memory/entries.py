@@ -13,6 +13,7 @@ leaves a text-free tombstone head.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -20,6 +21,7 @@ import math
 import re
 import secrets
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -28,6 +30,7 @@ from workspace_memory.access import Caller, load_caller
 from workspace_memory.changes import (
     Change,
     CountAgentWrite,
+    CountEntryRead,
     CountEntryVersions,
     Create,
     Delete,
@@ -44,6 +47,7 @@ from workspace_memory.document import DAY_SECONDS, document_context, is_expired,
 from workspace_memory.errors import (
     CandidateNotFound,
     Conflict,
+    DomainError,
     EntryCap,
     EntryForgotten,
     EntryNotFound,
@@ -385,6 +389,31 @@ class EntryService:
         self._cap = version_cap
         self._rate = agent_writes_per_hour
         self._secrets = _Secrets()
+        self._counter: ThreadPoolExecutor | None = None
+        self._bumps: list[Future[None]] = []
+
+    # -- read counts, off the critical path ------------------------------------------------------------
+
+    def _count_read(self, workspace_id: str, entry_id: str) -> None:
+        """Bump the head's `readCount`/`lastReadAt` on a background thread: the read answers without waiting
+        for it, and a failed bump is dropped (counts are advisory). In Lambda a bump still pending when the
+        invocation returns runs when the environment thaws for the next one, or is lost with it."""
+        if self._counter is None:
+            self._counter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="entry-reads")
+        change = CountEntryRead(workspace_id, entry_id, iso(self._clock.now()))
+        self._bumps = [f for f in self._bumps if not f.done()]
+        self._bumps.append(self._counter.submit(self._bump, change))
+
+    def _bump(self, change: CountEntryRead) -> None:
+        # forgotten meanwhile, or the store is busy: the count is advisory
+        with contextlib.suppress(TransactionCancelled, DomainError):
+            self._table.transact([change])
+
+    def flush_read_counts(self) -> None:
+        """Wait for the pending read-count bumps (tests; a graceful shutdown)."""
+        for future in self._bumps:
+            future.result()
+        self._bumps = []
 
     # -- the key secret --------------------------------------------------------------------------------
 
@@ -435,6 +464,7 @@ class EntryService:
         item = head if as_of is None else self._revision_at(workspace_id, head, as_of)
         text = self._open(workspace_id, item)
         citations = tuple(Citation(s, self._check(caller, s)) for s in text.sources)
+        self._count_read(workspace_id, entry_id)
         status = EntryStatus.ACTIVE if item is head else EntryStatus(item["status"])
         return EntryView(
             entry_id=entry_id,
@@ -655,11 +685,14 @@ class EntryService:
         for name in ("keyLookup", "keySlot"):
             if name in head:
                 item[name] = head[name]
+        counts: Item = {name: head[name] for name in ("readCount", "lastReadAt") if name in head}
         days = caller.workspace.history_days
         at = item["validFrom"]
         changes: list[Change] = [
             Create(item, Label.ENTRY),
-            MoveEntryHead({**item, **keys.as_key(keys.entry(workspace_id, entry_id)), "status": "active"}, base),
+            MoveEntryHead(
+                {**item, **counts, **keys.as_key(keys.entry(workspace_id, entry_id)), "status": "active"}, base
+            ),
             SupersedeEntryRevision(
                 workspace_id, entry_id, base, revision, at, epoch_seconds(at) + days * DAY_SECONDS, draft.reason
             ),

@@ -230,6 +230,16 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                     },
                 }
             }
+        case ch.CountEntryRead(workspace_id=ws, entry_id=entry_id, at=at):
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.entry(ws, entry_id)),
+                    "UpdateExpression": "SET readCount = if_not_exists(readCount, :zero) + :one, lastReadAt = :at",
+                    "ConditionExpression": "attribute_exists(pk) AND #status = :active",
+                    "ExpressionAttributeNames": {"#status": "status"},
+                    "ExpressionAttributeValues": {":zero": 0, ":one": 1, ":at": at, ":active": "active"},
+                }
+            }
         case ch.CountAgentWrite(workspace_id=ws, user_id=user, bucket=bucket, limit=limit, ttl=ttl):
             return {
                 "Update": {

@@ -191,6 +191,8 @@ def _holds(change: ch.Change, items: Items) -> bool:
         case ch.CountEntryVersions(workspace_id=ws, delta=delta, cap=cap):
             counter = _get(items, keys.entry_counter(ws)) or {}
             return int(counter.get("versions", 0)) + delta <= cap
+        case ch.CountEntryRead(workspace_id=ws, entry_id=entry_id):
+            return _attr(items, keys.entry(ws, entry_id), "status") == "active"
         case ch.CountAgentWrite(workspace_id=ws, user_id=user, bucket=bucket, limit=limit):
             rate = _get(items, keys.agent_rate(ws, user, bucket)) or {}
             return int(rate.get("writes", 0)) < limit
@@ -238,6 +240,10 @@ def _apply(change: ch.Change, items: Items) -> None:
             counter = items.setdefault(key, {**keys.as_key(key)})
             counter["versions"] = int(counter.get("versions", 0)) + delta
             counter["entriesRevision"] = int(counter.get("entriesRevision", 0)) + 1
+        case ch.CountEntryRead(workspace_id=ws, entry_id=entry_id, at=at):
+            head = items[keys.entry(ws, entry_id)]
+            head["readCount"] = int(head.get("readCount", 0)) + 1
+            head["lastReadAt"] = at
         case ch.CountAgentWrite(workspace_id=ws, user_id=user, bucket=bucket, ttl=ttl):
             key = keys.agent_rate(ws, user, bucket)
             rate = items.setdefault(key, {**keys.as_key(key)})

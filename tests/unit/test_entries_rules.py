@@ -18,6 +18,7 @@ from workspace_memory.document import DocumentService
 from workspace_memory.entries import (
     INDEX_HEADING,
     INDEX_MAX_BYTES,
+    IndexLines,
     Draft,
     EntryService,
     EntryText,
@@ -376,3 +377,19 @@ def test_reads_are_counted_off_the_critical_path_and_survive_supersession() -> N
     w.entries.supersede(EDITOR, w.ws, written.entry_id, draft("v2"), 1)
     assert w.table.items[keys.entry(w.ws, written.entry_id)]["readCount"] == 3
     assert "readCount" not in w.table.items[keys.entry_revision(w.ws, written.entry_id, 2)]
+
+
+def test_a_warm_index_decrypts_only_new_revisions() -> None:
+    w = make()
+    ids = [w.entries.create(EDITOR, w.ws, draft(f"E{n}")).entry_id for n in range(5)]
+    cache = IndexLines()
+    first = build_index(w.table, w.cipher, w.ws, EDITOR, cache=cache)
+    decrypts = w.cipher.decrypts
+    assert build_index(w.table, w.cipher, w.ws, EDITOR, cache=cache) == first
+    assert w.cipher.decrypts == decrypts
+    w.entries.supersede(EDITOR, w.ws, ids[0], draft("E0 renamed"), 1)
+    decrypts = w.cipher.decrypts
+    again = build_index(w.table, w.cipher, w.ws, EDITOR, cache=cache)
+    assert w.cipher.decrypts == decrypts + 1
+    assert "E0 renamed" in again.text
+    assert (ids[0], 2) in again.recalled

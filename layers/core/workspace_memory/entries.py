@@ -1027,8 +1027,39 @@ def _index_line(title: str, summary: str, entry_id: str) -> str:
     return f"- {one_line} [{entry_id}]"
 
 
+INDEX_CACHE_LINES = 20_000
+
+
+class IndexLines:
+    """A warm process's index lines, keyed by (workspace, entry, revision): a revision's text never changes,
+    so a line never goes stale, and a new revision is a new key (DESIGN §13: a warm process keeps each
+    workspace's index). Bounded, least recently used out. It holds titles and summaries only, never bodies;
+    a forgotten or superseded entry's line is simply never asked for again and ages out."""
+
+    def __init__(self, size: int = INDEX_CACHE_LINES) -> None:
+        self._size = size
+        self._lines: dict[tuple[str, str, int], str] = {}
+
+    def get(self, key: tuple[str, str, int]) -> str | None:
+        line = self._lines.pop(key, None)
+        if line is not None:
+            self._lines[key] = line  # most recently used last
+        return line
+
+    def put(self, key: tuple[str, str, int], line: str) -> None:
+        if len(self._lines) >= self._size:
+            del self._lines[next(iter(self._lines))]
+        self._lines[key] = line
+
+
 def build_index(
-    table: Table, cipher: Cipher, workspace_id: str, user_id: str, *, max_lines: int = INDEX_MAX_LINES
+    table: Table,
+    cipher: Cipher,
+    workspace_id: str,
+    user_id: str,
+    *,
+    max_lines: int = INDEX_MAX_LINES,
+    cache: IndexLines | None = None,
 ) -> Index:
     """One line per active entry the user may see, oldest chain first, within `max_lines` lines and
     `INDEX_MAX_BYTES` bytes; when it is full, a last line says how many were left out. Costs one Query per
@@ -1050,9 +1081,14 @@ def build_index(
             if len(lines) >= max_lines:
                 left_out += 1
                 continue
-            context = entry_context(workspace_id, head["entryId"], int(head["revision"]))
-            text = EntryText.parse(unseal(cipher, head["ciphertext"], context, head.get("sha256")))
-            line = _index_line(text.title, text.summary, head["entryId"])
+            key = (workspace_id, head["entryId"], int(head["revision"]))
+            line = None if cache is None else cache.get(key)
+            if line is None:
+                context = entry_context(*key[:2], key[2])
+                text = EntryText.parse(unseal(cipher, head["ciphertext"], context, head.get("sha256")))
+                line = _index_line(text.title, text.summary, head["entryId"])
+                if cache is not None:
+                    cache.put(key, line)
             size = utf8_size(line) + 1
             if used + size > INDEX_MAX_BYTES - 100:  # room kept for the "left out" line
                 left_out += 1

@@ -18,7 +18,7 @@ from workspace_memory.authority import Authority, read_authority
 from workspace_memory.clock import Clock, iso
 from workspace_memory.cursors import query_page
 from workspace_memory.document import RECALL_MAX_BYTES, head_text
-from workspace_memory.entries import build_index
+from workspace_memory.entries import IndexLines, build_index
 from workspace_memory.errors import ConversationNotFound, DecryptionFailed, Unavailable
 from workspace_memory.framing import CLOSE_MARKER as CLOSE_MARKER  # re-exported: the block's markers
 from workspace_memory.framing import OPEN_MARKER as OPEN_MARKER
@@ -122,6 +122,7 @@ class RecallService:
         self._table = table
         self._cipher = cipher
         self._clock = clock
+        self._index_lines = IndexLines()
 
     def recall(self, workspace_id: str, admission_id: str, credential: str) -> Recall:
         """Raises InvalidAdmission for a caller that does not hold this admission; otherwise always answers."""
@@ -143,7 +144,9 @@ class RecallService:
             head = authority.head
             try:
                 text = head_text(self._cipher, workspace_id, head) if status is RecallStatus.OK else ""
-                index = build_index(self._table, self._cipher, workspace_id, authority.admission.user_id)
+                index = build_index(
+                    self._table, self._cipher, workspace_id, authority.admission.user_id, cache=self._index_lines
+                )
             except (Unavailable, DecryptionFailed):
                 return self._unavailable(ref, admission_id, authority.admission.turn_id)
             recalled = index.recalled

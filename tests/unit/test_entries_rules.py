@@ -18,11 +18,11 @@ from workspace_memory.document import DocumentService
 from workspace_memory.entries import (
     INDEX_HEADING,
     INDEX_MAX_BYTES,
-    IndexLines,
     Draft,
     EntryService,
     EntryText,
     Filters,
+    IndexLines,
     Source,
     build_index,
 )

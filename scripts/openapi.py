@@ -72,6 +72,9 @@ _ADMIT: Errors = (
     ConversationBound,
 )
 
+_ENTRY: Errors = (errors.EntryNotFound, errors.EntryForgotten)
+_ENTRY_TEXT: Errors = (errors.InvalidEntryKey, errors.PayloadTooLarge)
+
 ROUTE_ERRORS: dict[str, Errors] = {
     "GET /v1/health": (),
     "GET /v1/openapi.json": (),
@@ -105,6 +108,29 @@ ROUTE_ERRORS: dict[str, Errors] = {
     "PUT /v1/automation/sessions/{sid}/notes": (*_NOTES, NotesConflict, NotesTooLarge),
     "DELETE /v1/automation/sessions/{sid}/notes": _NOTES,
     "DELETE /v1/workspaces/{ws}": (*_MEMBER, errors.ConfirmationRequired, errors.ConfirmationMismatch),
+    "POST /v1/workspaces/{ws}/entries": (*_MEMBER, *_ENTRY_TEXT, errors.EntryCap, errors.StaleRevision),
+    "GET /v1/workspaces/{ws}/entries": (*_MEMBER, errors.InvalidEntryKey),
+    "GET /v1/workspaces/{ws}/entries/{entryId}": (*_MEMBER, *_ENTRY),
+    "PUT /v1/workspaces/{ws}/entries/{entryId}": (
+        *_MEMBER,
+        *_ENTRY,
+        *_ENTRY_TEXT,
+        errors.EntryCap,
+        errors.StaleRevision,
+        errors.BaseRevisionRequired,
+    ),
+    "DELETE /v1/workspaces/{ws}/entries/{entryId}": (*_MEMBER, *_ENTRY),
+    "GET /v1/workspaces/{ws}/entries/{entryId}/history": (*_MEMBER, *_ENTRY),
+    "DELETE /v1/workspaces/{ws}/members/{userId}/entries": _MEMBER,
+    "GET /v1/workspaces/{ws}/candidates": _MEMBER,
+    "POST /v1/workspaces/{ws}/candidates/{candidateId}/accept": (
+        *_MEMBER,
+        *_ENTRY,
+        errors.CandidateNotFound,
+        errors.EntryCap,
+        errors.StaleRevision,
+    ),
+    "POST /v1/workspaces/{ws}/candidates/{candidateId}/reject": (*_MEMBER, errors.CandidateNotFound),
     "GET /v1/workspaces/{ws}/deletion": (errors.WorkspaceNotFound,),
     "POST /v1/automation/workspaces/{ws}/deletion/branch-key": (errors.WorkspaceNotDeleted,),
     "POST /v1/automation/workspaces/{ws}/deletion/batches": (errors.WorkspaceNotDeleted,),

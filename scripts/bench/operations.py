@@ -12,6 +12,11 @@ The baselines: `raw GetItem` and `raw PutItem` call a bare boto3 client with an 
 the boto3 resource client's type conversion and a thin wrapper, no decryption), so that no key condition is
 spelt outside the adapter; it tells moto's Query cost from the service's.
 
+Entries (DESIGN §13): `entry create` and `entry supersede` write on rotating tables like `save` (a supersede
+scene seeds its one chain untimed); `entry list` lists a page of `ENTRY_PAGE` entries of a workspace seeded with
+that many (baseline: the adapter's Query); `recall + index` recalls in a workspace holding `INDEX_ENTRIES`
+entries, so its difference to `recall` is what the index adds (and its KMS calls warm are in the KMS table).
+
 To benchmark another operation, add one `Operation(name, baseline_name, fn)` line to `operations()`.
 """
 
@@ -34,9 +39,11 @@ from workspace_memory.access import ShareType
 from workspace_memory.admission import Admitted
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.capture import Outcome
+from workspace_memory.entries import Draft, EntryText, Filters
 from workspace_memory.policy import Mode
 from workspace_memory.recall import RecallStatus
 from workspace_memory.settings import Settings
+from workspace_memory.terms import EntryType
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -49,6 +56,14 @@ BASELINE_PK = "BENCH#baseline"
 RAW_GET = "raw GetItem"
 RAW_PUT = "raw PutItem"
 OWNER = "bench-owner"
+ENTRY_PAGE = 20
+INDEX_ENTRIES = 100
+
+
+def entry_draft(n: int) -> Draft:
+    """An entry of realistic size: a one-line title and summary and a short Markdown body."""
+    body = f"Decision {n}: deploys go out on Tuesdays; the on-call owner rotates weekly. " * 4
+    return Draft(EntryType.FACT, EntryText(f"Deploy rule {n}", f"deploys on Tuesdays ({n})", body))
 
 
 def sample_document(size: int = DOCUMENT_BYTES) -> str:
@@ -222,6 +237,50 @@ class CaptureBench:
         scene.head_version = capture(scene.services, scene.workspace_id, admitted, edits, scene.head_version)
 
 
+class EntryCreateBench:
+    """`entry create` of a new chain, on rotating tables."""
+
+    def __init__(self, scenes: RotatingScenes) -> None:
+        self.scenes = scenes
+        self._count = 0
+
+    def before(self) -> None:
+        self.scenes.advance()
+
+    def run(self) -> None:
+        scene = self.scenes.current
+        self._count += 1
+        scene.services.entries.create(OWNER, scene.workspace_id, entry_draft(self._count))
+
+
+class EntrySupersedeBench:
+    """`entry supersede` of one chain from its current revision, on rotating tables (the chain is made,
+    untimed, on each fresh table)."""
+
+    def __init__(self, scenes: RotatingScenes) -> None:
+        self.scenes = scenes
+        self._chain: tuple[str, int] = ("", 0)
+        self._scene: Scene | None = None
+
+    def before(self) -> None:
+        scene = self.scenes.advance()
+        if scene is not self._scene:  # a fresh table: make its chain
+            self._scene = scene
+            written = scene.services.entries.create(OWNER, scene.workspace_id, entry_draft(0))
+            self._chain = (written.entry_id, written.revision)
+
+    def run(self) -> None:
+        scene = self.scenes.current
+        entry_id, revision = self._chain
+        written = scene.services.entries.supersede(OWNER, scene.workspace_id, entry_id, entry_draft(revision), revision)
+        self._chain = (entry_id, written.revision)
+
+
+def seed_entries(services: Services, workspace_id: str, count: int) -> None:
+    for n in range(count):
+        services.entries.create(OWNER, workspace_id, entry_draft(n))
+
+
 def capture(services: Services, workspace_id: str, admitted: Admitted, edits: list[dict[str, Any]], base: int) -> int:
     """A capture under `admitted` that must commit; returns the new head version."""
     adm = admitted.admission
@@ -256,10 +315,23 @@ def recall_scene(services: Services, content: str) -> RecallScene:
     return scene
 
 
-def operations(bench: Bench, recall: RecallScene, saves: SaveBench, captures: CaptureBench) -> list[Operation]:
+@dataclass(frozen=True)
+class EntryScenes:
+    """The entry operations' state: the writers on rotating tables, a listed workspace, the index recall."""
+
+    creates: EntryCreateBench
+    supersedes: EntrySupersedeBench
+    listed_workspace: str
+    index_recall: RecallScene
+
+
+def operations(
+    bench: Bench, recall: RecallScene, saves: SaveBench, captures: CaptureBench, entries: EntryScenes
+) -> list[Operation]:
     docs = bench.services.document
     owner, ws = bench.owner, bench.workspace_id
     s = bench.services
+    entry_list = partial(s.entries.list_entries, owner, entries.listed_workspace, Filters(), ENTRY_PAGE, None)
     return [
         Operation(RAW_GET, None, bench.raw_get),
         Operation(RAW_PUT, None, bench.raw_put),
@@ -269,10 +341,23 @@ def operations(bench: Bench, recall: RecallScene, saves: SaveBench, captures: Ca
         Operation("history", RAW_GET, partial(docs.history, owner, ws, HISTORY_PAGE, None)),
         Operation("recall", RAW_GET, partial(recall.recall, s), ("kms.Decrypt",)),
         Operation("capture", RAW_PUT, captures.run, ("kms.Decrypt",), before=captures.before),
+        Operation("entry create", RAW_PUT, entries.creates.run, ("kms.Decrypt",), before=entries.creates.before),
+        Operation(
+            "entry supersede", RAW_PUT, entries.supersedes.run, ("kms.Decrypt",), before=entries.supersedes.before
+        ),
+        Operation(f"entry list ({ENTRY_PAGE})", f"Query via the adapter ({HISTORY_PAGE + 1} versions)", entry_list),
+        Operation(
+            f"recall + index ({INDEX_ENTRIES} entries)",
+            RAW_GET,
+            partial(entries.index_recall.recall, s),
+            ("kms.Decrypt",),
+        ),
     ]
 
 
-def kms_per_read(settings: Settings, bench: Bench, recall: RecallScene, reads: int) -> list[KmsScenario]:
+def kms_per_read(
+    settings: Settings, bench: Bench, recall: RecallScene, index_recall: RecallScene, reads: int
+) -> list[KmsScenario]:
     """KMS calls per read and per recall as a separate Lambda (its own clients and cipher cache) sees them."""
     reader = build_services(settings)
     recorder = CallRecorder()
@@ -307,6 +392,9 @@ def kms_per_read(settings: Settings, bench: Bench, recall: RecallScene, reads: i
     )
     recall_changed = kms_calls(recall_ok, 1)
     recall_changed_warm = kms_calls(recall_ok, reads)
+    index_ok = partial(index_recall.recall_ok, reader)
+    index_cold = kms_calls(index_ok, 1)
+    index_warm = kms_calls(index_ok, reads)
     return [
         KmsScenario("cold process, first read", 1, cold),
         KmsScenario("warm process, unchanged head", reads, warm),
@@ -316,6 +404,8 @@ def kms_per_read(settings: Settings, bench: Bench, recall: RecallScene, reads: i
         KmsScenario("recall: warm process, unchanged head", reads, recall_warm),
         KmsScenario("recall: warm process, head changed by another process's capture", 1, recall_changed),
         KmsScenario("recall: warm process, unchanged head again after that", reads, recall_changed_warm),
+        KmsScenario(f"recall + index of {INDEX_ENTRIES} entries: first in this process", 1, index_cold),
+        KmsScenario(f"recall + index of {INDEX_ENTRIES} entries: warm process", reads, index_warm),
     ]
 
 
@@ -354,11 +444,23 @@ def operations_benchmark(resources: LocalResources, content: str, iterations: in
     recall = recall_scene(services, content)
     saves = SaveBench(RotatingScenes(services, "bench-save", content), content)
     captures = CaptureBench(RotatingScenes(services, "bench-capture", content))
+    listed = services.access.create_workspace(OWNER, "bench-entries", ShareType.SHARED)
+    seed_entries(services, listed, ENTRY_PAGE)
+    index_workspace, index_head = auto_workspace(services, "recall-index", content)
+    seed_entries(services, index_workspace, INDEX_ENTRIES)
+    index_recall = RecallScene(index_workspace, index_head, admit(services, index_workspace, "conv-bench-index"))
+    index_recall.recall_ok(services)
+    entries = EntryScenes(
+        EntryCreateBench(RotatingScenes(services, "bench-entry-create", content)),
+        EntrySupersedeBench(RotatingScenes(services, "bench-entry-supersede", content)),
+        listed,
+        index_recall,
+    )
 
     recorder = CallRecorder()
     recorder.attach(services.clients.dynamodb, services.clients.kms, services.clients.key_store, bench.raw)
-    summaries = summarize(measure(operations(bench, recall, saves, captures), recorder, iterations, warmup))
-    kms = kms_per_read(settings, bench, recall, iterations)
+    summaries = summarize(measure(operations(bench, recall, saves, captures, entries), recorder, iterations, warmup))
+    kms = kms_per_read(settings, bench, recall, index_recall, iterations)
     meta: dict[str, Any] = {
         "iterations": iterations,
         "warmup": warmup,
@@ -368,6 +470,8 @@ def operations_benchmark(resources: LocalResources, content: str, iterations: in
         "rotate_every": ROTATE_EVERY,
         "save_tables": saves.scenes.rotation.tables,
         "capture_tables": captures.scenes.rotation.tables,
+        "entry_page": ENTRY_PAGE,
+        "index_entries": INDEX_ENTRIES,
     }
     lines = [
         f"Operations: {iterations} timed iterations per operation after {warmup} warm-up, interleaved round-robin",

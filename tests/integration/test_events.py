@@ -25,6 +25,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 
@@ -36,9 +37,11 @@ from workspace_memory import bootstrap, keys
 from workspace_memory.admission import RETENTION_SECONDS, AdmissionRef, credential_context, credential_hash
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.clock import iso
+from workspace_memory.entries import Draft, EntryText
 from workspace_memory.keysessions import TTL_GRACE_SECONDS
 from workspace_memory.notes import Notebook
 from workspace_memory.settings import Settings
+from workspace_memory.terms import EntryScope, EntryType
 from workspace_memory.turn_contract import turn_id_for
 
 pytestmark = pytest.mark.integration
@@ -71,6 +74,27 @@ POLICY = frozenset({"mode", "policyRevision", "clearGeneration"})
 NOTES_META = frozenset({"revision", "bytes", "updatedAt"})
 DELETION = frozenset(
     {"workspaceId", "status", "phase", "itemsDeleted", "branchKeyDestroyed", "requestedAt", "completedAt"}
+)
+ENTRY_ID = "en_events0000000000000000"
+CANDIDATES = ("ec_events0000000000000000", "ec_events0000000000000001")
+EDITOR = "user-editor"
+ENTRY = frozenset(
+    {
+        "entryId",
+        "revision",
+        "scope",
+        "key",
+        "type",
+        "status",
+        "title",
+        "summary",
+        "body",
+        "validFrom",
+        "validTo",
+        "author",
+        "authorKind",
+        "citations",
+    }
 )
 
 
@@ -145,6 +169,19 @@ SEQUENCE: dict[str, Expect] = {
     "docs-ui.json": Expect(200, frozenset(), html=True),
     "frame-page.json": Expect(200, frozenset(), html=True),
     "frame-file.json": Expect(200, frozenset(), text="// "),
+    # Entries, on the fixtures `_seed_entries` lays out (events/README.md, step 7).
+    "entry-create.json": Expect(201, frozenset({"entryId", "revision"}), {"revision": 1}),
+    "entry-list.json": Expect(200, frozenset({"entries", "nextCursor"}), {"nextCursor": None}),
+    "entry-get.json": Expect(
+        200, ENTRY, {"entryId": ENTRY_ID, "revision": 1, "status": "active", "key": "ops/deploy-day"}
+    ),
+    "entry-put.json": Expect(200, frozenset({"entryId", "revision"}), {"entryId": ENTRY_ID, "revision": 2}),
+    "entry-history.json": Expect(200, frozenset({"entries", "nextCursor"}), {"nextCursor": None}),
+    "candidates-list.json": Expect(200, frozenset({"candidates", "nextCursor"}), {"nextCursor": None}),
+    "candidate-accept.json": Expect(200, frozenset({"entryId", "revision"}), {"revision": 1}),
+    "candidate-reject.json": Expect(204, frozenset()),
+    "entry-delete.json": Expect(204, frozenset()),
+    "member-entries-delete.json": Expect(200, frozenset({"forgotten"}), {"forgotten": 1}),
     # Last: deleting the workspace (the sequence's results are checked just before it), then the purge's routes,
     # which answer the same whether the worker has purged already or not (both steps are idempotent).
     "workspace-delete.json": Expect(202, DELETION, {"workspaceId": WS}),
@@ -255,6 +292,20 @@ def _seed(svc: Services) -> None:
         }
     )
     svc.table.put({**keys.as_key(keys.conversation_owner(CONV)), "workspaceId": WS, "userId": OWNER, "createdAt": at})
+    _seed_entries(svc, at)
+
+
+def _seed_entries(svc: Services, at: str) -> None:
+    """The entry fixtures, written through the entry service with the events' fixed ids."""
+    editor = {**keys.as_key(keys.member(WS, EDITOR)), "userId": EDITOR, "role": "editor", "canWrite": True}
+    svc.table.put({**editor, "updatedAt": at})
+    text = EntryText("Deploy day", "We deploy on Fridays", "We deploy on Fridays.", key="ops/deploy-day")
+    ids = iter([ENTRY_ID, *CANDIDATES])
+    with mock.patch("workspace_memory.entries.new_id", side_effect=lambda _prefix: next(ids)):
+        svc.entries.create(OWNER, WS, Draft(EntryType.FACT, text))
+        for title in ("Use feature flags", "Prefer tabs"):
+            svc.entries.propose(OWNER, WS, Draft(EntryType.PREFERENCE, EntryText(title, title, "")))
+    svc.entries.create(EDITOR, WS, Draft(EntryType.FACT, EntryText("Mine", "mine", ""), EntryScope.MEMBER))
 
 
 @pytest.fixture

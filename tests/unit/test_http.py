@@ -57,3 +57,17 @@ def test_unexpected_errors_are_500_without_their_message() -> None:
 )
 def test_status_is_chosen_by_class(error: errors.DomainError, status: int) -> None:
     assert status_for(error) == status
+
+
+def test_a_rate_limited_write_answers_429_with_retry_after() -> None:
+    app = build_resolver()
+
+    @app.get("/busy")
+    def busy() -> Response[str]:
+        raise errors.RateLimited("at most 120 agent writes per hour", retry_after=1234)
+
+    answer = app.resolve(get_event("/busy"), CONTEXT)
+    assert answer["statusCode"] == 429
+    assert answer["headers"]["Retry-After"] == "1234"
+    body = json.loads(answer["body"])
+    assert (body["error"]["code"], body["retryAfter"]) == ("RATE_LIMITED", 1234)

@@ -51,6 +51,17 @@ EXPECTED_ROUTES: dict[str, str] = {
     "POST /v1/workspaces/{ws}/memory/purge": "MemoryFunction",
     "GET /v1/workspaces/{ws}/retention": "MemoryFunction",
     "PUT /v1/workspaces/{ws}/retention": "MemoryFunction",
+    # EntriesFunction
+    "POST /v1/workspaces/{ws}/entries": "EntriesFunction",
+    "GET /v1/workspaces/{ws}/entries": "EntriesFunction",
+    "GET /v1/workspaces/{ws}/entries/{entryId}": "EntriesFunction",
+    "PUT /v1/workspaces/{ws}/entries/{entryId}": "EntriesFunction",
+    "DELETE /v1/workspaces/{ws}/entries/{entryId}": "EntriesFunction",
+    "GET /v1/workspaces/{ws}/entries/{entryId}/history": "EntriesFunction",
+    "DELETE /v1/workspaces/{ws}/members/{userId}/entries": "EntriesFunction",
+    "GET /v1/workspaces/{ws}/candidates": "EntriesFunction",
+    "POST /v1/workspaces/{ws}/candidates/{candidateId}/accept": "EntriesFunction",
+    "POST /v1/workspaces/{ws}/candidates/{candidateId}/reject": "EntriesFunction",
     # ConversationsFunction
     "POST /v1/conversations/{conv}/turns": "ConversationsFunction",
     "GET /v1/conversations/{conv}/turns/{turnId}": "ConversationsFunction",
@@ -76,6 +87,7 @@ EXPECTED_ROUTES: dict[str, str] = {
 API_FUNCTIONS = (
     "WorkspacesFunction",
     "MemoryFunction",
+    "EntriesFunction",
     "ConversationsFunction",
     "AutomationFunction",
     "DocsFunction",
@@ -631,8 +643,8 @@ def test_no_policy_outside_the_roles(template: dict[str, Any]) -> None:
 # Read off the code (layers/core/workspace_memory; adapters/dynamo.py maps the Table port to DynamoDB:
 # get -> GetItem, get_many -> TransactGetItems (GetItem), query -> Query, put -> PutItem, transact ->
 # TransactWriteItems, authorized per action: Put -> PutItem, Update -> UpdateItem, ConditionCheck ->
-# ConditionCheckItem, Delete -> DeleteItem). Only the purge of a deleted workspace deletes (otherwise TTL
-# does); nothing scans.
+# ConditionCheckItem, Delete -> DeleteItem). Only the purge of a deleted workspace (DeletionFunction) and
+# forgetting an entry (EntriesFunction) delete (otherwise TTL does); nothing scans.
 #
 # Keys (adapters/routed_cipher.py): workspace data goes through the hierarchical keyring
 # (adapters/branch_keys.py): the key store is read with GetItem (GetActiveBranchKey, GetBranchKeyVersion)
@@ -652,7 +664,9 @@ GET, QUERY, PUT, UPDATE, CHECK, DELETE = (
 )
 LOGS = frozenset({"logs:CreateLogStream", "logs:PutLogEvents"})
 STREAM_READ = frozenset({"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"})
-ALL_KINDS = frozenset({"credential", "document", "notes", "temporal-payload"})
+ALL_KINDS = frozenset(
+    {"credential", "document", "notes", "temporal-payload", "entry", "entry-key-secret", "entry-candidate"}
+)
 PAYLOAD_KIND = "temporal-payload"
 """The one kind KMS sees: the payload codec's. Every other kind is workspace data under a branch key."""
 
@@ -697,6 +711,12 @@ ACCESS: dict[str, Access] = {
     # and the clear generation (TWI Update POLICY). Documents, under branch keys.
     "MemoryFunction": Access(
         frozenset({GET, QUERY, PUT, UPDATE, CHECK}), frozenset({GET}), {BRANCH_KEYS: BRANCH_KEY_USE}, LOGS
+    ),
+    # entries: snapshots; lists and chains (Query); create/supersede/decide (TWI Put head + Put revision + Update
+    # counter/rate/predecessor + ConditionCheck right); forget (TWI Delete revisions and key slot, Put tombstone).
+    # The only function that deletes items. Entries, the key-HMAC secret and candidates under branch keys.
+    "EntriesFunction": Access(
+        frozenset({GET, QUERY, PUT, UPDATE, CHECK, DELETE}), frozenset({GET}), {BRANCH_KEYS: BRANCH_KEY_USE}, LOGS
     ),
     # turn ingress = admission (GetItem replay, snapshot, TWI Put ADMKEY/ADMISSION/CREDENTIAL + ConditionCheck
     # META; credential encrypted under the branch key, decrypted on a resend) + workflow start (payload codec);
@@ -901,10 +921,11 @@ def test_branch_keys_are_created_by_one_function_that_cannot_unwrap_them(templat
             assert access.key_store == {GET}, function
 
 
-def test_only_the_deletion_function_deletes_items(template: dict[str, Any]) -> None:
-    """Table items are deleted by the purge alone (TTL does the rest), and it may query the ByWorkspace index and
-    nothing else of it; key-store items by the purge and by the owner's DELETE (the branch key, at once)."""
-    assert [f for f, a in ACCESS.items() if DELETE in a.table] == ["DeletionFunction"]
+def test_only_the_deletion_and_entries_functions_delete_items(template: dict[str, Any]) -> None:
+    """Table items are deleted by the purge of a deleted workspace and by forgetting an entry (TTL does the rest);
+    only the purge may query the ByWorkspace index, and nothing else of it; key-store items by the purge and by
+    the owner's DELETE (the branch key, at once)."""
+    assert [f for f, a in ACCESS.items() if DELETE in a.table] == ["EntriesFunction", "DeletionFunction"]
     assert [f for f, a in ACCESS.items() if DELETE in a.key_store] == ["WorkspacesFunction", "DeletionFunction"]
     index = {"Fn::Sub": "${MemoryTable.Arn}/index/ByWorkspace"}
     for function in ACCESS:

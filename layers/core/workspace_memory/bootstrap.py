@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from workspace_memory.clock import Clock
     from workspace_memory.deletion import DeletionService, WorkspacePurgeService
     from workspace_memory.document import DocumentService
+    from workspace_memory.entries import EntryService
     from workspace_memory.keysessions import KeySessionService
     from workspace_memory.notes import NotesService
     from workspace_memory.policy import PolicyService
@@ -57,6 +58,7 @@ class Services:
     """Forgetting a line in every retained version of the document."""
     workspace_purge: WorkspacePurgeService
     """Deleting a tombstoned workspace's items in batches (the deletion workflow's steps)."""
+    entries: EntryService
 
 
 def build_services(settings: Settings, clock: Clock | None = None, clients: AwsClients | None = None) -> Services:
@@ -71,6 +73,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     from workspace_memory.clock import SystemClock
     from workspace_memory.deletion import WorkspacePurgeService
     from workspace_memory.document import DocumentService
+    from workspace_memory.entries import EntryService
     from workspace_memory.keysessions import KeySessionService
     from workspace_memory.notes import NotesService
     from workspace_memory.policy import PolicyService
@@ -104,6 +107,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
         retention=RetentionService(table, clock),
         purge=PurgeService(table, cipher, clock),
         workspace_purge=WorkspacePurgeService(table, branch_keys),
+        entries=EntryService(table, cipher, clock),
     )
 
 

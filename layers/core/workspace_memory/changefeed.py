@@ -130,6 +130,19 @@ def _notes_user(_pk: str, sk: str) -> str:
 PURGE_OP = "purge"
 """The op of a version turned into a stub by forgetting a line (DESIGN §12)."""
 
+
+def _entry_of_revision(_pk: str, sk: str, _image: Image) -> str:
+    return sk.split("#")[1]
+
+
+def _rate_hour(_pk: str, sk: str, _image: Image) -> str:
+    return sk.split("#")[1]
+
+
+def _rate_user(_pk: str, sk: str) -> str:
+    return sk.split("#", 2)[2]
+
+
 RULES: tuple[Rule, ...] = (
     Rule("workspace", "WS#", "META", _pk_id, version="consentRevision", actor="ownerId"),
     Rule("member", "WS#", "MEMBER#", _sk_id),
@@ -148,6 +161,13 @@ RULES: tuple[Rule, ...] = (
     Rule("key-session", "WS#", "KEYSESSION#", _sk_id, actor="openedBy"),
     Rule("key-revocation", "WS#", "KEYREVOKED#", _sk_id, actor="revokedBy"),
     Rule("notes", "WS#", "NOTES#", _notes_session, version="revision", actor_from_key=_notes_user),
+    Rule("entry", "WS#", "ENTRY#", _sk_id, version="revision", op="status", actor="author"),
+    Rule("entry-revision", "WS#", "ENTRYREV#", _entry_of_revision, version="revision", op="status", actor="author"),
+    Rule("entry-key", "WS#", "ENTRYKEY#", _attribute("entryId")),
+    Rule("entry-counter", "WS#", "ENTRIES", _pk_id, version="entriesRevision"),
+    Rule("entry-key-secret", "WS#", "ENTRYSECRET", _pk_id),
+    Rule("entry-candidate", "WS#", "ENTRYCAND#", _sk_id, version="revision", op="status", actor="proposedBy"),
+    Rule("entry-rate", "WS#", "ENTRYRATE#", _rate_hour, version="writes", actor_from_key=_rate_user),
     Rule("conversation", "CONV#", "OWNER", _pk_id, workspace="workspaceId", actor="userId"),
     Rule("credential-slot", "CONV#", "CREDENTIAL", _pk_id, workspace="workspaceId"),
     Rule("admission-key", "CONV#", "ADMKEY#", _attribute("admissionId"), workspace="workspaceId", actor="userId"),

@@ -37,6 +37,11 @@ class Label:
     NOTES = "notes"
     WRITE = "write"
     RETENTION = "retention"
+    ENTRY = "entry"
+    ENTRY_KEY = "entry_key"
+    ENTRY_CAP = "entry_cap"
+    RATE = "rate"
+    CANDIDATE = "candidate"
 
 
 @dataclass(frozen=True)
@@ -201,7 +206,8 @@ class KeySessionNotRevoked:
 
 @dataclass(frozen=True)
 class Delete:
-    """Delete the item at `key` unconditionally (the purge of a deleted workspace only; absent is fine)."""
+    """Delete the item at `key` unconditionally, absent or not (the purge of a deleted workspace; forgetting an
+    entry's revisions). It never fails, so its label names nothing a cancellation could report."""
 
     key: keys.Key
     label: str = Label.WRITE
@@ -298,6 +304,73 @@ class PurgeVersion:
     label: str = Label.VERSION
 
 
+@dataclass(frozen=True)
+class MemberExists:
+    """The user is still a member of the workspace (any role) when the write lands."""
+
+    workspace_id: str
+    user_id: str
+    label: str = Label.ACCESS
+
+
+@dataclass(frozen=True)
+class MoveEntryHead(_ItemWrite):
+    """Replace an entry's head by `item` iff it is at revision `base` and still `active` (a forgotten chain
+    never moves again); two writers from one base: exactly one wins, so a chain never forks."""
+
+    base: int
+    label: str = Label.ENTRY
+
+
+@dataclass(frozen=True)
+class SupersedeEntryRevision:
+    """Mark revision `revision` of an entry superseded by `by` (with the reason, time and retention `ttl`)
+    iff it exists."""
+
+    workspace_id: str
+    entry_id: str
+    revision: int
+    by: int
+    at: str
+    ttl: int
+    reason: str | None
+    label: str = Label.ENTRY
+
+
+@dataclass(frozen=True)
+class CountEntryVersions:
+    """Add `delta` to the workspace's stored entry versions and bump its `entriesRevision`, iff the count stays
+    at most `cap` (the item is created on first use)."""
+
+    workspace_id: str
+    delta: int
+    cap: int
+    label: str = Label.ENTRY_CAP
+
+
+@dataclass(frozen=True)
+class CountAgentWrite:
+    """One more agent write in this hour's bucket of (workspace, user), iff fewer than `limit` were made; the
+    bucket expires (`ttl`) after its hour."""
+
+    workspace_id: str
+    user_id: str
+    bucket: int
+    limit: int
+    ttl: int
+    label: str = Label.RATE
+
+
+@dataclass(frozen=True)
+class CountEntryRead:
+    """One more read of an active entry head (`readCount`, `lastReadAt`); a forgotten or missing one is left."""
+
+    workspace_id: str
+    entry_id: str
+    at: str
+    label: str = Label.ENTRY
+
+
 Change = (
     Create
     | Put
@@ -324,4 +397,10 @@ Change = (
     | Delete
     | TombstoneWorkspace
     | TombstoneHead
+    | MemberExists
+    | MoveEntryHead
+    | SupersedeEntryRevision
+    | CountEntryVersions
+    | CountAgentWrite
+    | CountEntryRead
 )

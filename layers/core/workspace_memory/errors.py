@@ -132,3 +132,43 @@ class DecryptionFailed(Unavailable):
     """A ciphertext did not decrypt under the context of the slot it was read from."""
 
     code = "DECRYPTION_FAILED"
+
+
+class EntryNotFound(NotFound):
+    """Also for another member's private entry: a missing one and a hidden one answer the same bytes."""
+
+    code = "ENTRY_NOT_FOUND"
+
+
+class EntryForgotten(Gone):
+    """The chain was forgotten: only its text-free tombstone is left."""
+
+    code = "ENTRY_FORGOTTEN"
+
+
+class CandidateNotFound(NotFound):
+    code = "CANDIDATE_NOT_FOUND"
+
+
+class InvalidEntryKey(InvalidInput):
+    """A key that is not `namespace/name` of the allowed characters."""
+
+    code = "INVALID_KEY"
+
+
+class StaleRevision(Conflict):
+    code = "STALE_REVISION"
+
+
+class EntryCap(Conflict):
+    code = "ENTRY_CAP"
+
+
+class BaseRevisionRequired(PreconditionRequired):
+    code = "BASE_REVISION_REQUIRED"
+
+
+class RateLimited(DomainError):
+    """Too many agent writes this hour; `retry_after` seconds until the next hour's bucket."""
+
+    code = "RATE_LIMITED"

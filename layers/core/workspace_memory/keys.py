@@ -77,5 +77,47 @@ def notes(workspace_id: str, user_id: str, session_id: str) -> Key:
     return ws(workspace_id), f"{NOTES_PREFIX}{user_id}#{session_id}"
 
 
+ENTRY_PREFIX = "ENTRY#"
+"""Entry heads only: revisions, keys and candidates use other prefixes, so one Query lists the heads."""
+
+
+def entry(workspace_id: str, entry_id: str) -> Key:
+    return ws(workspace_id), f"{ENTRY_PREFIX}{entry_id}"
+
+
+def entry_revisions_prefix(entry_id: str) -> str:
+    return f"ENTRYREV#{entry_id}#"
+
+
+def entry_revision(workspace_id: str, entry_id: str, revision: int) -> Key:
+    return ws(workspace_id), f"{entry_revisions_prefix(entry_id)}{revision:06d}"
+
+
+def entry_key(workspace_id: str, key_hmac: str) -> Key:
+    """Uniqueness of a key among a scope's active entries: the HMAC covers scope, scope owner and key."""
+    return ws(workspace_id), f"ENTRYKEY#{key_hmac}"
+
+
+def entry_counter(workspace_id: str) -> Key:
+    """The workspace's stored entry versions (the cap) and `entriesRevision` (bumped by every entry write)."""
+    return ws(workspace_id), "ENTRIES"
+
+
+def entry_secret(workspace_id: str) -> Key:
+    """The workspace's HMAC secret for entry keys, sealed under its branch key."""
+    return ws(workspace_id), "ENTRYSECRET"
+
+
+CANDIDATE_PREFIX = "ENTRYCAND#"
+
+
+def entry_candidate(workspace_id: str, candidate_id: str) -> Key:
+    return ws(workspace_id), f"{CANDIDATE_PREFIX}{candidate_id}"
+
+
+def agent_rate(workspace_id: str, user_id: str, hour: int) -> Key:
+    return ws(workspace_id), f"ENTRYRATE#{hour}#{user_id}"
+
+
 def as_key(key: Key) -> dict[str, str]:
     return {"pk": key[0], "sk": key[1]}

@@ -18,6 +18,7 @@ from workspace_memory.authority import Authority, read_authority
 from workspace_memory.clock import Clock, iso
 from workspace_memory.cursors import query_page
 from workspace_memory.document import RECALL_MAX_BYTES, head_text
+from workspace_memory.entries import IndexLines, build_index
 from workspace_memory.errors import ConversationNotFound, DecryptionFailed, Unavailable
 from workspace_memory.framing import CLOSE_MARKER as CLOSE_MARKER  # re-exported: the block's markers
 from workspace_memory.framing import OPEN_MARKER as OPEN_MARKER
@@ -55,6 +56,8 @@ class Recall:
     admission_id: str
     at: str
     memory_write: MemoryWrite = MemoryWrite.NONE
+    entries: tuple[tuple[str, int], ...] = ()
+    """The entries the index named (id, revision): what the receipt lists."""
 
 
 def memory_write(authority: Authority, status: RecallStatus, now: float) -> MemoryWrite:
@@ -80,6 +83,8 @@ class RecallReceipt:
     at: str
     status: RecallStatus
     revision: int | None
+    entries: tuple[str, ...] = ()
+    """`entryId@revision` of each entry the index named."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,7 @@ class RecallService:
         self._table = table
         self._cipher = cipher
         self._clock = clock
+        self._index_lines = IndexLines()
 
     def recall(self, workspace_id: str, admission_id: str, credential: str) -> Recall:
         """Raises InvalidAdmission for a caller that does not hold this admission; otherwise always answers."""
@@ -134,16 +140,25 @@ class RecallService:
         status = recall_status(authority, now)
         revision = authority.head.version if status not in (RecallStatus.NO_ACCESS, RecallStatus.DELETED) else None
         block = ""
-        if status is RecallStatus.OK:
+        recalled: tuple[tuple[str, int], ...] = ()
+        if status in (RecallStatus.OK, RecallStatus.EMPTY):
+            # The constitution, then the index of entries (DESIGN §13), in one framed block.
             head = authority.head
             try:
-                text = head_text(self._cipher, workspace_id, head)
+                text = head_text(self._cipher, workspace_id, head) if status is RecallStatus.OK else ""
+                index = build_index(
+                    self._table, self._cipher, workspace_id, authority.admission.user_id, cache=self._index_lines
+                )
             except (Unavailable, DecryptionFailed):
                 return self._unavailable(ref, admission_id, authority.admission.turn_id)
-            block = frame(text, head.version)
-        elif status not in (RecallStatus.OFF, RecallStatus.EMPTY):
+            recalled = index.recalled
+            if index.text:
+                text = f"{text}\n{index.text}" if text else index.text
+            if text:
+                block = frame(text, head.version)
+        elif status is not RecallStatus.OFF:
             block = withheld(status)
-        result = Recall(status, revision, block, admission_id, iso(now), memory_write(authority, status, now))
+        result = Recall(status, revision, block, admission_id, iso(now), memory_write(authority, status, now), recalled)
         if not authority.deleted:  # a workspace being purged gains no new item (its receipts go with it)
             self._receipt(ref, result, authority.admission.turn_id)
         return result
@@ -169,6 +184,8 @@ class RecallService:
             item["revision"] = result.revision
         if turn_id is not None:
             item["turnId"] = turn_id
+        if result.entries:
+            item["entries"] = [f"{entry_id}@{revision}" for entry_id, revision in result.entries]
         self._table.put(item)
 
     def receipts(self, user_id: str, conversation_id: str, limit: int, cursor: str | None) -> ReceiptsPage:
@@ -178,7 +195,14 @@ class RecallService:
             self._table, keys.conv(conversation_id), keys.RECEIPT_PREFIX, limit=limit, cursor=cursor, newest_first=False
         )
         page = [
-            RecallReceipt(i["admissionId"], i.get("turnId"), i["at"], RecallStatus(i["status"]), i.get("revision"))
+            RecallReceipt(
+                i["admissionId"],
+                i.get("turnId"),
+                i["at"],
+                RecallStatus(i["status"]),
+                i.get("revision"),
+                tuple(i.get("entries", ())),
+            )
             for i in items
         ]
         return ReceiptsPage(page, next_cursor)

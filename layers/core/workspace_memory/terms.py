@@ -107,3 +107,43 @@ class MemoryState(BaseModel):
     def model_post_init(self, __context: Any) -> None:
         if (self.state == "saved") != (self.version is not None and self.version >= 0):
             raise ValueError("memoryState.version is required for (and only for) state 'saved'")
+
+
+class EntryScope(StrEnum):
+    """Who an entry belongs to (DESIGN §13): the workspace, one member (private), or one agent persona."""
+
+    WORKSPACE = "workspace"
+    MEMBER = "member"
+    AGENT = "agent"
+
+
+class EntryType(StrEnum):
+    FACT = "fact"
+    RULE = "rule"
+    PREFERENCE = "preference"
+    REFERENCE = "reference"
+
+
+class EntryStatus(StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    FORGOTTEN = "forgotten"
+
+
+class CitationKind(StrEnum):
+    ENTRY = "entry"
+    DOCUMENT_VERSION = "document-version"
+
+
+class CitationState(StrEnum):
+    """A citation re-checked on read: the cited text still hashes the same, differs, or cannot be seen."""
+
+    OK = "ok"
+    CHANGED = "changed"
+    HIDDEN = "hidden"
+
+
+class CandidateStatus(StrEnum):
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"

@@ -206,4 +206,66 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                     "ExpressionAttributeValues": {":true": True, ":zero": 0},
                 }
             }
+        case ch.MemberExists(workspace_id=ws, user_id=user):
+            return _check(keys.member(ws, user), "attribute_exists(pk)", {})
+        case ch.MoveEntryHead(item=item, base=base):
+            action = _put(item, "revision = :base AND #status = :active", {":base": base, ":active": "active"})
+            action["Put"]["ExpressionAttributeNames"] = {"#status": "status"}
+            return action
+        case ch.SupersedeEntryRevision():
+            supersede: dict[str, Any] = {
+                ":superseded": "superseded",
+                ":by": change.by,
+                ":at": change.at,
+                ":ttl": change.ttl,
+            }
+            update = "SET #status = :superseded, supersededBy = :by, supersededAt = :at, #ttl = :ttl"
+            if change.reason is not None:
+                update += ", supersededReason = :reason"
+                supersede[":reason"] = change.reason
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.entry_revision(change.workspace_id, change.entry_id, change.revision)),
+                    "UpdateExpression": update,
+                    "ConditionExpression": "attribute_exists(pk)",
+                    "ExpressionAttributeNames": {"#status": "status", "#ttl": "ttl"},
+                    "ExpressionAttributeValues": supersede,
+                }
+            }
+        case ch.CountEntryVersions(workspace_id=ws, delta=delta, cap=cap):
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.entry_counter(ws)),
+                    "UpdateExpression": "SET versions = if_not_exists(versions, :zero) + :delta, "
+                    "entriesRevision = if_not_exists(entriesRevision, :zero) + :one",
+                    "ConditionExpression": "attribute_not_exists(versions) AND :delta <= :cap OR versions <= :room",
+                    "ExpressionAttributeValues": {
+                        ":zero": 0,
+                        ":one": 1,
+                        ":delta": delta,
+                        ":cap": cap,
+                        ":room": cap - delta,
+                    },
+                }
+            }
+        case ch.CountEntryRead(workspace_id=ws, entry_id=entry_id, at=at):
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.entry(ws, entry_id)),
+                    "UpdateExpression": "SET readCount = if_not_exists(readCount, :zero) + :one, lastReadAt = :at",
+                    "ConditionExpression": "attribute_exists(pk) AND #status = :active",
+                    "ExpressionAttributeNames": {"#status": "status"},
+                    "ExpressionAttributeValues": {":zero": 0, ":one": 1, ":at": at, ":active": "active"},
+                }
+            }
+        case ch.CountAgentWrite(workspace_id=ws, user_id=user, bucket=bucket, limit=limit, ttl=ttl):
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.agent_rate(ws, user, bucket)),
+                    "UpdateExpression": "SET writes = if_not_exists(writes, :zero) + :one, #ttl = :ttl",
+                    "ConditionExpression": "attribute_not_exists(writes) OR writes < :limit",
+                    "ExpressionAttributeNames": {"#ttl": "ttl"},
+                    "ExpressionAttributeValues": {":zero": 0, ":one": 1, ":ttl": ttl, ":limit": limit},
+                }
+            }
     raise TypeError(f"no DynamoDB form for {type(change).__name__}")

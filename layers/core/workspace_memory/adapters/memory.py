@@ -194,6 +194,21 @@ def _holds(change: ch.Change, items: Items) -> bool:
             return current is not None and "deletedAt" not in current
         case ch.TombstoneHead() | ch.Delete():
             return True
+        case ch.MemberExists(workspace_id=ws, user_id=user):
+            return _get(items, keys.member(ws, user)) is not None
+        case ch.MoveEntryHead(base=base):
+            found = _get(items, change.key)
+            return found is not None and found.get("revision") == base and found.get("status") == "active"
+        case ch.SupersedeEntryRevision(workspace_id=ws, entry_id=entry_id, revision=revision):
+            return _get(items, keys.entry_revision(ws, entry_id, revision)) is not None
+        case ch.CountEntryVersions(workspace_id=ws, delta=delta, cap=cap):
+            counter = _get(items, keys.entry_counter(ws)) or {}
+            return int(counter.get("versions", 0)) + delta <= cap
+        case ch.CountEntryRead(workspace_id=ws, entry_id=entry_id):
+            return _attr(items, keys.entry(ws, entry_id), "status") == "active"
+        case ch.CountAgentWrite(workspace_id=ws, user_id=user, bucket=bucket, limit=limit):
+            rate = _get(items, keys.agent_rate(ws, user, bucket)) or {}
+            return int(rate.get("writes", 0)) < limit
     raise TypeError(f"no in-memory form for {type(change).__name__}")
 
 
@@ -224,6 +239,29 @@ def _apply(change: ch.Change, items: Items) -> None:
             stub = items[keys.version(ws, version)]
             stub.pop("ciphertext", None)
             stub.update(purgedAt=at, purgedBy=by)
+        case ch.Delete(key=key):
+            items.pop(key, None)
+        case ch.MoveEntryHead():
+            items[change.key] = copy.deepcopy(change.item)
+        case ch.SupersedeEntryRevision(workspace_id=ws, entry_id=entry_id, revision=revision):
+            found = items[keys.entry_revision(ws, entry_id, revision)]
+            found.update(status="superseded", supersededBy=change.by, supersededAt=change.at, ttl=change.ttl)
+            if change.reason is not None:
+                found["supersededReason"] = change.reason
+        case ch.CountEntryVersions(workspace_id=ws, delta=delta):
+            key = keys.entry_counter(ws)
+            counter = items.setdefault(key, {**keys.as_key(key)})
+            counter["versions"] = int(counter.get("versions", 0)) + delta
+            counter["entriesRevision"] = int(counter.get("entriesRevision", 0)) + 1
+        case ch.CountEntryRead(workspace_id=ws, entry_id=entry_id, at=at):
+            head = items[keys.entry(ws, entry_id)]
+            head["readCount"] = int(head.get("readCount", 0)) + 1
+            head["lastReadAt"] = at
+        case ch.CountAgentWrite(workspace_id=ws, user_id=user, bucket=bucket, ttl=ttl):
+            key = keys.agent_rate(ws, user, bucket)
+            rate = items.setdefault(key, {**keys.as_key(key)})
+            rate["writes"] = int(rate.get("writes", 0)) + 1
+            rate["ttl"] = ttl
         case ch.ConsumeAdmission(admission_id=adm):
             items[keys.admission(adm)].update(
                 status="committed", captureRequestHash=change.request_hash, captureReceipt=copy.deepcopy(change.receipt)
@@ -232,8 +270,6 @@ def _apply(change: ch.Change, items: Items) -> None:
             workspace = items[keys.meta(ws)]
             workspace.update(deletedAt=change.at, deletedBy=change.by, aiEnabled=False)
             workspace["consentRevision"] = int(workspace.get("consentRevision", 0)) + 1
-        case ch.Delete(key=key):
-            items.pop(key, None)
         case ch.TombstoneHead(workspace_id=ws):
             key = keys.head(ws)
             head = items.setdefault(key, {**keys.as_key(key), "headVersion": 0})

@@ -22,6 +22,7 @@ STATUS_BY_ERROR: tuple[tuple[type[errors.DomainError], int], ...] = (
     (errors.Gone, 410),
     (errors.PayloadTooLarge, 413),
     (errors.PreconditionRequired, 428),
+    (errors.RateLimited, 429),
     (errors.DecryptionFailed, 500),
     (errors.Unavailable, 503),
 )
@@ -34,7 +35,15 @@ def status_for(exc: errors.DomainError) -> int:
     return 500
 
 
-PUBLIC_DETAILS = ("current_version", "current", "limit", "predicate", "problems", "current_revision")
+PUBLIC_DETAILS = (
+    "current_version",
+    "current",
+    "limit",
+    "predicate",
+    "problems",
+    "current_revision",
+    "retry_after",
+)
 """Error details that are safe and useful to callers (ids, versions, sizes); everything else stays inside."""
 
 

@@ -45,11 +45,11 @@ def no_content() -> Response[str]:
     return Response(status_code=HTTPStatus.NO_CONTENT, content_type=content_types.APPLICATION_JSON, body="")
 
 
-def error_response(status: int, envelope: ErrorOut) -> Response[str]:
+def error_response(status: int, envelope: ErrorOut, headers: dict[str, str] | None = None) -> Response[str]:
     """An error answer. Exception handlers run outside the response validation, so the envelope is serialized
     here, exactly as powertools serializes a route's model (by alias, compact)."""
     body = json.dumps(envelope.wire(), separators=(",", ":"))
-    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body, headers=headers)
 
 
 def _validation_message(exc: RequestValidationError) -> str:
@@ -79,7 +79,9 @@ def build_resolver() -> APIGatewayHttpResolver:
     def _domain(exc: errors.DomainError) -> Response[str]:
         status = status_for(exc)
         logger.info("request refused", extra={"code": exc.code, "status": status})
-        return error_response(status, error_of(exc))
+        retry_after = exc.details.get("retry_after")
+        headers = {"Retry-After": str(int(retry_after))} if retry_after is not None else None
+        return error_response(status, error_of(exc), headers)
 
     @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
     def _unexpected(exc: Exception) -> Response[str]:

@@ -11,10 +11,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-from workspace_memory.terms import MemoryWrite, Mode, Outcome, Predicate, RecallStatus, RedactionKind, Role, Scope
+from workspace_memory.terms import (
+    CandidateStatus,
+    CitationKind,
+    CitationState,
+    EntryScope,
+    EntryStatus,
+    EntryType,
+    MemoryWrite,
+    Mode,
+    Outcome,
+    Predicate,
+    RecallStatus,
+    RedactionKind,
+    Role,
+    Scope,
+)
 from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnView
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
@@ -23,6 +38,7 @@ if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported 
     from workspace_memory.capture import CaptureResult, Proposal
     from workspace_memory.deletion import DeletionProgress
     from workspace_memory.document import Commit, DocumentView, HistoryPage, VersionInfo
+    from workspace_memory.entries import CandidateView, EntryRow, EntryView, Page, Written
     from workspace_memory.keysessions import KeySession
     from workspace_memory.notes import Notes
     from workspace_memory.policy import Policy
@@ -211,6 +227,141 @@ class CommitOut(OutModel):
         )
 
 
+# -- memory entries (DESIGN §13) ---------------------------------------------------------------------------
+
+
+class EntryWritten(OutModel):
+    entry_id: str
+    revision: int
+    superseded: bool | None = omitted_when_none()
+    """True when a create named a key in use: that chain got the new revision."""
+    warnings: list[FindingOut] | None = omitted_when_none()
+
+    @classmethod
+    def of(cls, written: Written) -> EntryWritten:
+        return cls(
+            entry_id=written.entry_id,
+            revision=written.revision,
+            superseded=written.superseded or None,
+            warnings=findings_out(written.warnings),
+        )
+
+
+class CitationOut(OutModel):
+    kind: CitationKind
+    ref: str
+    sha256: str
+    locator: str
+    state: CitationState
+
+
+class EntryOut(OutModel):
+    entry_id: str
+    revision: int
+    scope: EntryScope
+    key: str | None
+    type: EntryType
+    status: EntryStatus
+    title: str
+    summary: str
+    body: str
+    valid_from: str
+    valid_to: str | None
+    author: str
+    author_kind: str
+    superseded_by: int | None = omitted_when_none()
+    superseded_reason: str | None = omitted_when_none()
+    citations: list[CitationOut]
+
+    @classmethod
+    def of(cls, view: EntryView) -> EntryOut:
+        text = view.text
+        return cls(
+            entry_id=view.entry_id,
+            revision=view.revision,
+            scope=view.scope,
+            key=text.key,
+            type=view.type,
+            status=view.status,
+            title=text.title,
+            summary=text.summary,
+            body=text.body,
+            valid_from=view.valid_from,
+            valid_to=view.valid_to,
+            author=view.author,
+            author_kind=view.author_kind,
+            superseded_by=view.superseded_by,
+            superseded_reason=view.superseded_reason,
+            citations=[
+                CitationOut(
+                    kind=c.source.kind,
+                    ref=c.source.ref,
+                    sha256=c.source.sha256,
+                    locator=c.source.locator,
+                    state=c.state,
+                )
+                for c in view.citations
+            ],
+        )
+
+
+class EntryRowOut(OutModel):
+    """A list or history line; a forgotten chain's tombstone has no type, title or summary."""
+
+    entry_id: str
+    revision: int
+    scope: EntryScope
+    type: EntryType | None
+    status: EntryStatus
+    title: str | None
+    summary: str | None
+    valid_from: str | None
+    valid_to: str | None
+    author: str | None
+    superseded_reason: str | None = omitted_when_none()
+
+    @classmethod
+    def of(cls, row: EntryRow) -> EntryRowOut:
+        return cls.model_validate(row, from_attributes=True)
+
+
+class EntriesOut(OutModel):
+    entries: list[EntryRowOut]
+    next_cursor: str | None
+
+    @classmethod
+    def of(cls, page: Page) -> EntriesOut:
+        return cls(entries=[EntryRowOut.of(r) for r in page.rows], next_cursor=page.next_cursor)
+
+
+class CandidateOut(OutModel):
+    candidate_id: str
+    revision: int
+    status: CandidateStatus
+    scope: EntryScope
+    type: EntryType
+    title: str
+    summary: str
+    entry_id: str | None
+    base_revision: int | None
+    proposed_by: str
+    created_at: str
+
+    @classmethod
+    def of(cls, view: CandidateView) -> CandidateOut:
+        return cls.model_validate(view, from_attributes=True)
+
+
+class CandidatesOut(OutModel):
+    candidates: list[CandidateOut]
+    next_cursor: str | None
+
+
+class ForgottenOut(OutModel):
+    forgotten: int
+    """How many active chains were forgotten."""
+
+
 # -- conversations: turns and recall receipts ------------------------------------------------------------
 
 
@@ -272,6 +423,13 @@ class RecallReceiptOut(OutModel):
     at: str
     status: RecallStatus
     revision: int | None
+    entries: list[str] | None = omitted_when_none()
+    """`entryId@revision` of each entry the recalled index named (left out when none)."""
+
+    @field_validator("entries", mode="before")
+    @classmethod
+    def _none_when_empty(cls, value: Any) -> Any:
+        return list(value) or None if value is not None else None
 
 
 class ReceiptsOut(OutModel):
@@ -443,3 +601,5 @@ class ErrorOut(OutModel):
     predicate: str | None = omitted_when_none()
     problems: list[ProblemOut] | None = omitted_when_none()
     current_revision: int | None = omitted_when_none()
+    retry_after: int | None = omitted_when_none()
+    """Seconds until a rate-limited caller may write again (also the `Retry-After` header)."""

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import calendar
+import re
+import time
 from typing import Any
 
 from pydantic import Field
 
 from workspace_memory.api.models import ApiModel
 from workspace_memory.deletion_contract import MAX_BATCH_SIZE
-from workspace_memory.errors import InvalidInput, PreconditionRequired
+from workspace_memory.errors import BaseRevisionRequired, InvalidInput, PreconditionRequired
 from workspace_memory.ids import Identifier, IssuedId
-from workspace_memory.terms import MemoryState, Mode, Role, Scope, ShareType
+from workspace_memory.terms import CitationKind, EntryScope, EntryType, MemoryState, Mode, Role, Scope, ShareType
 
 
 class CreateWorkspace(ApiModel):
@@ -96,6 +99,66 @@ class StartTurn(ApiModel):
     memory_state: MemoryState | None = None
     key_session_id: IssuedId | None = None
     session_id: Identifier | None = None
+
+
+class SourceIn(ApiModel):
+    kind: CitationKind
+    ref: str = Field(min_length=1, max_length=400)
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    locator: str = Field(default="", max_length=800)
+
+
+class EntryFields(ApiModel):
+    """A revision's fields; sizes (title 120 B, summary 200 B, body 4 KiB) are the service's to check."""
+
+    type: EntryType
+    title: str = Field(max_length=1000)
+    summary: str = Field(max_length=1000)
+    body: str = Field(default="", max_length=16 * 1024)
+    sources: list[SourceIn] = Field(default_factory=list, max_length=20)
+
+
+class CreateEntry(EntryFields):
+    scope: EntryScope
+    key: str | None = Field(default=None, max_length=300)
+    agent: Identifier | None = None
+
+
+class SupersedeEntry(EntryFields):
+    """Scope, key and agent are the chain's: a revision changes type and text only."""
+
+    reason: str | None = Field(default=None, max_length=1000)
+
+
+class DecideCandidate(ApiModel):
+    revision: int = Field(ge=1)
+
+
+AS_OF = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z")
+
+
+def parse_as_of(raw: str | None) -> float | None:
+    """`asOf`: an RFC 3339 UTC time (`2026-01-01T00:00:00Z`, optional fraction)."""
+    if raw is None:
+        return None
+    if not AS_OF.fullmatch(raw):
+        raise InvalidInput("asOf must be an RFC 3339 UTC time such as 2026-01-01T00:00:00Z")
+    try:
+        whole = calendar.timegm(time.strptime(raw[:19], "%Y-%m-%dT%H:%M:%S"))
+    except ValueError:
+        raise InvalidInput("asOf must be an RFC 3339 UTC time such as 2026-01-01T00:00:00Z") from None
+    fraction = raw[19:-1]
+    return whole + (float(fraction) if fraction else 0.0)
+
+
+def parse_base_revision(raw: str | None) -> int:
+    """`X-Base-Revision`: a positive decimal integer; absent is a distinct error (428)."""
+    if raw is None or raw.strip() == "":
+        raise BaseRevisionRequired("X-Base-Revision header is required")
+    text = raw.strip()
+    if not text.isdigit() or not text.isascii() or len(text) > 12 or int(text) < 1:
+        raise InvalidInput("X-Base-Revision must be a positive integer")
+    return int(text)
 
 
 def parse_base_version(raw: str | None) -> int:

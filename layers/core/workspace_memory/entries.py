@@ -1,0 +1,1104 @@
+"""Memory entries (DESIGN §13): small titled memories beside the document, in supersession chains.
+
+A chain keeps one `entryId`; each write is a new immutable revision item (`ENTRYREV#{id}#{rev}`) and the
+head (`ENTRY#{id}`) carries the current revision's ciphertext, so a read is one round trip and one Query of
+the `ENTRY#` prefix lists heads only. Every write is one transaction: the head moves from exactly the base
+revision (two writers from one base: one wins, the chain never forks), the revision is created, the
+predecessor is marked superseded with its retention `ttl`, the workspace's version counter stays under the
+cap, and the writer still has the right to write. Text (key, title, summary, body, sources) is sealed under
+the workspace's branch key; a key is found by an HMAC under a per-workspace secret that is itself sealed
+under the branch key (so deleting the workspace's key shreds it too). Forget deletes every revision and
+leaves a text-free tombstone head.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import math
+import re
+import secrets
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from workspace_memory import keys
+from workspace_memory.access import Caller, load_caller
+from workspace_memory.changes import (
+    Change,
+    CountAgentWrite,
+    CountEntryRead,
+    CountEntryVersions,
+    Create,
+    Delete,
+    Label,
+    MemberExists,
+    MoveEntryHead,
+    ReplaceRevision,
+    RetentionIs,
+    SupersedeEntryRevision,
+)
+from workspace_memory.clock import Clock, epoch_seconds, iso
+from workspace_memory.cursors import decode_cursor, encode_cursor
+from workspace_memory.document import DAY_SECONDS, document_context, is_expired, utf8_size
+from workspace_memory.errors import (
+    CandidateNotFound,
+    Conflict,
+    DomainError,
+    EntryCap,
+    EntryForgotten,
+    EntryNotFound,
+    Forbidden,
+    InvalidEntryKey,
+    InvalidInput,
+    PayloadTooLarge,
+    RateLimited,
+    StaleRevision,
+    WorkspaceNotFound,
+)
+from workspace_memory.ids import IDENTIFIER, new_id
+from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.redaction import Finding, findings, redact, refuse_personal_data_in_key
+from workspace_memory.sealed import seal, unseal
+from workspace_memory.terms import (
+    CandidateStatus,
+    CitationKind,
+    CitationState,
+    EntryScope,
+    EntryStatus,
+    EntryType,
+)
+
+ENTRY_VERSION_CAP = 5000
+"""Stored entry versions per workspace (DESIGN §13): 409 `ENTRY_CAP` beyond it."""
+AGENT_WRITES_PER_HOUR = 120
+"""Agent entry writes (candidates included) per user and workspace and clock hour: 429 beyond it."""
+
+MAX_TITLE_BYTES = 120
+MAX_SUMMARY_BYTES = 200
+MAX_BODY_BYTES = 4096
+MAX_SOURCES = 20
+MAX_SOURCE_FIELD_BYTES = 200
+MAX_REASON_BYTES = 200
+KEY_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}/[a-z0-9][a-z0-9._-]{0,127}")
+"""`namespace/name`, lower case: a key names a slot, it is not prose."""
+SHA256_PATTERN = re.compile(r"[0-9a-f]{64}")
+
+WORKSPACE_OWNER = "-"
+"""The scope owner of `workspace` entries (member entries: the member's user id; agent entries: the agent)."""
+DEFAULT_AGENT = "default"
+FORGET_BATCH = 90
+"""Revisions deleted per forget transaction (plus head, key, counter and right: under DynamoDB's 100)."""
+CANDIDATE_TTL_SECONDS = 30 * DAY_SECONDS
+SECRET_CACHE_SIZE = 1024
+HOUR = 3600
+
+
+def entry_context(workspace_id: str, entry_id: str, revision: int) -> dict[str, str]:
+    return {"workspace": workspace_id, "kind": "entry", "entry": entry_id, "revision": str(revision)}
+
+
+def secret_context(workspace_id: str) -> dict[str, str]:
+    return {"workspace": workspace_id, "kind": "entry-key-secret"}
+
+
+def candidate_context(workspace_id: str, candidate_id: str) -> dict[str, str]:
+    return {"workspace": workspace_id, "kind": "entry-candidate", "candidate": candidate_id}
+
+
+# -- the model --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Source:
+    """A citation: what is cited (`entry` id or `document-version` number), the SHA-256 (hex) of the cited
+    text when it was cited (an entry's body, a document version's content), and where in it (free text)."""
+
+    kind: CitationKind
+    ref: str
+    sha256: str
+    locator: str = ""
+
+    def wire(self) -> dict[str, str]:
+        return {"kind": self.kind.value, "ref": self.ref, "sha256": self.sha256, "locator": self.locator}
+
+    @classmethod
+    def of(cls, raw: dict[str, str]) -> Source:
+        return cls(CitationKind(raw["kind"]), raw["ref"], raw["sha256"], raw.get("locator", ""))
+
+
+@dataclass(frozen=True)
+class EntryText:
+    """The sealed part of a revision: everything a person wrote."""
+
+    title: str
+    summary: str
+    body: str
+    sources: tuple[Source, ...] = ()
+    key: str | None = None
+
+    def plaintext(self) -> str:
+        return json.dumps(
+            {
+                "key": self.key,
+                "title": self.title,
+                "summary": self.summary,
+                "body": self.body,
+                "sources": [s.wire() for s in self.sources],
+            },
+            ensure_ascii=False,
+        )
+
+    @classmethod
+    def parse(cls, text: str) -> EntryText:
+        raw = json.loads(text)
+        sources = tuple(Source.of(s) for s in raw.get("sources", []))
+        return cls(raw["title"], raw["summary"], raw["body"], sources, raw.get("key"))
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What a writer asks for: a new chain (`scope`, `key`, `agent` apply) or its next revision."""
+
+    type: EntryType
+    text: EntryText
+    scope: EntryScope = EntryScope.WORKSPACE
+    agent: str | None = None
+    """The agent persona of an `agent` entry (default `default`)."""
+    reason: str | None = None
+    """Why a revision supersedes its predecessor (kept on the predecessor)."""
+
+
+@dataclass(frozen=True)
+class Author:
+    user_id: str
+    kind: str = "human"
+    """`human` (a route) or `agent` (a turn, with its admission): agent writes are rate limited."""
+    admission_id: str | None = None
+    rated: bool = False
+    """Counted against the agent write rate (an agent's own write; not a human accepting its candidate)."""
+
+
+@dataclass(frozen=True)
+class Citation:
+    source: Source
+    state: CitationState
+
+
+@dataclass(frozen=True)
+class EntryView:
+    entry_id: str
+    revision: int
+    scope: EntryScope
+    type: EntryType
+    status: EntryStatus
+    text: EntryText
+    valid_from: str
+    valid_to: str | None
+    author: str
+    author_kind: str
+    superseded_by: int | None = None
+    superseded_reason: str | None = None
+    citations: tuple[Citation, ...] = ()
+
+
+@dataclass(frozen=True)
+class EntryRow:
+    """One line of a list or history: no body, no sources (a forgotten chain: no text at all)."""
+
+    entry_id: str
+    revision: int
+    scope: EntryScope
+    type: EntryType | None
+    status: EntryStatus
+    title: str | None
+    summary: str | None
+    valid_from: str | None
+    valid_to: str | None
+    author: str | None
+    superseded_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[EntryRow]
+    next_cursor: str | None
+
+
+@dataclass(frozen=True)
+class Written:
+    entry_id: str
+    revision: int
+    superseded: bool = False
+    """True when a create named a key already in use and superseded that chain (DESIGN §13)."""
+    warnings: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True)
+class CandidateView:
+    candidate_id: str
+    revision: int
+    status: CandidateStatus
+    scope: EntryScope
+    type: EntryType
+    title: str
+    summary: str
+    entry_id: str | None
+    base_revision: int | None
+    proposed_by: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class Filters:
+    scope: EntryScope | None = None
+    type: EntryType | None = None
+    status: EntryStatus = EntryStatus.ACTIVE
+    key: str | None = None
+    as_of: float | None = None
+
+
+@dataclass
+class _Secrets:
+    """Workspace -> HMAC secret for entry keys, per process (bounded, oldest out)."""
+
+    by_workspace: dict[str, bytes] = field(default_factory=dict)
+
+    def get(self, workspace_id: str) -> bytes | None:
+        return self.by_workspace.get(workspace_id)
+
+    def put(self, workspace_id: str, secret: bytes) -> None:
+        if len(self.by_workspace) >= SECRET_CACHE_SIZE:
+            del self.by_workspace[next(iter(self.by_workspace))]
+        self.by_workspace[workspace_id] = secret
+
+
+# -- validation -------------------------------------------------------------------------------------------
+
+
+def _line(value: str, what: str, limit: int, *, required: bool = True) -> None:
+    size = utf8_size(value)
+    if required and not value.strip():
+        raise InvalidInput(f"{what} must not be empty")
+    if "\n" in value or "\r" in value:
+        raise InvalidInput(f"{what} must be one line")
+    if size > limit:
+        raise PayloadTooLarge(f"{what} is {size} bytes; the cap is {limit}", limit=limit)
+
+
+def validate_key(key: str) -> None:
+    if not KEY_PATTERN.fullmatch(key):
+        raise InvalidEntryKey("key must be namespace/name: lower-case letters, digits, '.', '_', '-'")
+    refuse_personal_data_in_key(key)
+
+
+def validate(draft: Draft) -> None:
+    """The service's own checks (the agent path does not pass through the HTTP schemas)."""
+    text = draft.text
+    _line(text.title, "title", MAX_TITLE_BYTES)
+    _line(text.summary, "summary", MAX_SUMMARY_BYTES)
+    size = utf8_size(text.body)
+    if size > MAX_BODY_BYTES:
+        raise PayloadTooLarge(f"body is {size} bytes; the cap is {MAX_BODY_BYTES}", limit=MAX_BODY_BYTES)
+    if len(text.sources) > MAX_SOURCES:
+        raise InvalidInput(f"at most {MAX_SOURCES} sources")
+    for source in text.sources:
+        if not SHA256_PATTERN.fullmatch(source.sha256):
+            raise InvalidInput("a source's sha256 must be 64 lower-case hex digits")
+        _line(source.ref, "a source's ref", MAX_SOURCE_FIELD_BYTES)
+        _line(source.locator, "a source's locator", MAX_SOURCE_FIELD_BYTES, required=False)
+    if text.key is not None:
+        validate_key(text.key)
+    if draft.reason is not None:
+        _line(draft.reason, "reason", MAX_REASON_BYTES)
+    if draft.agent is not None and not IDENTIFIER.fullmatch(draft.agent):
+        raise InvalidInput("agent must be 1-128 characters of A-Z a-z 0-9 . _ : -")
+    if draft.agent is not None and draft.scope is not EntryScope.AGENT:
+        raise InvalidInput("agent applies to agent-scope entries only")
+
+
+def _redacted(draft: Draft) -> tuple[Draft, tuple[Finding, ...]]:
+    """Agent-authored text redacted before storage (DESIGN §13): title, summary, body, locators."""
+    parts = [redact(draft.text.title), redact(draft.text.summary), redact(draft.text.body)]
+    sources = tuple(replace(s, locator=redact(s.locator).text) for s in draft.text.sources)
+    text = replace(draft.text, title=parts[0].text, summary=parts[1].text, body=parts[2].text, sources=sources)
+    found = tuple(f for p in parts for f in p.findings)
+    return replace(draft, text=text), found
+
+
+def _warnings(draft: Draft) -> tuple[Finding, ...]:
+    """A human's text is stored as typed; the answer says what redaction would have removed (per kind)."""
+    text = draft.text
+    counts: dict[Any, int] = {}
+    for value in (text.title, text.summary, text.body):
+        for finding in findings(value):
+            counts[finding.kind] = counts.get(finding.kind, 0) + finding.count
+    return tuple(Finding(kind, count) for kind, count in counts.items())
+
+
+# -- items ------------------------------------------------------------------------------------------------
+
+
+def _visible(item: Item, caller: Caller) -> bool:
+    """Member entries are their member's alone; workspace and agent entries every member reads."""
+    return bool(item["scope"] != EntryScope.MEMBER.value or item["scopeOwner"] == caller.user_id)
+
+
+def _hmac(secret: bytes, *parts: str) -> str:
+    return hmac.new(secret, "\x00".join(parts).encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def _row(item: Item, text: EntryText | None) -> EntryRow:
+    return EntryRow(
+        entry_id=item["entryId"],
+        revision=int(item["revision"]),
+        scope=EntryScope(item["scope"]),
+        type=EntryType(item["type"]) if "type" in item else None,
+        status=EntryStatus(item["status"]),
+        title=None if text is None else text.title,
+        summary=None if text is None else text.summary,
+        valid_from=item.get("validFrom"),
+        valid_to=item.get("supersededAt"),
+        author=item.get("author"),
+        superseded_reason=item.get("supersededReason"),
+    )
+
+
+def _valid_at(item: Item, at: float) -> bool:
+    start = item.get("validFrom")
+    end = item.get("supersededAt")
+    return start is not None and epoch_seconds(start) <= at and (end is None or at < epoch_seconds(end))
+
+
+class EntryService:
+    def __init__(
+        self,
+        table: Table,
+        cipher: Cipher,
+        clock: Clock,
+        *,
+        version_cap: int = ENTRY_VERSION_CAP,
+        agent_writes_per_hour: int = AGENT_WRITES_PER_HOUR,
+    ) -> None:
+        self._table = table
+        self._cipher = cipher
+        self._clock = clock
+        self._cap = version_cap
+        self._rate = agent_writes_per_hour
+        self._secrets = _Secrets()
+        self._counter: ThreadPoolExecutor | None = None
+        self._bumps: list[Future[None]] = []
+
+    # -- read counts, off the critical path ------------------------------------------------------------
+
+    def _count_read(self, workspace_id: str, entry_id: str) -> None:
+        """Bump the head's `readCount`/`lastReadAt` on a background thread: the read answers without waiting
+        for it, and a failed bump is dropped (counts are advisory). In Lambda a bump still pending when the
+        invocation returns runs when the environment thaws for the next one, or is lost with it."""
+        if self._counter is None:
+            self._counter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="entry-reads")
+        change = CountEntryRead(workspace_id, entry_id, iso(self._clock.now()))
+        self._bumps = [f for f in self._bumps if not f.done()]
+        self._bumps.append(self._counter.submit(self._bump, change))
+
+    def _bump(self, change: CountEntryRead) -> None:
+        # forgotten meanwhile, or the store is busy: the count is advisory
+        with contextlib.suppress(TransactionCancelled, DomainError):
+            self._table.transact([change])
+
+    def flush_read_counts(self) -> None:
+        """Wait for the pending read-count bumps (tests; a graceful shutdown)."""
+        for future in self._bumps:
+            future.result()
+        self._bumps = []
+
+    # -- the key secret --------------------------------------------------------------------------------
+
+    def _secret(self, workspace_id: str) -> bytes:
+        """The workspace's HMAC secret: read (and cached) or made at first use, sealed under the branch key."""
+        cached = self._secrets.get(workspace_id)
+        if cached is not None:
+            return cached
+        item = self._table.get(*keys.entry_secret(workspace_id))
+        if item is None:
+            fresh = secrets.token_bytes(32)
+            sealed = seal(self._cipher, fresh.hex(), secret_context(workspace_id))
+            made: Item = {**keys.as_key(keys.entry_secret(workspace_id)), "ciphertext": sealed.ciphertext}
+            try:
+                self._table.transact([Create(made, Label.ENTRY_KEY)])
+                item = made
+            except TransactionCancelled:  # another process made it first: use theirs
+                item = self._table.get(*keys.entry_secret(workspace_id))
+                if item is None:
+                    raise Conflict("the entry key secret changed concurrently; try again") from None
+        secret = bytes.fromhex(unseal(self._cipher, item["ciphertext"], secret_context(workspace_id)))
+        self._secrets.put(workspace_id, secret)
+        return secret
+
+    def _key_slot(self, workspace_id: str, scope: str, owner: str, key: str) -> str:
+        return _hmac(self._secret(workspace_id), "slot", scope, owner, key)
+
+    def _key_lookup(self, workspace_id: str, key: str) -> str:
+        return _hmac(self._secret(workspace_id), "key", key)
+
+    # -- reads -----------------------------------------------------------------------------------------
+
+    def _open(self, workspace_id: str, item: Item) -> EntryText:
+        context = entry_context(workspace_id, item["entryId"], int(item["revision"]))
+        return EntryText.parse(unseal(self._cipher, item["ciphertext"], context, item.get("sha256")))
+
+    def _head(self, caller: Caller, head: Item | None) -> Item:
+        """The head the caller may see (404 otherwise, the same for missing and private)."""
+        if head is None or not _visible(head, caller):
+            raise EntryNotFound("entry not found")
+        return head
+
+    def read(self, user_id: str, workspace_id: str, entry_id: str, as_of: float | None = None) -> EntryView:
+        caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])
+        head = self._head(caller, found)
+        if head["status"] == EntryStatus.FORGOTTEN.value:
+            raise EntryForgotten("entry was forgotten")
+        item = head if as_of is None else self._revision_at(workspace_id, head, as_of)
+        text = self._open(workspace_id, item)
+        citations = tuple(Citation(s, self._check(caller, s)) for s in text.sources)
+        self._count_read(workspace_id, entry_id)
+        status = EntryStatus.ACTIVE if item is head else EntryStatus(item["status"])
+        return EntryView(
+            entry_id=entry_id,
+            revision=int(item["revision"]),
+            scope=EntryScope(item["scope"]),
+            type=EntryType(item["type"]),
+            status=status,
+            text=text,
+            valid_from=item["validFrom"],
+            valid_to=item.get("supersededAt"),
+            author=item["author"],
+            author_kind=item.get("authorKind", "human"),
+            superseded_by=item.get("supersededBy"),
+            superseded_reason=item.get("supersededReason"),
+            citations=citations,
+        )
+
+    def _revisions(self, workspace_id: str, entry_id: str) -> Iterator[Item]:
+        """Every stored revision item of a chain, oldest first (expired ones included: the caller judges)."""
+        start_after: str | None = None
+        while True:
+            page = self._table.query(
+                keys.ws(workspace_id),
+                keys.entry_revisions_prefix(entry_id),
+                limit=100,
+                newest_first=False,
+                start_after=start_after,
+            )
+            if not page:
+                return
+            yield from page
+            start_after = page[-1]["sk"]
+
+    def _revision_at(self, workspace_id: str, head: Item, at: float) -> Item:
+        if _valid_at(head, at):
+            return head
+        now = self._clock.now()
+        for item in self._revisions(workspace_id, head["entryId"]):
+            if not is_expired(item, now) and _valid_at(item, at):
+                return item
+        raise EntryNotFound("no revision of this entry was valid then")
+
+    def _check(self, caller: Caller, source: Source) -> CitationState:
+        """A citation re-checked now: the cited text's SHA-256 against the one recorded."""
+        workspace_id = caller.workspace.id
+        if source.kind is CitationKind.ENTRY:
+            target = self._table.get(*keys.entry(workspace_id, source.ref))
+            if target is None or not _visible(target, caller) or target.get("status") != EntryStatus.ACTIVE.value:
+                return CitationState.HIDDEN
+            cited = self._open(workspace_id, target).body
+        else:
+            if not source.ref.isdigit() or not source.ref.isascii() or len(source.ref) > 12:
+                return CitationState.HIDDEN
+            number = int(source.ref)
+            version = self._table.get(*keys.version(workspace_id, number))
+            if version is None or is_expired(version, self._clock.now()) or "ciphertext" not in version:
+                return CitationState.HIDDEN
+            cited = unseal(self._cipher, version["ciphertext"], document_context(workspace_id, number))
+        digest = hashlib.sha256(cited.encode("utf-8")).hexdigest()
+        return CitationState.OK if hmac.compare_digest(digest, source.sha256) else CitationState.CHANGED
+
+    def list_entries(self, user_id: str, workspace_id: str, filters: Filters, limit: int, cursor: str | None) -> Page:
+        """Heads the caller may see, filtered before anything is decrypted or returned."""
+        caller, _ = load_caller(self._table, workspace_id, user_id)
+        lookup = None if filters.key is None else self._key_lookup(workspace_id, filters.key)
+        start_after = None if cursor is None else decode_cursor(cursor, keys.ENTRY_PREFIX)
+        rows: list[EntryRow] = []
+        last: str | None = None
+        while len(rows) < limit:
+            page = self._table.query(
+                keys.ws(workspace_id), keys.ENTRY_PREFIX, limit=100, newest_first=False, start_after=start_after
+            )
+            if not page:
+                return Page(rows, None)
+            for head in page:
+                start_after = head["sk"]
+                row = self._match(caller, head, filters, lookup)
+                if row is not None:
+                    rows.append(row)
+                    last = head["sk"]
+                    if len(rows) == limit:
+                        break
+        more = self._table.query(
+            keys.ws(workspace_id), keys.ENTRY_PREFIX, limit=1, newest_first=False, start_after=last
+        )
+        return Page(rows, encode_cursor(last) if more and last is not None else None)
+
+    def _match(self, caller: Caller, head: Item, filters: Filters, lookup: str | None) -> EntryRow | None:
+        if not _visible(head, caller):
+            return None
+        if filters.scope is not None and head["scope"] != filters.scope.value:
+            return None
+        if head["status"] != filters.status.value:
+            return None
+        if head["status"] == EntryStatus.FORGOTTEN.value:
+            return None if lookup is not None or filters.type is not None else _row(head, None)
+        if filters.type is not None and head["type"] != filters.type.value:
+            return None
+        if lookup is not None and head.get("keyLookup") != lookup:
+            return None
+        item = head
+        if filters.as_of is not None:
+            try:
+                item = self._revision_at(caller.workspace.id, head, filters.as_of)
+            except EntryNotFound:
+                return None
+        return _row(item, self._open(caller.workspace.id, item))
+
+    def history(self, user_id: str, workspace_id: str, entry_id: str, limit: int, cursor: str | None) -> Page:
+        caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])
+        head = self._head(caller, found)
+        if head["status"] == EntryStatus.FORGOTTEN.value:
+            raise EntryForgotten("entry was forgotten")
+        prefix = keys.entry_revisions_prefix(entry_id)
+        start_after = None if cursor is None else decode_cursor(cursor, prefix)
+        items = self._table.query(
+            keys.ws(workspace_id), prefix, limit=limit + 1, newest_first=True, start_after=start_after
+        )
+        next_cursor = encode_cursor(items[limit - 1]["sk"]) if len(items) > limit else None
+        now = self._clock.now()
+        rows = [_row(i, self._open(workspace_id, i)) for i in items[:limit] if not is_expired(i, now)]
+        return Page(rows, next_cursor)
+
+    # -- writes ----------------------------------------------------------------------------------------
+
+    def create(self, user_id: str, workspace_id: str, draft: Draft) -> Written:
+        """A new chain; a key already in use in the scope supersedes that chain instead (DESIGN §13)."""
+        validate(draft)
+        caller, _ = load_caller(self._table, workspace_id, user_id)
+        return self._create(caller, draft, Author(user_id), _warnings(draft), [])
+
+    def _owner_of(self, caller: Caller, draft: Draft) -> str:
+        if draft.scope is EntryScope.MEMBER:
+            return caller.user_id
+        if draft.scope is EntryScope.AGENT:
+            return draft.agent or DEFAULT_AGENT
+        return WORKSPACE_OWNER
+
+    def _right(self, caller: Caller, scope: str, owner: str) -> Change:
+        """Member entries: that member (any role); the others: write right (DESIGN §13)."""
+        if scope == EntryScope.MEMBER.value:
+            if owner != caller.user_id:
+                raise EntryNotFound("entry not found")
+            return MemberExists(caller.workspace.id, caller.user_id)
+        caller.require_write()
+        return caller.still_writer()
+
+    def _create(
+        self, caller: Caller, draft: Draft, author: Author, warnings: tuple[Finding, ...], extra: Sequence[Change]
+    ) -> Written:
+        workspace_id = caller.workspace.id
+        owner = self._owner_of(caller, draft)
+        right = self._right(caller, draft.scope.value, owner)
+        key = draft.text.key
+        for _ in range(3):
+            entry_id = new_id("en")
+            now = self._clock.now()
+            item = self._revision_item(workspace_id, entry_id, 1, draft, author, now, draft.scope.value, owner)
+            changes: list[Change] = [
+                Create({**item, **keys.as_key(keys.entry(workspace_id, entry_id)), "status": "active"}, Label.ENTRY),
+                Create(item, Label.ENTRY),
+                CountEntryVersions(workspace_id, 1, self._cap),
+                right,
+                *self._rate_changes(workspace_id, author, now),
+                *extra,
+            ]
+            if key is not None:
+                slot = self._key_slot(workspace_id, draft.scope.value, owner, key)
+                changes.append(
+                    Create({**keys.as_key(keys.entry_key(workspace_id, slot)), "entryId": entry_id}, Label.ENTRY_KEY)
+                )
+            try:
+                self._table.transact(changes)
+                return Written(entry_id, 1, warnings=warnings)
+            except TransactionCancelled as exc:
+                failed = exc.failed()
+                if failed != {Label.ENTRY_KEY}:
+                    raise self._refusal(caller, failed, now) from None
+            assert key is not None  # only a key slot can fail alone
+            holder = self._table.get(*keys.entry_key(workspace_id, slot))
+            head = None if holder is None else self._table.get(*keys.entry(workspace_id, holder["entryId"]))
+            if head is None or head["status"] != EntryStatus.ACTIVE.value:
+                continue  # the holder was forgotten in between: create again
+            try:
+                written = self._supersede(caller, head, int(head["revision"]), draft, author, extra)
+            except StaleRevision:
+                continue
+            return replace(written, superseded=True, warnings=warnings)
+        raise Conflict("the key kept changing concurrently; try again")
+
+    def supersede(self, user_id: str, workspace_id: str, entry_id: str, draft: Draft, base: int) -> Written:
+        """The next revision of a chain, iff its head is still at `base` (`X-Base-Revision`)."""
+        validate(draft)
+        caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])
+        head = self._head(caller, found)
+        if head["status"] == EntryStatus.FORGOTTEN.value:
+            raise EntryForgotten("entry was forgotten")
+        written = self._supersede(caller, head, base, draft, Author(user_id), [])
+        return replace(written, warnings=_warnings(draft))
+
+    def _supersede(
+        self, caller: Caller, head: Item, base: int, draft: Draft, author: Author, extra: Sequence[Change]
+    ) -> Written:
+        """Scope, owner and key are the chain's: a revision changes type and text only."""
+        workspace_id = caller.workspace.id
+        entry_id, scope, owner = head["entryId"], head["scope"], head["scopeOwner"]
+        right = self._right(caller, scope, owner)
+        if int(head["revision"]) != base:
+            raise StaleRevision(
+                f"base revision {base} is not the current revision", current_revision=int(head["revision"])
+            )
+        text = replace(draft.text, key=self._open(workspace_id, head).key)
+        revision = base + 1
+        now = self._clock.now()
+        item = self._revision_item(
+            workspace_id, entry_id, revision, replace(draft, text=text), author, now, scope, owner
+        )
+        for name in ("keyLookup", "keySlot"):
+            if name in head:
+                item[name] = head[name]
+        counts: Item = {name: head[name] for name in ("readCount", "lastReadAt") if name in head}
+        days = caller.workspace.history_days
+        at = item["validFrom"]
+        changes: list[Change] = [
+            Create(item, Label.ENTRY),
+            MoveEntryHead(
+                {**item, **counts, **keys.as_key(keys.entry(workspace_id, entry_id)), "status": "active"}, base
+            ),
+            SupersedeEntryRevision(
+                workspace_id, entry_id, base, revision, at, epoch_seconds(at) + days * DAY_SECONDS, draft.reason
+            ),
+            CountEntryVersions(workspace_id, 1, self._cap),
+            RetentionIs(workspace_id, days),
+            right,
+            *self._rate_changes(workspace_id, author, now),
+            *extra,
+        ]
+        try:
+            self._table.transact(changes)
+        except TransactionCancelled as exc:
+            raise self._refusal(caller, exc.failed(), now, entry_id) from None
+        return Written(entry_id, revision)
+
+    def _revision_item(
+        self,
+        workspace_id: str,
+        entry_id: str,
+        revision: int,
+        draft: Draft,
+        author: Author,
+        now: float,
+        scope: str,
+        owner: str,
+    ) -> Item:
+        sealed = seal(self._cipher, draft.text.plaintext(), entry_context(workspace_id, entry_id, revision))
+        item: Item = {
+            **keys.as_key(keys.entry_revision(workspace_id, entry_id, revision)),
+            "entryId": entry_id,
+            "revision": revision,
+            "previousRevision": revision - 1,
+            "scope": scope,
+            "scopeOwner": owner,
+            "type": draft.type.value,
+            "status": EntryStatus.ACTIVE.value,
+            "ciphertext": sealed.ciphertext,
+            "sha256": sealed.sha256,
+            "validFrom": iso(now),
+            "author": author.user_id,
+            "authorKind": author.kind,
+        }
+        if author.admission_id is not None:
+            item["admissionId"] = author.admission_id
+        key = draft.text.key
+        if key is not None:
+            item["keyLookup"] = self._key_lookup(workspace_id, key)
+            item["keySlot"] = self._key_slot(workspace_id, scope, owner, key)
+        return item
+
+    def _rate_changes(self, workspace_id: str, author: Author, now: float) -> list[Change]:
+        if not author.rated:
+            return []
+        bucket = int(now // HOUR)
+        return [CountAgentWrite(workspace_id, author.user_id, bucket, self._rate, (bucket + 2) * HOUR)]
+
+    def _refusal(self, caller: Caller, failed: frozenset[str], now: float, entry_id: str | None = None) -> Exception:
+        workspace_id = caller.workspace.id
+        if Label.ACCESS in failed:
+            try:
+                load_caller(self._table, workspace_id, caller.user_id)
+            except WorkspaceNotFound as exc:
+                return exc
+            return Forbidden("write access to this workspace's memory is not granted to your role")
+        if Label.RATE in failed:
+            retry = math.ceil((int(now // HOUR) + 1) * HOUR - now)
+            return RateLimited(f"at most {self._rate} agent writes per hour", retry_after=max(retry, 1))
+        if Label.ENTRY_CAP in failed:
+            return EntryCap(f"the workspace holds {self._cap} entry versions, its cap", limit=self._cap)
+        if Label.CANDIDATE in failed:
+            return Conflict("the candidate was decided or changed concurrently")
+        if Label.RETENTION in failed:
+            return Conflict("the workspace's retention changed concurrently; try again")
+        if entry_id is not None:
+            head = self._table.get(*keys.entry(workspace_id, entry_id))
+            if head is None or head["status"] != EntryStatus.ACTIVE.value:
+                return EntryForgotten("entry was forgotten")
+            return StaleRevision("the entry changed concurrently", current_revision=int(head["revision"]))
+        return Conflict("the entry changed concurrently; try again")
+
+    # -- forget ----------------------------------------------------------------------------------------
+
+    def forget(self, user_id: str, workspace_id: str, entry_id: str) -> None:
+        """Every revision of the chain deleted, its key freed, a text-free tombstone left. Idempotent."""
+        caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])
+        head = self._head(caller, found)
+        right = self._right(caller, head["scope"], head["scopeOwner"])
+        self._forget(caller, head, right)
+
+    def forget_member(self, user_id: str, workspace_id: str, member_id: str) -> int:
+        """The owner forgets all of one member's private entries without reading them (nothing is decrypted)."""
+        caller, _ = load_caller(self._table, workspace_id, user_id)
+        caller.require_owner()
+        count = 0
+        for head in self._heads(workspace_id):
+            if head["scope"] == EntryScope.MEMBER.value and head["scopeOwner"] == member_id:
+                if head["status"] == EntryStatus.ACTIVE.value:
+                    count += 1
+                self._forget(caller, head, caller.still_owner())
+        return count
+
+    def _heads(self, workspace_id: str) -> Iterator[Item]:
+        start_after: str | None = None
+        while True:
+            page = self._table.query(
+                keys.ws(workspace_id), keys.ENTRY_PREFIX, limit=100, newest_first=False, start_after=start_after
+            )
+            if not page:
+                return
+            yield from page
+            start_after = page[-1]["sk"]
+
+    def _forget(self, caller: Caller, head: Item, right: Change) -> None:
+        workspace_id, entry_id = caller.workspace.id, head["entryId"]
+        for _ in range(3):
+            revisions = [
+                keys.entry_revision(workspace_id, entry_id, int(i["revision"]))
+                for i in self._revisions(workspace_id, entry_id)
+            ]
+            first, rest = revisions[:FORGET_BATCH], revisions[FORGET_BATCH:]
+            changes: list[Change] = [right, *(Delete(k) for k in first)]
+            if first:
+                changes.append(CountEntryVersions(workspace_id, -len(first), self._cap))
+            if head["status"] == EntryStatus.ACTIVE.value:
+                tombstone: Item = {
+                    **keys.as_key(keys.entry(workspace_id, entry_id)),
+                    "entryId": entry_id,
+                    "revision": int(head["revision"]),
+                    "scope": head["scope"],
+                    "scopeOwner": head["scopeOwner"],
+                    "status": EntryStatus.FORGOTTEN.value,
+                    "forgottenAt": iso(self._clock.now()),
+                    "forgottenBy": caller.user_id,
+                }
+                changes.append(MoveEntryHead(tombstone, int(head["revision"])))
+                if "keySlot" in head:
+                    changes.append(Delete(keys.entry_key(workspace_id, head["keySlot"])))
+            try:
+                self._table.transact(changes)
+            except TransactionCancelled as exc:
+                if Label.ACCESS in exc.failed():
+                    raise self._refusal(caller, exc.failed(), self._clock.now()) from None
+                fresh = self._table.get(*keys.entry(workspace_id, entry_id))
+                if fresh is None:
+                    raise EntryNotFound("entry not found") from None
+                head = fresh
+                continue
+            for start in range(0, len(rest), FORGET_BATCH):
+                batch = rest[start : start + FORGET_BATCH]
+                self._table.transact(
+                    [right, *(Delete(k) for k in batch), CountEntryVersions(workspace_id, -len(batch), self._cap)]
+                )
+            return
+        raise Conflict("the entry kept changing while it was forgotten; try again")
+
+    # -- candidates ------------------------------------------------------------------------------------
+
+    def propose(
+        self,
+        user_id: str,
+        workspace_id: str,
+        draft: Draft,
+        *,
+        admission_id: str | None = None,
+        entry_id: str | None = None,
+        base_revision: int | None = None,
+    ) -> str:
+        """An agent's entry write in `read_only`: a candidate, redacted, rate limited, for a human to decide."""
+        validate(draft)
+        draft, _ = _redacted(draft)
+        caller, _ = load_caller(self._table, workspace_id, user_id)
+        now = self._clock.now()
+        candidate_id = new_id("ec")
+        scope, owner = draft.scope.value, self._owner_of(caller, draft)
+        payload = {
+            "type": draft.type.value,
+            "scope": scope,
+            "agent": draft.agent,
+            "reason": draft.reason,
+            "text": json.loads(draft.text.plaintext()),
+        }
+        sealed = seal(
+            self._cipher, json.dumps(payload, ensure_ascii=False), candidate_context(workspace_id, candidate_id)
+        )
+        item: Item = {
+            **keys.as_key(keys.entry_candidate(workspace_id, candidate_id)),
+            "candidateId": candidate_id,
+            "revision": 1,
+            "status": CandidateStatus.PENDING.value,
+            "scope": scope,
+            "scopeOwner": owner,
+            "type": draft.type.value,
+            "ciphertext": sealed.ciphertext,
+            "proposedBy": user_id,
+            "createdAt": iso(now),
+            "ttl": int(now) + CANDIDATE_TTL_SECONDS,
+        }
+        if admission_id is not None:
+            item["admissionId"] = admission_id
+        if entry_id is not None:
+            item["entryId"] = entry_id
+            item["baseRevision"] = base_revision or 0
+        author = Author(user_id, "agent", admission_id, rated=True)
+        changes: list[Change] = [
+            Create(item, Label.CANDIDATE),
+            MemberExists(workspace_id, user_id),
+            *self._rate_changes(workspace_id, author, now),
+        ]
+        try:
+            self._table.transact(changes)
+        except TransactionCancelled as exc:
+            raise self._refusal(caller, exc.failed(), now) from None
+        return candidate_id
+
+    def _candidate_visible(self, caller: Caller, item: Item) -> bool:
+        if item["scope"] == EntryScope.MEMBER.value:
+            return bool(item["scopeOwner"] == caller.user_id)
+        return caller.can_write
+
+    def _open_candidate(self, workspace_id: str, item: Item) -> tuple[Draft, dict[str, Any]]:
+        raw = json.loads(unseal(self._cipher, item["ciphertext"], candidate_context(workspace_id, item["candidateId"])))
+        text = EntryText.parse(json.dumps(raw["text"]))
+        draft = Draft(EntryType(raw["type"]), text, EntryScope(raw["scope"]), raw.get("agent"), raw.get("reason"))
+        return draft, raw
+
+    def candidates(
+        self, user_id: str, workspace_id: str, limit: int, cursor: str | None
+    ) -> tuple[list[CandidateView], str | None]:
+        caller, _ = load_caller(self._table, workspace_id, user_id)
+        start_after = None if cursor is None else decode_cursor(cursor, keys.CANDIDATE_PREFIX)
+        now = self._clock.now()
+        views: list[CandidateView] = []
+        last: str | None = None
+        while len(views) < limit:
+            page = self._table.query(
+                keys.ws(workspace_id), keys.CANDIDATE_PREFIX, limit=100, newest_first=False, start_after=start_after
+            )
+            if not page:
+                return views, None
+            for item in page:
+                start_after = item["sk"]
+                if item["status"] != CandidateStatus.PENDING.value or is_expired(item, now):
+                    continue
+                if not self._candidate_visible(caller, item):
+                    continue
+                draft, _ = self._open_candidate(workspace_id, item)
+                views.append(
+                    CandidateView(
+                        candidate_id=item["candidateId"],
+                        revision=int(item["revision"]),
+                        status=CandidateStatus(item["status"]),
+                        scope=draft.scope,
+                        type=draft.type,
+                        title=draft.text.title,
+                        summary=draft.text.summary,
+                        entry_id=item.get("entryId"),
+                        base_revision=item.get("baseRevision"),
+                        proposed_by=item["proposedBy"],
+                        created_at=item["createdAt"],
+                    )
+                )
+                last = item["sk"]
+                if len(views) == limit:
+                    break
+        more = self._table.query(
+            keys.ws(workspace_id), keys.CANDIDATE_PREFIX, limit=1, newest_first=False, start_after=last
+        )
+        return views, encode_cursor(last) if more and last is not None else None
+
+    def _pending(self, caller: Caller, revision: int, found: Item | None) -> Item:
+        if found is None or is_expired(found, self._clock.now()) or not self._candidate_visible(caller, found):
+            raise CandidateNotFound("candidate not found")
+        if found["status"] != CandidateStatus.PENDING.value or int(found["revision"]) != revision:
+            raise StaleRevision("the candidate was decided or changed", current_revision=int(found["revision"]))
+        return found
+
+    def _decided(self, item: Item, status: CandidateStatus, by: str) -> ReplaceRevision:
+        """The candidate's decision: its text dropped (a decided candidate keeps none), compare-and-set."""
+        decided = {k: v for k, v in item.items() if k != "ciphertext"}
+        decided.update(
+            status=status.value, revision=int(item["revision"]) + 1, decidedBy=by, decidedAt=iso(self._clock.now())
+        )
+        return ReplaceRevision(decided, int(item["revision"]), Label.CANDIDATE)
+
+    def accept(self, user_id: str, workspace_id: str, candidate_id: str, revision: int) -> Written:
+        """The candidate becomes an entry (or the next revision of its chain) through the same writes."""
+        caller, (found,) = load_caller(
+            self._table, workspace_id, user_id, [keys.entry_candidate(workspace_id, candidate_id)]
+        )
+        item = self._pending(caller, revision, found)
+        draft, _ = self._open_candidate(workspace_id, item)
+        author = Author(item["proposedBy"], "agent", item.get("admissionId"))
+        decision = [self._decided(item, CandidateStatus.ACCEPTED, user_id)]
+        target = item.get("entryId")
+        if target is None:
+            return self._create(caller, draft, author, (), decision)
+        head = self._head(caller, self._table.get(*keys.entry(workspace_id, target)))
+        if head["status"] != EntryStatus.ACTIVE.value:
+            raise EntryForgotten("entry was forgotten")
+        return self._supersede(caller, head, int(item["baseRevision"]), draft, author, decision)
+
+    def reject(self, user_id: str, workspace_id: str, candidate_id: str, revision: int) -> None:
+        caller, (found,) = load_caller(
+            self._table, workspace_id, user_id, [keys.entry_candidate(workspace_id, candidate_id)]
+        )
+        item = self._pending(caller, revision, found)
+        right = self._right(caller, item["scope"], item["scopeOwner"])
+        try:
+            self._table.transact([self._decided(item, CandidateStatus.REJECTED, user_id), right])
+        except TransactionCancelled as exc:
+            raise self._refusal(caller, exc.failed(), self._clock.now()) from None
+
+
+# -- the index recalled with the constitution (DESIGN §13) --------------------------------------------------
+
+INDEX_MAX_LINES = 100
+INDEX_MAX_BYTES = 8000
+INDEX_HEADING = "### Memory entries (index: one line per entry; read_memory opens one, search_memory finds more)"
+
+
+@dataclass(frozen=True)
+class Index:
+    """The index section and the entries it names (for the receipt): ids and revisions, never text."""
+
+    text: str
+    recalled: tuple[tuple[str, int], ...]
+    left_out: int
+
+
+def _index_line(title: str, summary: str, entry_id: str) -> str:
+    one_line = " ".join(f"{title} — {summary}".split())
+    return f"- {one_line} [{entry_id}]"
+
+
+INDEX_CACHE_LINES = 20_000
+
+
+class IndexLines:
+    """A warm process's index lines, keyed by (workspace, entry, revision): a revision's text never changes,
+    so a line never goes stale, and a new revision is a new key (DESIGN §13: a warm process keeps each
+    workspace's index). Bounded, least recently used out. It holds titles and summaries only, never bodies;
+    a forgotten or superseded entry's line is simply never asked for again and ages out."""
+
+    def __init__(self, size: int = INDEX_CACHE_LINES) -> None:
+        self._size = size
+        self._lines: dict[tuple[str, str, int], str] = {}
+
+    def get(self, key: tuple[str, str, int]) -> str | None:
+        line = self._lines.pop(key, None)
+        if line is not None:
+            self._lines[key] = line  # most recently used last
+        return line
+
+    def put(self, key: tuple[str, str, int], line: str) -> None:
+        if len(self._lines) >= self._size:
+            del self._lines[next(iter(self._lines))]
+        self._lines[key] = line
+
+
+def build_index(
+    table: Table,
+    cipher: Cipher,
+    workspace_id: str,
+    user_id: str,
+    *,
+    max_lines: int = INDEX_MAX_LINES,
+    cache: IndexLines | None = None,
+) -> Index:
+    """One line per active entry the user may see, oldest chain first, within `max_lines` lines and
+    `INDEX_MAX_BYTES` bytes; when it is full, a last line says how many were left out. Costs one Query per
+    page of heads (a page holds ~1 MB) and one decryption per line shown (under the warm branch key: no KMS)."""
+    lines: list[str] = []
+    recalled: list[tuple[str, int]] = []
+    left_out = 0
+    used = utf8_size(INDEX_HEADING) + 1
+    start_after: str | None = None
+    while page := table.query(
+        keys.ws(workspace_id), keys.ENTRY_PREFIX, limit=1000, newest_first=False, start_after=start_after
+    ):
+        start_after = page[-1]["sk"]
+        for head in page:
+            if head["status"] != EntryStatus.ACTIVE.value:
+                continue
+            if head["scope"] == EntryScope.MEMBER.value and head["scopeOwner"] != user_id:
+                continue
+            if len(lines) >= max_lines:
+                left_out += 1
+                continue
+            key = (workspace_id, head["entryId"], int(head["revision"]))
+            line = None if cache is None else cache.get(key)
+            if line is None:
+                context = entry_context(*key[:2], key[2])
+                text = EntryText.parse(unseal(cipher, head["ciphertext"], context, head.get("sha256")))
+                line = _index_line(text.title, text.summary, head["entryId"])
+                if cache is not None:
+                    cache.put(key, line)
+            size = utf8_size(line) + 1
+            if used + size > INDEX_MAX_BYTES - 100:  # room kept for the "left out" line
+                left_out += 1
+                max_lines = len(lines)  # full: every later entry is left out too
+                continue
+            used += size
+            lines.append(line)
+            recalled.append((head["entryId"], int(head["revision"])))
+    if not lines and not left_out:
+        return Index("", (), 0)
+    if left_out:
+        lines.append(f"{left_out} more not shown; search_memory finds them.")
+    return Index("\n".join([INDEX_HEADING, *lines]) + "\n", tuple(recalled), left_out)

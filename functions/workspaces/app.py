@@ -5,12 +5,24 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body, Header
+from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Query
 
+from workspace_memory.access import MAX_WORKSPACES_PAGE
 from workspace_memory.api.http import build_resolver, human_user, lambda_entry, no_content, respond
-from workspace_memory.api.models import AiOut, DeletionOut, HealthOut, KeySessionOut, MemberOut, WorkspaceCreated
+from workspace_memory.api.models import (
+    AiOut,
+    DeletionOut,
+    HealthOut,
+    KeySessionOut,
+    KeySessionsOut,
+    MemberOut,
+    WorkspaceCreated,
+    WorkspaceOut,
+    WorkspacesOut,
+)
 from workspace_memory.api.schemas import CreateWorkspace, OpenKeySession, PutMember, SetAi
 from workspace_memory.bootstrap import deletion_service, services
+from workspace_memory.cursors import MAX_PAGE
 
 app = build_resolver()
 
@@ -25,6 +37,19 @@ def health() -> Response[HealthOut]:
 def create_workspace(body: Annotated[CreateWorkspace, Body()]) -> Response[WorkspaceCreated]:
     workspace_id = services().access.create_workspace(human_user(app), body.name, body.share_type)
     return respond(201, WorkspaceCreated(workspace_id=workspace_id))
+
+
+@app.get("/v1/workspaces")
+def list_workspaces(
+    limit: Annotated[int, Query(ge=1, le=MAX_WORKSPACES_PAGE)] = MAX_WORKSPACES_PAGE,
+    cursor: Annotated[str | None, Query(max_length=200)] = None,
+) -> Response[WorkspacesOut]:
+    return respond(200, WorkspacesOut.of(services().access.memberships(human_user(app), limit, cursor)))
+
+
+@app.get("/v1/workspaces/<ws>")
+def get_workspace(ws: str) -> Response[WorkspaceOut]:
+    return respond(200, WorkspaceOut.of(services().access.view(human_user(app), ws)))
 
 
 @app.put("/v1/workspaces/<ws>/members/<user_id>")
@@ -42,6 +67,16 @@ def set_ai(ws: str, body: Annotated[SetAi, Body()]) -> Response[AiOut]:
 def open_key_session(ws: str, body: Annotated[OpenKeySession, Body()]) -> Response[KeySessionOut]:
     session = services().key_sessions.open(human_user(app), ws, body.ttl_seconds, body.scopes)
     return respond(201, KeySessionOut.of(session))
+
+
+@app.get("/v1/workspaces/<ws>/key-sessions")
+def list_key_sessions(
+    ws: str,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 20,
+    cursor: Annotated[str | None, Query(max_length=200)] = None,
+) -> Response[KeySessionsOut]:
+    """The caller's own key sessions only, newest first."""
+    return respond(200, KeySessionsOut.of(services().key_sessions.list_own(human_user(app), ws, limit, cursor)))
 
 
 @app.delete("/v1/workspaces/<ws>/key-sessions/<session_id>")

@@ -118,6 +118,26 @@ SEQUENCE: dict[str, Expect] = {
     "ai-set.json": Expect(200, frozenset({"enabled", "consentRevision"}), {"enabled": True, "consentRevision": 1}),
     "key-session-open.json": Expect(201, frozenset({"keySessionId", "expiresAt", "scopes"}), {"scopes": ALL_SCOPES}),
     "key-session-revoke.json": Expect(204, frozenset()),
+    "workspace-get.json": Expect(
+        200,
+        frozenset(
+            {
+                "workspaceId",
+                "name",
+                "shareType",
+                "ownerId",
+                "role",
+                "canWrite",
+                "aiEnabled",
+                "consentRevision",
+                "historyDays",
+                "createdAt",
+            }
+        ),
+        {"workspaceId": WS, "role": "owner", "canWrite": True, "aiEnabled": True, "consentRevision": 1},
+    ),
+    "workspaces-list.json": Expect(200, frozenset({"workspaces", "nextCursor"}), {"nextCursor": None}),
+    "key-sessions-list.json": Expect(200, frozenset({"keySessions", "nextCursor"}), {"nextCursor": None}),
     "memory-policy-get.json": Expect(200, POLICY, {"mode": "read_only", "policyRevision": 0, "clearGeneration": 0}),
     "memory-policy-put.json": Expect(200, POLICY, {"mode": "auto", "policyRevision": 1, "clearGeneration": 0}),
     "memory-save.json": Expect(200, COMMIT, {"version": 1, "op": "save"}),

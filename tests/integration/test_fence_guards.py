@@ -82,6 +82,11 @@ class Interleaved:
     def workspace_keys(self, workspace_id: str, limit: int) -> list[tuple[str, str]]:
         return self.inner.workspace_keys(workspace_id, limit)
 
+    def member_keys(
+        self, user_id: str, sk_prefix: str, *, limit: int, start_after: tuple[str, str] | None = None
+    ) -> list[tuple[str, str]]:
+        return self.inner.member_keys(user_id, sk_prefix, limit=limit, start_after=start_after)
+
     def transact(self, changes: Sequence[Change]) -> None:
         hook, self._before_write = self._before_write, None
         if hook is not None:

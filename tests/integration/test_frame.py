@@ -269,14 +269,99 @@ def test_a_viewer_sees_the_text_and_cannot_save(
     assert api.save(owner, ws, "visible to viewers\n", 0).status_code == 200
     opened(page, gateway_url, viewer, ws)
     expect(draft(page)).to_have_value("visible to viewers\n")
-    draft(page).fill("a viewer's edit\n")
-    before = scan_all(resources)
-    page.get_by_role("button", name="Save", exact=True).click()
-    shows_error(page, "FORBIDDEN")
-    expect(page.get_by_role("button", name="Save", exact=True)).to_be_disabled()
+    # Known up front, before any attempt: the editor is read only, with the reason beside it.
+    for name in ("Save", "Clear", "Undo"):
+        expect(page.get_by_role("button", name=name, exact=True)).to_be_disabled()
     expect(draft(page)).to_have_attribute("readonly", "")
+    expect(page.get_by_role("note")).to_have_text(
+        "Read only: your role here is viewer, so you can read this memory but not save, clear or undo."
+    )
+    expect(page.locator("#role")).to_contain_text("you are viewer")
+    expect(page.locator("#error")).to_be_hidden()
+    shot(page, "viewer")
+
+    # The API still refuses a save forced past the page (its own client, the viewer's token): nothing changes.
+    before = scan_all(resources)
+    code = page.evaluate(
+        """async ([ws]) => {
+            const { api } = await import("./api.js");
+            try { await api.save(ws, "a viewer's edit\\n", 1); return "saved"; } catch (e) { return e.code; }
+        }""",
+        [ws],
+    )
+    assert code == "FORBIDDEN"
+    assert api.save(viewer, ws, "a viewer's edit\n", 1).status_code == 403
     assert scan_all(resources) == before
     assert api.read(owner, ws)["content"] == "visible to viewers\n"
+
+
+def test_the_ai_switch_shows_the_workspace_setting(page: Page, api: Api, gateway_url: str) -> None:
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    opened(page, gateway_url, owner, ws)
+    switch = page.get_by_label("Workspace AI enabled")
+    expect(switch).to_be_checked()
+    switch.uncheck()
+    page.get_by_role("button", name="Apply AI setting").click()
+    expect(page.locator("#status")).to_have_text("Workspace AI off.")
+    view = api.call("GET", f"/v1/workspaces/{ws}", user=owner).json()
+    assert (view["aiEnabled"], view["consentRevision"]) == (False, 2)
+    expect(switch).not_to_be_checked()
+
+    other = api.workspace(owner)  # AI off, as every new workspace: the switch follows the opened workspace
+    open_workspace(page, other)
+    expect(page.locator("#status")).to_have_text(f"Opened workspace {other}.")
+    expect(switch).not_to_be_checked()
+
+
+def test_key_sessions_opened_through_the_api_are_listed(page: Page, api: Api, gateway_url: str) -> None:
+    owner, bob = new_user("owner"), new_user("bob")
+    ws = api.workspace(owner)
+    api.add_member(owner, ws, bob, "editor")
+    mine = [api.key_session(owner, ws), api.key_session(owner, ws, ["memory:read"])]
+    bobs = api.key_session(bob, ws)
+    opened(page, gateway_url, owner, ws)
+    items = page.locator("#key-sessions li")
+    expect(items).to_have_count(2)
+    assert [items.nth(i).get_attribute("data-key-session") for i in range(2)] == mine[::-1]  # newest first
+    expect(items.nth(0)).to_contain_text("[memory:read]")
+    assert bobs not in page.locator("#key-sessions").inner_text()  # never another member's
+
+    items.nth(1).get_by_role("button", name="Revoke").click()
+    expect(page.locator("#status")).to_have_text("Key session revoked.")
+    expect(items.nth(1)).to_contain_text("(revoked)")
+    expect(items.nth(1).get_by_role("button", name="Revoke")).to_be_disabled()
+    listed = api.call("GET", f"/v1/workspaces/{ws}/key-sessions", user=owner).json()["keySessions"]
+    assert [(s["keySessionId"], s["revoked"]) for s in listed] == [(mine[1], False), (mine[0], True)]
+    shot(page, "settings")
+
+
+def test_the_picker_lists_the_callers_workspaces(page: Page, api: Api, gateway_url: str) -> None:
+    me, other = new_user("me"), new_user("other")
+    mine = api.workspace(me)
+    theirs = api.workspace(other)
+    api.add_member(other, theirs, me, "viewer")
+    elsewhere = api.workspace(other)
+    sign_in(page, gateway_url, me)
+    picker = page.get_by_label("Your workspaces")
+    options = picker.locator("option")
+    expect(options).to_have_count(2)
+    values = {options.nth(i).get_attribute("value") for i in range(2)}
+    assert values == {mine, theirs}
+    assert elsewhere not in page.content()
+    expect(picker.locator(f"option[value='{theirs}']")).to_contain_text("viewer")
+    picker.select_option(theirs)
+    page.get_by_role("button", name="Open selected").click()
+    expect(page.locator("#status")).to_have_text(f"Opened workspace {theirs}.")
+    expect(page.get_by_role("button", name="Save", exact=True)).to_be_disabled()
+
+    page.get_by_label("New workspace name").fill("fresh")
+    page.get_by_role("button", name="Create").click()
+    expect(page.locator("#status")).to_contain_text("Opened workspace ws_")
+    created = page.locator("#ws-id").input_value()
+    expect(picker).to_have_value(created)  # listed at once, whatever the index has caught up with
+    expect(page.get_by_role("button", name="Save", exact=True)).to_be_enabled()
 
 
 def test_a_non_member_sees_nothing(page: Page, api: Api, gateway_url: str) -> None:

@@ -32,9 +32,12 @@ EXPECTED_ROUTES: dict[str, str] = {
     # WorkspacesFunction
     "GET /v1/health": "WorkspacesFunction",
     "POST /v1/workspaces": "WorkspacesFunction",
+    "GET /v1/workspaces": "WorkspacesFunction",
+    "GET /v1/workspaces/{ws}": "WorkspacesFunction",
     "PUT /v1/workspaces/{ws}/members/{userId}": "WorkspacesFunction",
     "PUT /v1/workspaces/{ws}/ai": "WorkspacesFunction",
     "POST /v1/workspaces/{ws}/key-sessions": "WorkspacesFunction",
+    "GET /v1/workspaces/{ws}/key-sessions": "WorkspacesFunction",
     "DELETE /v1/workspaces/{ws}/key-sessions/{keySessionId}": "WorkspacesFunction",
     "DELETE /v1/workspaces/{ws}": "WorkspacesFunction",
     "GET /v1/workspaces/{ws}/deletion": "WorkspacesFunction",
@@ -450,14 +453,23 @@ def _retained_table(
 
 
 def test_table(template: dict[str, Any]) -> None:
-    props = _retained_table(template, "MemoryTable", "pk", "sk", "workspaceId")
-    # The purge finds a workspace's items outside its partition by `workspaceId`: keys only, nothing else.
+    props = _retained_table(template, "MemoryTable", "pk", "sk", "workspaceId", "userId")
+    # The purge finds a workspace's items outside its partition by `workspaceId`; a person's workspaces are their
+    # member items by `userId`: keys only, nothing else (the listing re-reads META and MEMBER consistently).
     assert props["GlobalSecondaryIndexes"] == [
         {
             "IndexName": "ByWorkspace",
             "KeySchema": [{"AttributeName": "workspaceId", "KeyType": "HASH"}],
             "Projection": {"ProjectionType": "KEYS_ONLY"},
-        }
+        },
+        {
+            "IndexName": "ByMember",
+            "KeySchema": [
+                {"AttributeName": "userId", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            "Projection": {"ProjectionType": "KEYS_ONLY"},
+        },
     ]
     assert [(k["AttributeName"], k["KeyType"]) for k in props["KeySchema"]] == [("pk", "HASH"), ("sk", "RANGE")]
     assert props["TimeToLiveSpecification"] == {"AttributeName": "ttl", "Enabled": True}
@@ -624,6 +636,7 @@ def test_roles_are_least_privilege(template: dict[str, Any], function: str) -> N
                 MEMORY_STREAM,
                 MEMORY_STREAMS,
                 BY_WORKSPACE_INDEX,
+                BY_MEMBER_INDEX,
             )
         if any(a.startswith("kms:") for a in _as_list(statement["Action"])):
             assert statement["Resource"] == MEMORY_KEY
@@ -700,9 +713,11 @@ ACCESS: dict[str, Access] = {
     # + ConditionCheck); workspace AI (TWI Update META + ConditionCheck); key-session revocation (PutItem).
     # Creating a workspace creates its branch key (CreateKey): it never unwraps one. Deleting a workspace: TWI
     # Update META + Update DOC#HEAD + ConditionCheck; its branch key destroyed (key store Query + DeleteItem);
-    # the deletion workflow started and its progress read (payload codec: start input and memo).
+    # the deletion workflow started and its progress read (payload codec: start input and memo). The caller's
+    # key sessions (Query KEYSESSION#) and workspaces (Query on the ByMember index: see
+    # test_only_the_deletion_function_deletes_items).
     "WorkspacesFunction": Access(
-        frozenset({GET, PUT, UPDATE, CHECK}),
+        frozenset({GET, QUERY, PUT, UPDATE, CHECK}),
         frozenset({PUT, QUERY, DELETE}),
         {BRANCH_KEYS: BRANCH_KEY_CREATE, PAYLOADS: PAYLOAD_USE},
         LOGS,
@@ -788,6 +803,7 @@ MEMORY_STREAMS = {
 }
 FEED_BUS = {"Fn::GetAtt": ["ChangeFeedBus", "Arn"]}
 BY_WORKSPACE_INDEX = {"Fn::Sub": "${MemoryTable.Arn}/index/ByWorkspace"}
+BY_MEMBER_INDEX = {"Fn::Sub": "${MemoryTable.Arn}/index/ByMember"}
 
 
 def _key_store_name() -> str:
@@ -927,12 +943,28 @@ def test_only_the_deletion_and_entries_functions_delete_items(template: dict[str
     the owner's DELETE (the branch key, at once)."""
     assert [f for f, a in ACCESS.items() if DELETE in a.table] == ["EntriesFunction", "DeletionFunction"]
     assert [f for f, a in ACCESS.items() if DELETE in a.key_store] == ["WorkspacesFunction", "DeletionFunction"]
-    index = {"Fn::Sub": "${MemoryTable.Arn}/index/ByWorkspace"}
     for function in ACCESS:
         on_index = {
-            a for s in _role_statements(template, function) if s["Resource"] == index for a in _as_list(s["Action"])
+            a
+            for s in _role_statements(template, function)
+            if s["Resource"] == BY_WORKSPACE_INDEX
+            for a in _as_list(s["Action"])
         }
         assert on_index == ({QUERY} if function == "DeletionFunction" else set()), function
+
+
+def test_only_the_workspaces_function_queries_memberships(template: dict[str, Any]) -> None:
+    """The ByMember index (a person's memberships) is queried by the workspace listing alone, and only queried."""
+    for function in ACCESS:
+        on_index = {
+            a
+            for s in _role_statements(template, function)
+            if s["Resource"] == BY_MEMBER_INDEX
+            for a in _as_list(s["Action"])
+        }
+        assert on_index == ({QUERY} if function == "WorkspacesFunction" else set()), function
+    resources = [s["Resource"] for f in ACCESS for s in _role_statements(template, f)]
+    assert not any("index/*" in json.dumps(r) for r in resources), "no grant on every index"
     assert "dynamodb:BatchWriteItem" not in json.dumps(template), "a purge batch is a TWI of Deletes, not puts"
 
 

@@ -39,6 +39,9 @@ const base = (version) => ({ "X-Base-Version": String(version) });
 
 export const api = {
   createWorkspace: (name, shareType) => call("POST", "/v1/workspaces", { body: { name, shareType } }),
+  workspaces: () => call("GET", "/v1/workspaces?limit=50"),
+  workspace: (id) => call("GET", ws(id)),
+  keySessions: (id) => call("GET", `${ws(id)}/key-sessions?limit=100`),
   read: (id) => call("GET", `${ws(id)}/memory`),
   save: (id, content, version) => call("PUT", `${ws(id)}/memory`, { body: { content }, headers: base(version) }),
   clear: (id, version) => call("POST", `${ws(id)}/memory/clear`, { headers: base(version) }),

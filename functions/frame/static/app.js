@@ -3,7 +3,7 @@ import { ApiError, api, signIn } from "./api.js";
 import { blame, diffLines, lines } from "./diff.js";
 
 const $ = (id) => document.getElementById(id);
-const state = { user: null, ws: null, base: 0, saved: "", readOnly: false };
+const state = { user: null, ws: null, view: null, base: 0, saved: "", readOnly: false };
 
 function say(text) {
   $("status").textContent = text;
@@ -35,11 +35,31 @@ function showDirty() {
   $("dirty").textContent = dirty() ? "Unsaved changes (a draft is never sent as saved memory)." : "";
 }
 
-function setReadOnly(readOnly) {
+const WRITE_CONTROLS = ["save", "clear", "undo", "overwrite", "clear-save-first", "clear-discard"];
+
+/** Read only when the person's role cannot write, said before any attempt (`reason` is shown beside it). */
+function setReadOnly(readOnly, reason = "") {
   state.readOnly = readOnly;
   $("draft").readOnly = readOnly;
-  for (const id of ["save", "clear", "undo"]) $(id).disabled = readOnly;
-  if (readOnly) $("doc-meta").textContent += " — read only: you cannot save in this workspace.";
+  for (const id of WRITE_CONTROLS) $(id).disabled = readOnly;
+  $("read-only").textContent = readOnly ? `Read only: ${reason}` : "";
+  $("read-only").hidden = !readOnly;
+}
+
+function readOnlyReason(view) {
+  if (view.role === "viewer") return "your role here is viewer, so you can read this memory but not save, clear or undo.";
+  return `in a ${view.shareType} workspace only the owner saves; your role is ${view.role}.`;
+}
+
+/** The person's view of the workspace (role, write right, AI) as the API says it now. */
+function showView(view) {
+  state.view = view;
+  $("role").textContent = `${view.name} (${view.shareType}), owner ${view.ownerId}; you are ${view.role}.`;
+  setReadOnly(!view.canWrite, view.canWrite ? "" : readOnlyReason(view));
+  $("ai-enabled").checked = view.aiEnabled;
+  const owner = view.role === "owner";
+  for (const id of ["ai-enabled", "ai-apply", "policy-mode", "policy-apply"]) $(id).disabled = !owner;
+  $("owner-only").hidden = owner;
 }
 
 function showDocument(doc) {
@@ -56,12 +76,14 @@ function showDocument(doc) {
 
 function forgetWorkspace() {
   state.ws = null;
+  state.view = null;
   state.saved = "";
   $("draft").value = "";
   for (const id of ["editor", "changes", "settings", "chat", "entries", "conflict", "revision"]) $(id).hidden = true;
   for (const id of ["history", "blame", "receipts"]) $(id).tBodies[0].replaceChildren();
   $("diff").textContent = "";
   $("transcript").replaceChildren();
+  $("key-sessions").replaceChildren();
 }
 
 async function load() {
@@ -77,15 +99,40 @@ async function loadPolicy() {
 
 async function openWorkspace(id) {
   forgetWorkspace();
-  const doc = await api.read(id); // a non-member gets WORKSPACE_NOT_FOUND here and sees nothing
+  const view = await api.workspace(id); // a non-member gets WORKSPACE_NOT_FOUND here and sees nothing
+  const doc = await api.read(id);
   state.ws = id;
   $("ws-id").value = id;
+  if ([...$("ws-pick").options].some((o) => o.value === id)) $("ws-pick").value = id;
   for (const section of ["editor", "changes", "settings", "chat", "entries"]) $(section).hidden = false;
-  setReadOnly(false);
+  showView(view);
   showDocument(doc);
   $("conv-id").value ||= `conv-${crypto.randomUUID().slice(0, 8)}`;
-  await loadPolicy();
+  await Promise.all([loadPolicy(), loadKeySessions()]);
   say(`Opened workspace ${id}.`);
+}
+
+/** The person's workspaces for the picker. The list is eventually consistent: one created a moment ago is
+ * added here by the page itself. */
+async function loadWorkspaces(extra) {
+  const { workspaces } = await api.workspaces();
+  if (extra && !workspaces.some((w) => w.workspaceId === extra.workspaceId)) workspaces.unshift(extra);
+  const pick = $("ws-pick");
+  pick.replaceChildren();
+  for (const w of workspaces) {
+    const option = document.createElement("option");
+    option.value = w.workspaceId;
+    option.textContent = `${w.name} — ${w.role} (${w.workspaceId})`;
+    pick.append(option);
+  }
+  if (state.ws) pick.value = state.ws;
+  return workspaces;
+}
+
+async function loadKeySessions() {
+  const { keySessions } = await api.keySessions(state.ws);
+  $("key-sessions").replaceChildren(...keySessions.map(keySessionItem));
+  return keySessions;
 }
 
 async function save(content, base) {
@@ -99,7 +146,7 @@ async function save(content, base) {
     if (error instanceof ApiError && error.code === "STALE_BASE_VERSION") {
       await showConflict();
     } else if (error instanceof ApiError && error.code === "FORBIDDEN") {
-      setReadOnly(true);
+      setReadOnly(true, "your role no longer lets you save here (it changed after you opened the workspace).");
     }
     fail(error);
     return false;
@@ -267,23 +314,27 @@ async function sendTurn() {
 function keySessionItem(session) {
   const li = document.createElement("li");
   const label = document.createElement("span");
-  label.textContent = `${session.keySessionId} (until ${session.expiresAt}) `;
+  const expired = Date.parse(session.expiresAt) <= Date.now();
+  const condition = session.revoked ? "revoked" : expired ? `expired ${session.expiresAt}` : `until ${session.expiresAt}`;
+  label.textContent = `${session.keySessionId} [${session.scopes.join(", ")}] (${condition}) `;
   const use = document.createElement("button");
   use.type = "button";
   use.textContent = "Use for turns";
   use.addEventListener("click", () => ($("turn-ks").value = session.keySessionId));
+  use.disabled = session.revoked || expired;
   const revoke = document.createElement("button");
   revoke.type = "button";
   revoke.textContent = "Revoke";
+  revoke.disabled = session.revoked;
   revoke.addEventListener(
     "click",
     action(async () => {
       await api.revokeKeySession(state.ws, session.keySessionId);
-      label.textContent = `${session.keySessionId} (revoked) `;
-      revoke.disabled = true;
+      await loadKeySessions();
       say("Key session revoked.");
     }),
   );
+  li.dataset.keySession = session.keySessionId;
   li.append(label, use, revoke);
   return li;
 }
@@ -291,7 +342,7 @@ function keySessionItem(session) {
 function wire() {
   $("signin-form").addEventListener(
     "submit",
-    action(() => {
+    action(async () => {
       const jwt = $("jwt").value.trim();
       const user = $("dev-user").value.trim();
       if (!jwt && !user) throw new Error("Enter a dev user or a JWT.");
@@ -300,14 +351,26 @@ function wire() {
       forgetWorkspace();
       $("whoami").textContent = `Signed in as ${state.user}.`;
       $("workspace").hidden = false;
+      $("ws-pick").replaceChildren();
+      await loadWorkspaces();
       say("Signed in.");
     }),
   );
+  $("pick-form").addEventListener(
+    "submit",
+    action(() => {
+      if (!$("ws-pick").value) throw new Error("No workspace to open: create one, or ask to be added.");
+      return openWorkspace($("ws-pick").value);
+    }),
+  );
+  $("ws-refresh").addEventListener("click", action(() => loadWorkspaces()));
   $("open-form").addEventListener("submit", action(() => openWorkspace($("ws-id").value.trim())));
   $("create-form").addEventListener(
     "submit",
     action(async () => {
-      const created = await api.createWorkspace($("ws-name").value, $("ws-share").value);
+      const name = $("ws-name").value;
+      const created = await api.createWorkspace(name, $("ws-share").value);
+      await loadWorkspaces({ workspaceId: created.workspaceId, name, role: "owner" });
       await openWorkspace(created.workspaceId);
     }),
   );
@@ -364,17 +427,19 @@ function wire() {
     "submit",
     action(async () => {
       const set = await api.setAi(state.ws, $("ai-enabled").checked);
+      showView(await api.workspace(state.ws));
       say(`Workspace AI ${set.enabled ? "on" : "off"}.`);
     }),
   );
   $("ks-form").addEventListener(
     "submit",
     action(async () => {
-      const session = await api.openKeySession(state.ws, Number($("ks-ttl").value));
-      $("key-sessions").append(keySessionItem(session));
+      await api.openKeySession(state.ws, Number($("ks-ttl").value));
+      await loadKeySessions();
       say("Key session opened.");
     }),
   );
+  $("ks-load").addEventListener("click", action(loadKeySessions));
   $("chat-form").addEventListener("submit", action(sendTurn));
   $("receipts-load").addEventListener("click", action(loadReceipts));
 }

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from workspace_memory import keys
 from workspace_memory.changes import DEFAULT_HISTORY_DAYS, Create, Label, MemberCanWrite, MemberIsOwner, Put, SetAi
 from workspace_memory.clock import Clock, iso
+from workspace_memory.cursors import MAX_PAGE, decode_cursor, encode_cursor
 from workspace_memory.errors import Conflict, Forbidden, InvalidInput, NotFound, WorkspaceNotFound
 from workspace_memory.ids import new_id
 from workspace_memory.ports import Item, KeyStore, Table, TransactionCancelled
@@ -28,6 +29,8 @@ class Workspace:
     consent_revision: int
     history_days: int = DEFAULT_HISTORY_DAYS
     """How long a version is kept after it stopped being the head (DESIGN §12; absent = the default)."""
+    name: str = ""
+    created_at: str = ""
 
     @classmethod
     def from_item(cls, item: Item) -> Workspace:
@@ -38,6 +41,8 @@ class Workspace:
             ai_enabled=bool(item.get("aiEnabled", False)),
             consent_revision=int(item.get("consentRevision", 0)),
             history_days=int(item.get("historyDays", DEFAULT_HISTORY_DAYS)),
+            name=str(item.get("name", "")),
+            created_at=str(item.get("createdAt", "")),
         )
 
     def writer_roles(self) -> tuple[Role, ...]:
@@ -102,6 +107,25 @@ def owned_conversation(table: Table, user_id: str, conversation_id: str, not_fou
     return workspace_id
 
 
+@dataclass(frozen=True)
+class Membership:
+    """One of a person's workspaces, as listed for them (never its memory)."""
+
+    workspace_id: str
+    name: str
+    role: Role
+
+
+@dataclass(frozen=True)
+class MembershipPage:
+    workspaces: list[Membership]
+    next_cursor: str | None
+
+
+MAX_WORKSPACES_PAGE = MAX_PAGE // 2
+"""Each listed workspace costs two items of the page's one TransactGetItems: META and MEMBER."""
+
+
 class AccessService:
     def __init__(self, table: Table, clock: Clock, key_store: KeyStore) -> None:
         self._table = table
@@ -130,6 +154,36 @@ class AccessService:
             [Create(meta_item, Label.WORKSPACE), Put(_member_item(workspace_id, user_id, Role.OWNER, True, now))]
         )
         return workspace_id
+
+    def view(self, user_id: str, workspace_id: str) -> Caller:
+        """The caller's view of a workspace (settings, role, write right) from one snapshot; a non-member and a
+        deleted workspace get the same WorkspaceNotFound as a missing one."""
+        caller, _ = load_caller(self._table, workspace_id, user_id)
+        return caller
+
+    def memberships(self, user_id: str, limit: int, cursor: str | None) -> MembershipPage:
+        """The caller's workspaces, a page at a time. The ByMember index finds the memberships (eventually
+        consistent: a workspace created a moment ago may be missing for that moment); each page's META and
+        MEMBER items are then read in one snapshot, so a deleted workspace is left out and every role is
+        current. A page may hold fewer than `limit` (deleted workspaces); `next_cursor` still resumes right."""
+        if not 1 <= limit <= MAX_WORKSPACES_PAGE:
+            raise InvalidInput(f"limit must be between 1 and {MAX_WORKSPACES_PAGE}")
+        start = None
+        if cursor is not None:
+            pk = decode_cursor(cursor, keys.WORKSPACE_PREFIX)
+            start = (pk, keys.member(keys.workspace_of(pk), user_id)[1])
+        found = self._table.member_keys(user_id, keys.MEMBER_PREFIX, limit=limit + 1, start_after=start)
+        page = [keys.workspace_of(pk) for pk, _ in found[:limit]]
+        next_cursor = encode_cursor(keys.ws(page[-1])) if len(found) > limit else None
+        if not page:
+            return MembershipPage([], next_cursor)
+        read = self._table.get_many([k for ws in page for k in (keys.meta(ws), keys.member(ws, user_id))])
+        listed = [
+            Membership(ws, str(meta.get("name", "")), Role(member["role"]))
+            for ws, meta, member in zip(page, read[0::2], read[1::2], strict=True)
+            if meta is not None and member is not None and not is_deleted(meta)
+        ]
+        return MembershipPage(listed, next_cursor)
 
     def put_member(self, actor_id: str, workspace_id: str, user_id: str, role: Role) -> None:
         caller, _ = load_caller(self._table, workspace_id, actor_id)

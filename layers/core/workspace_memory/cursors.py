@@ -11,6 +11,9 @@ from workspace_memory.errors import InvalidInput
 if TYPE_CHECKING:
     from workspace_memory.ports import Item, Table
 
+MAX_PAGE = 100
+"""The largest page of a listing whose items are then read in one snapshot: TransactGetItems takes at most 100."""
+
 
 def encode_cursor(sort_key: str) -> str:
     return base64.urlsafe_b64encode(json.dumps({"k": sort_key}).encode()).decode().rstrip("=")

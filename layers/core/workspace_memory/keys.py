@@ -13,8 +13,19 @@ def meta(workspace_id: str) -> Key:
     return ws(workspace_id), "META"
 
 
+MEMBER_PREFIX = "MEMBER#"
+
+
 def member(workspace_id: str, user_id: str) -> Key:
-    return ws(workspace_id), f"MEMBER#{user_id}"
+    return ws(workspace_id), f"{MEMBER_PREFIX}{user_id}"
+
+
+WORKSPACE_PREFIX = "WS#"
+
+
+def workspace_of(pk: str) -> str:
+    """The workspace id of a `WS#{ws}` partition key (a member item holds no `workspaceId`: see ByMember)."""
+    return pk.removeprefix(WORKSPACE_PREFIX)
 
 
 def policy(workspace_id: str) -> Key:
@@ -32,8 +43,11 @@ def version(workspace_id: str, number: int) -> Key:
     return ws(workspace_id), f"{VERSION_PREFIX}{number:012d}"
 
 
+KEY_SESSION_PREFIX = "KEYSESSION#"
+
+
 def key_session(workspace_id: str, session_id: str) -> Key:
-    return ws(workspace_id), f"KEYSESSION#{session_id}"
+    return ws(workspace_id), f"{KEY_SESSION_PREFIX}{session_id}"
 
 
 def key_revocation(workspace_id: str, session_id: str) -> Key:

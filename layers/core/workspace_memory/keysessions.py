@@ -15,9 +15,11 @@ from workspace_memory import keys
 from workspace_memory.access import Role, load_caller
 from workspace_memory.changes import Create, Label
 from workspace_memory.clock import Clock, iso
+from workspace_memory.cursors import MAX_PAGE, encode_cursor, query_page
+from workspace_memory.document import is_expired
 from workspace_memory.errors import Forbidden, InvalidInput, NotFound
-from workspace_memory.ids import new_id
-from workspace_memory.ports import Table
+from workspace_memory.ids import new_ordered_id
+from workspace_memory.ports import Item, Table
 from workspace_memory.terms import Scope as Scope
 
 DEFAULT_TTL_SECONDS = 3600
@@ -53,6 +55,24 @@ class KeySession:
         return iso(self.expires_at)
 
 
+@dataclass(frozen=True)
+class ListedKeySession:
+    session: KeySession
+    revoked: bool
+
+
+@dataclass(frozen=True)
+class KeySessionPage:
+    sessions: list[ListedKeySession]
+    next_cursor: str | None
+
+
+MAX_LIST_LIMIT = MAX_PAGE
+"""The page's revocations are read in one TransactGetItems."""
+MAX_LIST_READS = 5
+"""Queries one listing page may make reading past other members' sessions before it answers a short page."""
+
+
 class KeySessionService:
     def __init__(self, table: Table, clock: Clock) -> None:
         self._table = table
@@ -68,7 +88,8 @@ class KeySessionService:
         if not granted:
             raise InvalidInput("scopes must name at least one of memory:read, memory:write, notes")
         load_caller(self._table, workspace_id, user_id)
-        session = KeySession(new_id("ks"), workspace_id, user_id, self._clock.now() + ttl, granted)
+        now = self._clock.now()
+        session = KeySession(new_ordered_id("ks", now), workspace_id, user_id, now + ttl, granted)
         item = {
             **keys.as_key(keys.key_session(workspace_id, session.id)),
             "keySessionId": session.id,
@@ -79,6 +100,49 @@ class KeySessionService:
         }
         self._table.transact([Create(item, Label.KEY_SESSION)])
         return session
+
+    def list_own(self, user_id: str, workspace_id: str, limit: int, cursor: str | None) -> KeySessionPage:
+        """The caller's own key sessions, newest first (ids sort by opening time), never another member's.
+        Other members' sessions share the partition, so this reads on past them, at most `MAX_LIST_READS`
+        queries a page: a page may hold fewer than `limit`, and `next_cursor` always resumes right after the
+        last item examined. Revocations come from one snapshot read of the page's `KEYREVOKED#` items."""
+        if not 1 <= limit <= MAX_LIST_LIMIT:
+            raise InvalidInput(f"limit must be between 1 and {MAX_LIST_LIMIT}")
+        load_caller(self._table, workspace_id, user_id)
+        now = self._clock.now()
+        own: list[Item] = []
+        next_cursor = cursor
+        for _ in range(MAX_LIST_READS):
+            items, after = query_page(
+                self._table,
+                keys.ws(workspace_id),
+                keys.KEY_SESSION_PREFIX,
+                limit=limit,
+                cursor=next_cursor,
+                newest_first=True,
+            )
+            next_cursor = after
+            for index, item in enumerate(items):
+                if item.get("openedBy") != user_id or is_expired(item, now):
+                    continue
+                own.append(item)
+                if len(own) == limit:
+                    more = index < len(items) - 1 or after is not None
+                    next_cursor = encode_cursor(item["sk"]) if more else None
+                    break
+            if len(own) == limit or next_cursor is None:
+                break
+        revoked = (
+            self._table.get_many([keys.key_revocation(workspace_id, i["keySessionId"]) for i in own]) if own else []
+        )
+        sessions = [
+            ListedKeySession(
+                KeySession(i["keySessionId"], workspace_id, user_id, float(i["expiresAt"]), scopes_of(i.get("scopes"))),
+                revoked=r is not None,
+            )
+            for i, r in zip(own, revoked, strict=True)
+        ]
+        return KeySessionPage(sessions, next_cursor)
 
     def revoke(self, user_id: str, workspace_id: str, session_id: str) -> None:
         """Idempotent: revoking twice is not an error. Only the opener or the owner may revoke."""

@@ -66,6 +66,14 @@ class Table(Protocol):
         """All-or-nothing write of the domain's changes; raises TransactionCancelled naming the failed labels."""
         ...
 
+    def member_keys(
+        self, user_id: str, sk_prefix: str, *, limit: int, start_after: tuple[str, str] | None = None
+    ) -> list[tuple[str, str]]:
+        """Keys of up to `limit` items that carry `userId` = `user_id` and a sort key starting with `sk_prefix`,
+        after the key `start_after` (the `ByMember` index: eventually consistent, so a caller re-reads what it
+        shows)."""
+        ...
+
     def workspace_keys(self, workspace_id: str, limit: int) -> list[tuple[str, str]]:
         """Keys of up to `limit` items that carry `workspaceId` = `workspace_id` (the `ByWorkspace` index:
         eventually consistent, so a caller that needs all of them loops until it finds none)."""

@@ -53,6 +53,10 @@ BY_WORKSPACE_INDEX = "ByWorkspace"
 """The KEYS_ONLY index on `workspaceId` (template.yaml): how the purge finds a workspace's items outside its
 own partition (conversations, admissions)."""
 
+BY_MEMBER_INDEX = "ByMember"
+"""The KEYS_ONLY index on `userId` and `sk` (template.yaml): a person's memberships, for their list of
+workspaces."""
+
 
 class DynamoTable:
     """Implements `ports.Table`. Every read is strongly consistent: decisions depend on them."""
@@ -109,6 +113,21 @@ class DynamoTable:
 
     def put(self, item: Item) -> None:
         self._call("put_item", TableName=self.name, Item=_wire(item))
+
+    def member_keys(
+        self, user_id: str, sk_prefix: str, *, limit: int, start_after: tuple[str, str] | None = None
+    ) -> list[tuple[str, str]]:
+        kwargs: dict[str, Any] = {
+            "TableName": self.name,
+            "IndexName": BY_MEMBER_INDEX,
+            "KeyConditionExpression": "userId = :user AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": {":user": user_id, ":prefix": sk_prefix},
+            "Limit": limit,
+        }
+        if start_after is not None:
+            kwargs["ExclusiveStartKey"] = {"userId": user_id, "pk": start_after[0], "sk": start_after[1]}
+        out = self._call("query", **kwargs)
+        return [(item["pk"], item["sk"]) for item in out.get("Items", [])]
 
     def workspace_keys(self, workspace_id: str, limit: int) -> list[tuple[str, str]]:
         out = self._call(

@@ -73,6 +73,20 @@ class MemoryTable:
         with self._lock:
             self.items[(item["pk"], item["sk"])] = copy.deepcopy(item)
 
+    def member_keys(
+        self, user_id: str, sk_prefix: str, *, limit: int, start_after: keys.Key | None = None
+    ) -> list[keys.Key]:
+        """As the ByMember index orders them: by sort key, then by table key."""
+        self.reads += 1
+        with self._lock:
+            found = sorted(
+                (sk, pk)
+                for (pk, sk), item in self.items.items()
+                if item.get("userId") == user_id and sk.startswith(sk_prefix)
+            )
+            after = None if start_after is None else (start_after[1], start_after[0])
+            return [(pk, sk) for sk, pk in found if after is None or (sk, pk) > after][:limit]
+
     def workspace_keys(self, workspace_id: str, limit: int) -> list[keys.Key]:
         self.reads += 1
         with self._lock:

@@ -29,17 +29,18 @@ from workspace_memory.terms import (
     RedactionKind,
     Role,
     Scope,
+    ShareType,
 )
 from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnView
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
-    from workspace_memory.access import Workspace
+    from workspace_memory.access import Caller, MembershipPage, Workspace
     from workspace_memory.admission import Admitted
     from workspace_memory.capture import CaptureResult, Proposal
     from workspace_memory.deletion import DeletionProgress
     from workspace_memory.document import Commit, DocumentView, HistoryPage, VersionInfo
     from workspace_memory.entries import CandidateView, EntryRow, EntryView, Page, Written
-    from workspace_memory.keysessions import KeySession
+    from workspace_memory.keysessions import KeySession, KeySessionPage
     from workspace_memory.notes import Notes
     from workspace_memory.policy import Policy
     from workspace_memory.purge import Purged
@@ -84,6 +85,57 @@ class WorkspaceCreated(OutModel):
     workspace_id: str
 
 
+class WorkspaceOut(OutModel):
+    """The caller's view of a workspace: its settings and the caller's role. Never memory text."""
+
+    workspace_id: str
+    name: str
+    share_type: ShareType
+    owner_id: str
+    role: Role
+    can_write: bool
+    ai_enabled: bool
+    consent_revision: int
+    history_days: int
+    created_at: str
+
+    @classmethod
+    def of(cls, caller: Caller) -> WorkspaceOut:
+        ws = caller.workspace
+        return cls(
+            workspace_id=ws.id,
+            name=ws.name,
+            share_type=ws.share_type,
+            owner_id=ws.owner_id,
+            role=caller.role,
+            can_write=caller.can_write,
+            ai_enabled=ws.ai_enabled,
+            consent_revision=ws.consent_revision,
+            history_days=ws.history_days,
+            created_at=ws.created_at,
+        )
+
+
+class WorkspaceListed(OutModel):
+    workspace_id: str
+    name: str
+    role: Role
+
+
+class WorkspacesOut(OutModel):
+    workspaces: list[WorkspaceListed]
+    next_cursor: str | None
+
+    @classmethod
+    def of(cls, page: MembershipPage) -> WorkspacesOut:
+        return cls(
+            workspaces=[
+                WorkspaceListed(workspace_id=m.workspace_id, name=m.name, role=m.role) for m in page.workspaces
+            ],
+            next_cursor=page.next_cursor,
+        )
+
+
 class MemberOut(OutModel):
     user_id: str
     role: Role
@@ -106,6 +158,33 @@ class KeySessionOut(OutModel):
     @classmethod
     def of(cls, session: KeySession) -> KeySessionOut:
         return cls(key_session_id=session.id, expires_at=session.expires_at_iso, scopes=sorted(session.scopes))
+
+
+class ListedKeySessionOut(OutModel):
+    key_session_id: str
+    scopes: list[Scope]
+    expires_at: str
+    revoked: bool
+
+
+class KeySessionsOut(OutModel):
+    key_sessions: list[ListedKeySessionOut]
+    next_cursor: str | None
+
+    @classmethod
+    def of(cls, page: KeySessionPage) -> KeySessionsOut:
+        return cls(
+            key_sessions=[
+                ListedKeySessionOut(
+                    key_session_id=s.session.id,
+                    scopes=sorted(s.session.scopes),
+                    expires_at=s.session.expires_at_iso,
+                    revoked=s.revoked,
+                )
+                for s in page.sessions
+            ],
+            next_cursor=page.next_cursor,
+        )
 
 
 # -- the memory document and its policy -------------------------------------------------------------------

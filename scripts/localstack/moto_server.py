@@ -15,6 +15,7 @@ it is listening (port 0 picks a free one), which is what callers wait for.
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import io
 import ipaddress
@@ -26,6 +27,9 @@ from collections.abc import Callable, Iterable
 from contextlib import suppress
 from typing import Any
 
+from moto.dynamodb import models as dynamodb_models
+from moto.dynamodb.models.dynamo_type import DynamoType
+from moto.dynamodb.models.table import Table
 from moto.moto_server.werkzeug_app import (
     DomainDispatcherApplication,
     MotoRequestHandler,
@@ -127,6 +131,73 @@ def _mismatch(start_response: StartResponse) -> list[bytes]:
     return [body]
 
 
+class _TableCopies:
+    """`copy` as moto's DynamoDB backend sees it, except that a whole table is never deep-copied.
+
+    moto backs up every table a TransactWriteItems touches with `copy.deepcopy`, once per action, so a
+    transaction costs O(actions x table size) and the suite's shared table turns every transaction into
+    megabytes of copying (gigabytes of server memory over a run). `rollback_touched_items` keeps the
+    rollback with a copy of only the items the transaction names; everything else moto deep-copies (an
+    item before an update) is still copied.
+    """
+
+    copy = staticmethod(copy.copy)
+
+    @staticmethod
+    def deepcopy(value: Any, memo: dict[int, Any] | None = None) -> Any:
+        return value if isinstance(value, Table) else copy.deepcopy(value, memo)
+
+
+def _item_key(table: Table, attrs: dict[str, Any]) -> tuple[DynamoType, DynamoType | None] | None:
+    if table.hash_key_attr not in attrs:
+        return None
+    range_attr = table.range_key_attr
+    if range_attr is not None and range_attr not in attrs:
+        return None
+    return DynamoType(attrs[table.hash_key_attr]), None if range_attr is None else DynamoType(attrs[range_attr])
+
+
+def _restore(table: Table, key: tuple[DynamoType, DynamoType | None], item: Any) -> None:
+    hash_value, range_value = key
+    if range_value is None:
+        if item is None:
+            table.items.pop(hash_value, None)
+        else:
+            table.items[hash_value] = item
+    elif item is None:
+        table.items.get(hash_value, {}).pop(range_value, None)
+    else:
+        table.items[hash_value][range_value] = item
+
+
+def rollback_touched_items() -> None:
+    """A cancelled transaction restores exactly the items it named (the only ones it can have changed: the
+    server is serialized, so nothing else runs meanwhile), instead of whole-table backups."""
+    backend = dynamodb_models.DynamoDBBackend
+    if getattr(backend.transact_write_items, "rolls_back_touched_items", False):
+        return
+    whole_table_backups = backend.transact_write_items
+    dynamodb_models.copy = _TableCopies  # type: ignore[assignment,attr-defined]
+
+    def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
+        before: list[tuple[Table, tuple[DynamoType, DynamoType | None], Any]] = []
+        for action in transact_items:
+            op: Any = next(iter(action.values()), {})
+            table = self.tables.get(op.get("TableName")) if isinstance(op, dict) else None
+            key = None if table is None else _item_key(table, op.get("Item") or op.get("Key") or {})
+            if table is not None and key is not None:
+                before.append((table, key, copy.deepcopy(table.get_item(*key))))
+        try:
+            whole_table_backups(self, transact_items)
+        except Exception:
+            for table, key, item in reversed(before):
+                _restore(table, key, item)
+            raise
+
+    transact_write_items.rolls_back_touched_items = True  # type: ignore[attr-defined]
+    backend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+
+
 def require_loopback(host: str) -> None:
     if host != "localhost" and not ipaddress.ip_address(host).is_loopback:
         raise SystemExit(f"refusing to bind {host}: the local stack listens on loopback only")
@@ -138,6 +209,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=5000)
     args = parser.parse_args(argv)
     require_loopback(args.host)
+    rollback_touched_items()
     app = LoopbackHostOnly(Serialized(DomainDispatcherApplication(create_backend_app)))
     server = make_server(args.host, args.port, app, threaded=True, request_handler=MotoRequestHandler)
     print(f"READY {server.server_address[1]}", flush=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
@@ -39,18 +39,29 @@ class Rounds:
         self._settings = settings
         self._endpoint = resources.endpoint_url
         self._clients = build_clients(settings)
+        self._tables: list[str] = []
 
     def scene(self) -> Scene:
+        """A fresh pair of tables; the previous round's are dropped first (moto keeps every table in memory)."""
+        self.drop()
         name = f"wm-race-{uuid.uuid4().hex[:10]}"
         create_table(self._endpoint, name)
         create_key_store_table(self._endpoint, f"{name}-keys")
+        self._tables = [name, f"{name}-keys"]
         update = {"table_name": name, "key_store_table_name": f"{name}-keys"}
         return make_scene(self._settings.model_copy(update=update), clients=self._clients)
 
+    def drop(self) -> None:
+        for table in self._tables:
+            self._clients.dynamodb.delete_table(TableName=table)
+        self._tables = []
+
 
 @pytest.fixture(scope="module")
-def rounds(settings: Settings, resources: LocalResources) -> Rounds:
-    return Rounds(settings, resources)
+def rounds(settings: Settings, resources: LocalResources) -> Iterator[Rounds]:
+    made = Rounds(settings, resources)
+    yield made
+    made.drop()
 
 
 def race(first: Callable[[], Any], second: Callable[[], Any]) -> tuple[Any, Any]:

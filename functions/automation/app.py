@@ -8,8 +8,16 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Query
 
 from workspace_memory.api.http import automation_caller, build_resolver, lambda_entry, respond
-from workspace_memory.api.models import AdmissionOut, CaptureOut, NotesMetaOut, NotesOut, RecallOut
-from workspace_memory.api.schemas import Admit, Capture, PutNotes
+from workspace_memory.api.models import (
+    AdmissionOut,
+    CaptureOut,
+    EntryOut,
+    EntrySaveOut,
+    NotesMetaOut,
+    NotesOut,
+    RecallOut,
+)
+from workspace_memory.api.schemas import Admit, Capture, PutNotes, SaveEntry
 from workspace_memory.bootstrap import services
 from workspace_memory.errors import InvalidInput
 
@@ -30,6 +38,7 @@ def admit(conv: str, body: Annotated[Admit, Body()]) -> Response[AdmissionOut]:
         key_session_id=body.key_session_id,
         memory_state=body.memory_state,
         session_id=body.session_id,
+        message=body.message,
     )
     return respond(200 if admitted.replayed else 201, AdmissionOut.of(admitted))
 
@@ -103,6 +112,35 @@ def clear_notes(
 ) -> Response[NotesMetaOut]:
     notes_service, notebook = _open_notes(sid, admission_id, credential)
     return respond(200, NotesMetaOut.of(notes_service.clear(notebook)))
+
+
+@app.put("/v1/automation/workspaces/<ws>/entries")
+def agent_save_entry(
+    ws: str,
+    body: Annotated[SaveEntry, Body()],
+    admission_id: AdmissionIdHeader = None,
+    credential: CredentialHeader = None,
+    idempotency_key: Annotated[str | None, Header(alias="idempotency-key", max_length=200)] = None,
+) -> Response[EntrySaveOut]:
+    """`save_memory`: through the fence in `auto`, a candidate in `read_only`, nothing in `off`."""
+    from workspace_memory.entries import Draft, EntryText, Source
+
+    automation_caller(app)
+    sources = tuple(Source(s.kind, s.ref, s.sha256, s.locator) for s in body.sources)
+    text = EntryText(body.title, body.summary, body.body, sources, body.key)
+    draft = Draft(body.type, text, body.scope, body.agent)
+    raw = body.model_dump(mode="json", by_alias=True, exclude_none=True)
+    result = services().agent_entries.save(ws, admission_id, credential, draft, body.quote, raw, idempotency_key)
+    return respond(200, EntrySaveOut.of(result))
+
+
+@app.get("/v1/automation/workspaces/<ws>/entries/<entry_id>")
+def agent_read_entry(
+    ws: str, entry_id: str, admission_id: AdmissionIdHeader = None, credential: CredentialHeader = None
+) -> Response[EntryOut]:
+    """`read_memory`: one entry the admission's user may see (`memory:read`)."""
+    automation_caller(app)
+    return respond(200, EntryOut.of(services().agent_entries.read(ws, admission_id, credential, entry_id)))
 
 
 handler: Any = lambda_entry(app)

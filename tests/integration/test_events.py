@@ -167,6 +167,10 @@ SEQUENCE: dict[str, Expect] = {
     "automation-capture.json": Expect(
         200, frozenset({"outcome", "version", "receipt"}), {"outcome": "committed", "version": 5}
     ),
+    "automation-entry-save.json": Expect(
+        200, frozenset({"outcome", "entryId", "revision"}), {"outcome": "committed", "revision": 1}
+    ),
+    "automation-entry-get.json": Expect(200, ENTRY, {"entryId": ENTRY_ID, "revision": 1, "status": "active"}),
     "memory-receipts.json": Expect(200, frozenset({"receipts", "nextCursor"}), {"nextCursor": None}),
     "automation-notes-get.json": Expect(200, NOTES_META | {"notes"}, {"revision": 0, "notes": ""}),
     "automation-notes-put.json": Expect(200, NOTES_META, {"revision": 1, "bytes": len("check the deploy")}),

@@ -73,6 +73,8 @@ EXPECTED_ROUTES: dict[str, str] = {
     "POST /v1/automation/conversations/{conv}/admissions": "AutomationFunction",
     "GET /v1/automation/workspaces/{ws}/memory": "AutomationFunction",
     "PUT /v1/automation/workspaces/{ws}/memory": "AutomationFunction",
+    "PUT /v1/automation/workspaces/{ws}/entries": "AutomationFunction",
+    "GET /v1/automation/workspaces/{ws}/entries/{entryId}": "AutomationFunction",
     "GET /v1/automation/sessions/{sid}/notes": "AutomationFunction",
     "PUT /v1/automation/sessions/{sid}/notes": "AutomationFunction",
     "DELETE /v1/automation/sessions/{sid}/notes": "AutomationFunction",
@@ -678,7 +680,16 @@ GET, QUERY, PUT, UPDATE, CHECK, DELETE = (
 LOGS = frozenset({"logs:CreateLogStream", "logs:PutLogEvents"})
 STREAM_READ = frozenset({"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"})
 ALL_KINDS = frozenset(
-    {"credential", "document", "notes", "temporal-payload", "entry", "entry-key-secret", "entry-candidate"}
+    {
+        "credential",
+        "document",
+        "notes",
+        "temporal-payload",
+        "entry",
+        "entry-key-secret",
+        "entry-candidate",
+        "turn-message",
+    }
 )
 PAYLOAD_KIND = "temporal-payload"
 """The one kind KMS sees: the payload codec's. Every other kind is workspace data under a branch key."""

@@ -119,6 +119,8 @@ class Admission:
     turn_id: str | None
     capture_request_hash: str | None
     capture_receipt: dict[str, Any] | None
+    message_ciphertext: bytes | None = None
+    """The turn's user message, sealed (kind `turn-message`): what an agent's rule must quote (DESIGN §13)."""
 
     @classmethod
     def from_item(cls, item: Item) -> Admission:
@@ -142,6 +144,7 @@ class Admission:
             turn_id=item.get("turnId"),
             capture_request_hash=item.get("captureRequestHash"),
             capture_receipt=item.get("captureReceipt"),
+            message_ciphertext=None if "messageCiphertext" not in item else bytes(item["messageCiphertext"]),
         )
 
     @property
@@ -168,6 +171,18 @@ def credential_context(workspace_id: str, admission_id: str) -> dict[str, str]:
     return {"workspace": workspace_id, "kind": "credential", "admission": admission_id}
 
 
+def message_context(workspace_id: str, admission_id: str) -> dict[str, str]:
+    """The turn's message is the workspace's data: under its branch key, shredded with the workspace."""
+    return {"workspace": workspace_id, "kind": "turn-message", "admission": admission_id}
+
+
+def turn_message(cipher: Cipher, admission: Admission) -> str | None:
+    """The user message the turn was admitted with (None when the admission was given none)."""
+    if admission.message_ciphertext is None:
+        return None
+    return cipher.decrypt(admission.message_ciphertext, message_context(admission.workspace_id, admission.id)).decode()
+
+
 class AdmissionService:
     def __init__(self, table: Table, cipher: Cipher, clock: Clock) -> None:
         self._table = table
@@ -185,6 +200,7 @@ class AdmissionService:
         key_session_id: str | None = None,
         session_id: str | None = None,
         turn_id: str | None = None,
+        message: str | None = None,
     ) -> Admitted:
         """Admit a turn under the user's own authority (the human route); a key session narrows it."""
         validate_conversation_id(conversation_id)
@@ -208,7 +224,9 @@ class AdmissionService:
         if not caller.workspace.ai_enabled:
             raise AiDisabled("workspace AI is turned off")
         policy = Policy.from_item(policy_item)
-        request = _Request(conversation_id, idempotency_key, memory_state, key_session_id, scopes, session_id, turn_id)
+        request = _Request(
+            conversation_id, idempotency_key, memory_state, key_session_id, scopes, session_id, turn_id, message
+        )
         return self._create(caller, policy, request)
 
     def admit_for_runtime(
@@ -221,6 +239,7 @@ class AdmissionService:
         key_session_id: str | None,
         memory_state: MemoryState | None = None,
         session_id: str | None = None,
+        message: str | None = None,
     ) -> Admitted:
         """An agent runtime acts for `user_id` only under a live key session that user opened here."""
         if key_session_id is None:
@@ -233,6 +252,7 @@ class AdmissionService:
             memory_state=memory_state,
             key_session_id=key_session_id,
             session_id=session_id,
+            message=message,
         )
 
     @staticmethod
@@ -280,6 +300,10 @@ class AdmissionService:
             item["memoryState"] = request.memory_state.model_dump(exclude_none=True)
         if request.turn_id is not None:
             item["turnId"] = request.turn_id
+        if request.message is not None:
+            item["messageCiphertext"] = self._cipher.encrypt(
+                request.message.encode("utf-8"), message_context(workspace.id, admission_id)
+            )
         slot: Item = {
             **keys.as_key(keys.credential(conversation_id)),
             "admissionId": admission_id,
@@ -350,6 +374,7 @@ class _Request:
     scopes: frozenset[Scope]
     session_id: str | None
     turn_id: str | None
+    message: str | None = None
 
 
 def _check_owner(owner: Item | None, workspace_id: str, user_id: str) -> None:

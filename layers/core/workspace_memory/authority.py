@@ -87,13 +87,15 @@ class Authority:
         if scope not in self.admission.scopes:
             raise ScopeNotGranted(f"the key session behind this admission does not grant {scope.value}")
 
-    def retired(self, now: float) -> Predicate | None:
+    def retired(self, now: float, *, consumed_ok: bool = False) -> Predicate | None:
         """The most fundamental predicate this admission no longer meets, judged before anything is decrypted
-        (DESIGN §11): a retired admission is refused with the predicate and learns nothing else."""
+        (DESIGN §11): a retired admission is refused with the predicate and learns nothing else. With
+        `consumed_ok` (entry writes, which do not consume it) an admission its capture consumed still holds."""
         adm = self.admission
         policy = self.policy
+        live = ("admitted", "committed") if consumed_ok else ("admitted",)
         failing = {
-            Predicate.ADMISSION: adm.status != "admitted" or adm.expires_at <= now,
+            Predicate.ADMISSION: adm.status not in live or adm.expires_at <= now,
             Predicate.CREDENTIAL: not self.slot_holds(now),
             Predicate.CONSENT: self.workspace is None
             or not self.workspace.ai_enabled
@@ -151,15 +153,27 @@ def fence_changes(
     """The checks (and the admission's consumption) that re-state the turn's authority at commit; with
     `history_days`, the workspace check also re-states the retention the base's expiry was computed under."""
     adm = authority.admission
+    consume = ConsumeAdmission(adm.id, adm.workspace_id, adm.user_id, Mode.AUTO.value, int(now), request_hash, receipt)
+    return [consume, *authority_checks(authority, now, Mode.AUTO, history_days)]
+
+
+def authority_checks(
+    authority: Authority, now: float, mode: Mode, history_days: int | None = None, *, writer: bool = True
+) -> list[Change]:
+    """The condition checks that re-state, at commit, every predicate a turn admitted in `mode` was judged by
+    except the admission's own status (capture consumes it, an entry write checks it live): policy, consent
+    (and retention), credential slot, key session, and - with `writer` - the write right (without it the
+    caller's own write names the member item: a transaction may touch an item once)."""
+    adm = authority.admission
     ws = adm.workspace_id
     at = int(now)
     changes: list[Change] = [
-        ConsumeAdmission(adm.id, ws, adm.user_id, Mode.AUTO.value, at, request_hash, receipt),
-        PolicyIs(ws, Mode.AUTO.value, adm.policy_revision, adm.clear_generation),
+        PolicyIs(ws, mode.value, adm.policy_revision, adm.clear_generation),
         ConsentIs(ws, adm.consent_revision, history_days),
         CredentialHeldBy(adm.conversation_id, adm.id, adm.nonce_hash, at),
     ]
-    changes.append(MemberCanWrite(ws, adm.user_id))
+    if writer:
+        changes.append(MemberCanWrite(ws, adm.user_id))
     if adm.key_session_id is not None:
         changes += [KeySessionLive(ws, adm.key_session_id, at), KeySessionNotRevoked(ws, adm.key_session_id)]
     return changes

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from workspace_memory.adapters.dynamo import DynamoTable
     from workspace_memory.adapters.routed_cipher import RoutedCipher
     from workspace_memory.admission import AdmissionService
+    from workspace_memory.agent_entries import AgentEntryService
     from workspace_memory.capture import CaptureService
     from workspace_memory.changefeed import ChangeFeed
     from workspace_memory.clock import Clock
@@ -59,6 +60,8 @@ class Services:
     workspace_purge: WorkspacePurgeService
     """Deleting a tombstoned workspace's items in batches (the deletion workflow's steps)."""
     entries: EntryService
+    agent_entries: AgentEntryService
+    """The agent's entry tools: save through the fence, read, propose a forget."""
 
 
 def build_services(settings: Settings, clock: Clock | None = None, clients: AwsClients | None = None) -> Services:
@@ -69,6 +72,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     from workspace_memory.adapters.kms_cipher import payload_cipher
     from workspace_memory.adapters.routed_cipher import RoutedCipher
     from workspace_memory.admission import AdmissionService
+    from workspace_memory.agent_entries import AgentEntryService
     from workspace_memory.capture import CaptureService
     from workspace_memory.clock import SystemClock
     from workspace_memory.deletion import WorkspacePurgeService
@@ -89,6 +93,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     store = key_store(clients.key_store, clients.kms, settings.key_store_table_name, settings.kms_key_id)
     branch_keys = BranchKeyStore(store, clients.key_store, settings.key_store_table_name)
     cipher = RoutedCipher(BranchKeyCipher(store), payload_cipher(clients.kms, settings.kms_key_id))
+    entries = EntryService(table, cipher, clock)
     return Services(
         settings=settings,
         clients=clients,
@@ -107,7 +112,8 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
         retention=RetentionService(table, clock),
         purge=PurgeService(table, cipher, clock),
         workspace_purge=WorkspacePurgeService(table, branch_keys),
-        entries=EntryService(table, cipher, clock),
+        entries=entries,
+        agent_entries=AgentEntryService(table, cipher, clock, entries),
     )
 
 

@@ -167,6 +167,7 @@ RULES: tuple[Rule, ...] = (
     Rule("entry-counter", "WS#", "ENTRIES", _pk_id, version="entriesRevision"),
     Rule("entry-key-secret", "WS#", "ENTRYSECRET", _pk_id),
     Rule("entry-candidate", "WS#", "ENTRYCAND#", _sk_id, version="revision", op="status", actor="proposedBy"),
+    Rule("entry-save", "WS#", "ENTRYSAVE#", _sk_id),
     Rule("entry-rate", "WS#", "ENTRYRATE#", _rate_hour, version="writes", actor_from_key=_rate_user),
     Rule("conversation", "CONV#", "OWNER", _pk_id, workspace="workspaceId", actor="userId"),
     Rule("credential-slot", "CONV#", "CREDENTIAL", _pk_id, workspace="workspaceId"),

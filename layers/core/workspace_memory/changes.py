@@ -122,7 +122,8 @@ class SetPolicyMode:
 
 @dataclass(frozen=True)
 class PolicyIs:
-    """The policy still has the mode, revision and clear generation a turn was admitted under."""
+    """The policy still has the mode, revision and clear generation a turn was admitted under. Revision 0 is the
+    default policy (`read_only`, no row yet): then the row must still be absent."""
 
     workspace_id: str
     mode: str
@@ -175,6 +176,19 @@ class ConsumeAdmission:
     now: int
     request_hash: str
     receipt: dict[str, Any]
+    label: str = Label.ADMISSION
+
+
+@dataclass(frozen=True)
+class AdmissionLive:
+    """The admission is unexpired at `now`, admitted in `mode`, for this workspace and user, and not retired
+    otherwise (`admitted`, or `committed` by the turn's one capture): an entry write does not consume it."""
+
+    admission_id: str
+    workspace_id: str
+    user_id: str
+    mode: str
+    now: int
     label: str = Label.ADMISSION
 
 
@@ -384,6 +398,7 @@ Change = (
     | SetAi
     | CredentialHeldBy
     | ConsumeAdmission
+    | AdmissionLive
     | ClaimConversation
     | KeySessionLive
     | KeySessionNotRevoked

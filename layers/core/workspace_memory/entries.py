@@ -20,7 +20,7 @@ import json
 import math
 import re
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -107,6 +107,21 @@ def secret_context(workspace_id: str) -> dict[str, str]:
 
 def candidate_context(workspace_id: str, candidate_id: str) -> dict[str, str]:
     return {"workspace": workspace_id, "kind": "entry-candidate", "candidate": candidate_id}
+
+
+FENCE_LABELS = frozenset(
+    {Label.ADMISSION, Label.POLICY, Label.CONSENT, Label.CREDENTIAL, Label.KEY_SESSION, Label.ACCESS, Label.IDEMPOTENCY}
+)
+"""What an agent's fenced write can fail on beside the entry's own conditions: the turn's authority."""
+
+
+class Fenced(Exception):
+    """A fenced write's transaction failed on the turn's authority: `failed` names the labels; the caller
+    (the agent's save) answers with the predicate."""
+
+    def __init__(self, failed: frozenset[str]) -> None:
+        super().__init__(", ".join(sorted(failed)))
+        self.failed = failed
 
 
 # -- the model --------------------------------------------------------------------------------------------
@@ -367,6 +382,13 @@ def _row(item: Item, text: EntryText | None) -> EntryRow:
     )
 
 
+def _rights(
+    right: Callable[[Caller, str, str], Change], caller: Caller, scope: str, owner: str, fence: Sequence[Change] | None
+) -> list[Change]:
+    """The writer's right as a check of its own, unless a fence re-states it (one check per item)."""
+    return [right(caller, scope, owner)] if fence is None else []
+
+
 def _valid_at(item: Item, at: float) -> bool:
     start = item.get("validFrom")
     end = item.get("supersededAt")
@@ -612,12 +634,34 @@ class EntryService:
         caller.require_write()
         return caller.still_writer()
 
+    def create_fenced(
+        self,
+        caller: Caller,
+        draft: Draft,
+        author: Author,
+        fence: Sequence[Change],
+        guard: Callable[[Item], None] | None = None,
+    ) -> Written:
+        """An agent's write in `auto`: the entry writes and `fence` (the turn's authority re-stated, its write
+        right and retention included) in one transaction; a failed fence raises `Fenced`. `guard` sees the head
+        of a chain the key would supersede before it is (a rule may need a quote)."""
+        validate(draft)
+        return self._create(caller, draft, author, (), [], fence=fence, guard=guard)
+
     def _create(
-        self, caller: Caller, draft: Draft, author: Author, warnings: tuple[Finding, ...], extra: Sequence[Change]
+        self,
+        caller: Caller,
+        draft: Draft,
+        author: Author,
+        warnings: tuple[Finding, ...],
+        extra: Sequence[Change],
+        *,
+        fence: Sequence[Change] | None = None,
+        guard: Callable[[Item], None] | None = None,
     ) -> Written:
         workspace_id = caller.workspace.id
         owner = self._owner_of(caller, draft)
-        right = self._right(caller, draft.scope.value, owner)
+        rights = _rights(self._right, caller, draft.scope.value, owner, fence)
         key = draft.text.key
         for _ in range(3):
             entry_id = new_id("en")
@@ -627,9 +671,10 @@ class EntryService:
                 Create({**item, **keys.as_key(keys.entry(workspace_id, entry_id)), "status": "active"}, Label.ENTRY),
                 Create(item, Label.ENTRY),
                 CountEntryVersions(workspace_id, 1, self._cap),
-                right,
+                *rights,
                 *self._rate_changes(workspace_id, author, now),
                 *extra,
+                *(fence or ()),
             ]
             if key is not None:
                 slot = self._key_slot(workspace_id, draft.scope.value, owner, key)
@@ -642,14 +687,16 @@ class EntryService:
             except TransactionCancelled as exc:
                 failed = exc.failed()
                 if failed != {Label.ENTRY_KEY}:
-                    raise self._refusal(caller, failed, now) from None
+                    raise self._refusal(caller, failed, now, fenced=fence is not None) from None
             assert key is not None  # only a key slot can fail alone
             holder = self._table.get(*keys.entry_key(workspace_id, slot))
             head = None if holder is None else self._table.get(*keys.entry(workspace_id, holder["entryId"]))
             if head is None or head["status"] != EntryStatus.ACTIVE.value:
                 continue  # the holder was forgotten in between: create again
+            if guard is not None:
+                guard(head)
             try:
-                written = self._supersede(caller, head, int(head["revision"]), draft, author, extra)
+                written = self._supersede(caller, head, int(head["revision"]), draft, author, extra, fence=fence)
             except StaleRevision:
                 continue
             return replace(written, superseded=True, warnings=warnings)
@@ -666,12 +713,21 @@ class EntryService:
         return replace(written, warnings=_warnings(draft))
 
     def _supersede(
-        self, caller: Caller, head: Item, base: int, draft: Draft, author: Author, extra: Sequence[Change]
+        self,
+        caller: Caller,
+        head: Item,
+        base: int,
+        draft: Draft,
+        author: Author,
+        extra: Sequence[Change],
+        *,
+        fence: Sequence[Change] | None = None,
     ) -> Written:
-        """Scope, owner and key are the chain's: a revision changes type and text only."""
+        """Scope, owner and key are the chain's: a revision changes type and text only. With `fence`, the
+        fence re-states the write right and the retention (its workspace check carries the days)."""
         workspace_id = caller.workspace.id
         entry_id, scope, owner = head["entryId"], head["scope"], head["scopeOwner"]
-        right = self._right(caller, scope, owner)
+        rights = _rights(self._right, caller, scope, owner, fence)
         if int(head["revision"]) != base:
             raise StaleRevision(
                 f"base revision {base} is not the current revision", current_revision=int(head["revision"])
@@ -697,15 +753,16 @@ class EntryService:
                 workspace_id, entry_id, base, revision, at, epoch_seconds(at) + days * DAY_SECONDS, draft.reason
             ),
             CountEntryVersions(workspace_id, 1, self._cap),
-            RetentionIs(workspace_id, days),
-            right,
+            *([RetentionIs(workspace_id, days)] if fence is None else []),
+            *rights,
             *self._rate_changes(workspace_id, author, now),
             *extra,
+            *(fence or ()),
         ]
         try:
             self._table.transact(changes)
         except TransactionCancelled as exc:
-            raise self._refusal(caller, exc.failed(), now, entry_id) from None
+            raise self._refusal(caller, exc.failed(), now, entry_id, fenced=fence is not None) from None
         return Written(entry_id, revision)
 
     def _revision_item(
@@ -749,8 +806,12 @@ class EntryService:
         bucket = int(now // HOUR)
         return [CountAgentWrite(workspace_id, author.user_id, bucket, self._rate, (bucket + 2) * HOUR)]
 
-    def _refusal(self, caller: Caller, failed: frozenset[str], now: float, entry_id: str | None = None) -> Exception:
+    def _refusal(
+        self, caller: Caller, failed: frozenset[str], now: float, entry_id: str | None = None, *, fenced: bool = False
+    ) -> Exception:
         workspace_id = caller.workspace.id
+        if fenced and failed & FENCE_LABELS:
+            return Fenced(failed & FENCE_LABELS)
         if Label.ACCESS in failed:
             try:
                 load_caller(self._table, workspace_id, caller.user_id)
@@ -859,8 +920,11 @@ class EntryService:
         admission_id: str | None = None,
         entry_id: str | None = None,
         base_revision: int | None = None,
+        fence: Sequence[Change] | None = None,
     ) -> str:
-        """An agent's entry write in `read_only`: a candidate, redacted, rate limited, for a human to decide."""
+        """An agent's entry write in `read_only`: a candidate, redacted, rate limited, for a human to decide.
+        With `fence` (the turn's authority re-stated, without the write right) in the same transaction; a failed
+        fence raises `Fenced`."""
         validate(draft)
         draft, _ = _redacted(draft)
         caller, _ = load_caller(self._table, workspace_id, user_id)
@@ -900,11 +964,12 @@ class EntryService:
             Create(item, Label.CANDIDATE),
             MemberExists(workspace_id, user_id),
             *self._rate_changes(workspace_id, author, now),
+            *(fence or ()),
         ]
         try:
             self._table.transact(changes)
         except TransactionCancelled as exc:
-            raise self._refusal(caller, exc.failed(), now) from None
+            raise self._refusal(caller, exc.failed(), now, fenced=fence is not None) from None
         return candidate_id
 
     def _candidate_visible(self, caller: Caller, item: Item) -> bool:

@@ -172,3 +172,21 @@ class RateLimited(DomainError):
     """Too many agent writes this hour; `retry_after` seconds until the next hour's bucket."""
 
     code = "RATE_LIMITED"
+
+
+class QuoteRequired(InvalidInput):
+    """An agent creates or changes a rule only with a quote of the turn's user message (DESIGN §13)."""
+
+    code = "QUOTE_REQUIRED"
+
+
+class QuoteNotInMessage(InvalidInput):
+    """The quote is not a verbatim part of the turn's user message (after NFC normalization)."""
+
+    code = "QUOTE_NOT_IN_MESSAGE"
+
+
+class MemoryOff(Forbidden):
+    """The workspace's memory policy is `off`: an agent reads no entries."""
+
+    code = "MEMORY_OFF"

@@ -129,6 +129,11 @@ def entry_candidate(workspace_id: str, candidate_id: str) -> Key:
     return ws(workspace_id), f"{CANDIDATE_PREFIX}{candidate_id}"
 
 
+def entry_save(workspace_id: str, request_id: str) -> Key:
+    """An agent's entry write by (admission, `Idempotency-Key`) (`request_id`: their SHA-256): its answer."""
+    return ws(workspace_id), f"ENTRYSAVE#{request_id}"
+
+
 def agent_rate(workspace_id: str, user_id: str, hour: int) -> Key:
     return ws(workspace_id), f"ENTRYRATE#{hour}#{user_id}"
 

@@ -62,6 +62,7 @@ class TurnService:
             key_session_id=key_session_id,
             session_id=session_id,
             turn_id=turn_id,
+            message=message,
         )
         self._runner.start(
             TurnInput(

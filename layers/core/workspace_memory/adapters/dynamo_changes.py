@@ -88,6 +88,8 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                     },
                 }
             }
+        case ch.PolicyIs(workspace_id=ws, revision=0):
+            return _check(keys.policy(ws), _ABSENT, {})
         case ch.PolicyIs(workspace_id=ws, mode=mode, revision=revision, clear_generation=generation):
             return _check(
                 keys.policy(ws),
@@ -174,6 +176,21 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                     },
                 }
             }
+        case ch.AdmissionLive():
+            return _check(
+                keys.admission(change.admission_id),
+                "#status IN (:admitted, :committed) AND expiresAt > :now AND #mode = :mode "
+                "AND workspaceId = :ws AND userId = :user",
+                {
+                    ":admitted": "admitted",
+                    ":committed": "committed",
+                    ":now": change.now,
+                    ":mode": change.mode,
+                    ":ws": change.workspace_id,
+                    ":user": change.user_id,
+                },
+                {"#status": "status", "#mode": "mode"},
+            )
         case ch.ClaimConversation(item=item):
             return _put(
                 item,

@@ -148,6 +148,8 @@ def _holds(change: ch.Change, items: Items) -> bool:
             return (policy is None and expected == 0) or (
                 policy is not None and policy.get("policyRevision") == expected
             )
+        case ch.PolicyIs(workspace_id=ws, revision=0):
+            return _get(items, keys.policy(ws)) is None
         case ch.PolicyIs(workspace_id=ws):
             policy = _get(items, keys.policy(ws)) or {}
             return (policy.get("mode"), policy.get("policyRevision"), policy.get("clearGeneration")) == (
@@ -187,6 +189,15 @@ def _holds(change: ch.Change, items: Items) -> bool:
             item = _get(items, keys.admission(adm)) or {}
             return (
                 item.get("status") == "admitted"
+                and int(item.get("expiresAt", 0)) > change.now
+                and item.get("mode") == change.mode
+                and item.get("workspaceId") == change.workspace_id
+                and item.get("userId") == change.user_id
+            )
+        case ch.AdmissionLive(admission_id=adm):
+            item = _get(items, keys.admission(adm)) or {}
+            return (
+                item.get("status") in ("admitted", "committed")
                 and int(item.get("expiresAt", 0)) > change.now
                 and item.get("mode") == change.mode
                 and item.get("workspaceId") == change.workspace_id

@@ -36,6 +36,7 @@ from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnView
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
     from workspace_memory.access import Caller, MembershipPage, Workspace
     from workspace_memory.admission import Admitted
+    from workspace_memory.agent_entries import SaveResult
     from workspace_memory.capture import CaptureResult, Proposal
     from workspace_memory.deletion import DeletionProgress
     from workspace_memory.document import Commit, DocumentView, HistoryPage, VersionInfo
@@ -590,6 +591,33 @@ class CaptureOut(OutModel):
             predicate=result.predicate,
             proposal=None if result.proposal is None else ProposalOut.of(result.proposal),
             receipt=None if result.receipt is None else ReceiptOut.model_validate(result.receipt),
+            replayed=result.replayed,
+            redactions=findings_out(result.redactions),
+        )
+
+
+class EntrySaveOut(OutModel):
+    """What an agent's entry write came to (`PUT /v1/automation/workspaces/{ws}/entries`): ids, never text."""
+
+    outcome: Outcome
+    entry_id: str | None = omitted_when_none()
+    revision: int | None = omitted_when_none()
+    candidate_id: str | None = omitted_when_none()
+    """`proposal` (read_only): the candidate a member accepts or rejects."""
+    superseded: bool = Field(default=False, exclude_if=lambda superseded: not superseded)
+    predicate: Predicate | None = omitted_when_none()
+    replayed: bool = Field(default=False, exclude_if=lambda replayed: not replayed)
+    redactions: list[FindingOut] | None = omitted_when_none()
+
+    @classmethod
+    def of(cls, result: SaveResult) -> EntrySaveOut:
+        return cls(
+            outcome=result.outcome,
+            entry_id=result.entry_id,
+            revision=result.revision,
+            candidate_id=result.candidate_id,
+            superseded=result.superseded,
+            predicate=result.predicate,
             replayed=result.replayed,
             redactions=findings_out(result.redactions),
         )

@@ -69,6 +69,8 @@ class Admit(ApiModel):
     memory_state: MemoryState | None = None
     key_session_id: IssuedId | None = None
     session_id: Identifier | None = None
+    message: str | None = Field(default=None, min_length=1, max_length=32 * 1024)
+    """The turn's user message, kept sealed on the admission: what an agent's rule must quote (DESIGN §13)."""
 
 
 class Capture(ApiModel):
@@ -122,6 +124,16 @@ class CreateEntry(EntryFields):
     scope: EntryScope
     key: str | None = Field(default=None, max_length=300)
     agent: Identifier | None = None
+
+
+class SaveEntry(EntryFields):
+    """An agent's entry write (`save_memory`): scope `workspace` (default), `agent`, or `member` (the admission's
+    user's own); a key in use supersedes its chain; a rule needs `quote`."""
+
+    scope: EntryScope = EntryScope.WORKSPACE
+    key: str | None = Field(default=None, max_length=300)
+    agent: Identifier | None = None
+    quote: str | None = Field(default=None, max_length=2000)
 
 
 class SupersedeEntry(EntryFields):

@@ -1,0 +1,275 @@
+"""The agent's side of memory entries (DESIGN §13): `save_memory`, `read_memory`, `forget_memory`.
+
+A save is judged on the turn's authority, read in one snapshot as capture reads it, and commits through the
+fence: the entry's writes and condition checks re-stating every admission predicate (admission live, policy
+mode/revision/clear generation, consent and retention, credential slot, key session, write right) in ONE
+transaction, so a competing Clear, mode change, revocation or newer turn either lands before (the save is
+refused with its predicate, nothing written) or after (the save is committed). Unlike capture it does not
+consume the admission: a turn may save several memories, bounded by the agent write rate. In `read_only` the
+save becomes a candidate through the same fence; in `off` nothing happens. Agent text is redacted before it
+is stored. A rule needs a verbatim quote of the turn's user message, kept sealed on the admission.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from workspace_memory import keys
+from workspace_memory.access import Caller, Role
+from workspace_memory.admission import RETENTION_SECONDS, Admission, turn_message
+from workspace_memory.authority import Authority, Predicate, authority_checks, failed_predicate, read_authority
+from workspace_memory.changes import AdmissionLive, Change, Create, Label
+from workspace_memory.clock import Clock, iso
+from workspace_memory.entries import Author, Draft, EntryService, EntryView, Fenced, validate
+from workspace_memory.entries import _redacted as redacted_draft
+from workspace_memory.errors import (
+    IdempotencyKeyReused,
+    InvalidInput,
+    MemoryOff,
+    QuoteNotInMessage,
+    QuoteRequired,
+)
+from workspace_memory.ids import require_identifier
+from workspace_memory.keysessions import Scope
+from workspace_memory.notes import AdmissionRetired
+from workspace_memory.policy import Mode
+from workspace_memory.ports import Cipher, Item, Table
+from workspace_memory.redaction import Finding
+from workspace_memory.terms import EntryScope, EntryType, Outcome
+
+MAX_QUOTE_BYTES = 500
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    """What a save came to: ids and revisions, never text."""
+
+    outcome: Outcome
+    entry_id: str | None = None
+    revision: int | None = None
+    candidate_id: str | None = None
+    superseded: bool = False
+    predicate: Predicate | None = None
+    replayed: bool = False
+    redactions: tuple[Finding, ...] = ()
+
+    def stored(self) -> dict[str, Any]:
+        """The answer a replay hands back (no text: ids, revision, outcome)."""
+        answer: dict[str, Any] = {"outcome": self.outcome.value, "superseded": self.superseded}
+        for name, value in (
+            ("entryId", self.entry_id),
+            ("revision", self.revision),
+            ("candidateId", self.candidate_id),
+        ):
+            if value is not None:
+                answer[name] = value
+        return answer
+
+    @classmethod
+    def replay(cls, answer: dict[str, Any]) -> SaveResult:
+        revision = answer.get("revision")
+        return cls(
+            Outcome(answer["outcome"]),
+            entry_id=answer.get("entryId"),
+            revision=None if revision is None else int(revision),
+            candidate_id=answer.get("candidateId"),
+            superseded=bool(answer.get("superseded")),
+            replayed=True,
+        )
+
+
+def normalized(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def check_quote(quote: str | None, message: str | None) -> None:
+    """The quote must be 1-500 UTF-8 bytes (not only white space) and, after NFC normalization of both, a
+    verbatim substring of the turn's user message: same case, same white space, same punctuation."""
+    if quote is None or not quote.strip():
+        raise QuoteRequired("an agent's rule needs a quote of the user's message in this turn")
+    if len(quote.encode("utf-8")) > MAX_QUOTE_BYTES:
+        raise InvalidInput(f"quote must be at most {MAX_QUOTE_BYTES} bytes")
+    if message is None or normalized(quote) not in normalized(message):
+        raise QuoteNotInMessage("the quote is not a verbatim part of the user's message in this turn")
+
+
+def request_hash(body: dict[str, Any]) -> str:
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def caller_of(authority: Authority) -> Caller:
+    """The admission's user as the entry service's caller, from the snapshot (no second read)."""
+    assert authority.workspace is not None
+    assert authority.role is not None
+    return Caller(authority.admission.user_id, Role(authority.role), authority.workspace)
+
+
+class AgentEntryService:
+    def __init__(self, table: Table, cipher: Cipher, clock: Clock, entries: EntryService) -> None:
+        self._table = table
+        self._cipher = cipher
+        self._clock = clock
+        self._entries = entries
+
+    # -- save_memory -------------------------------------------------------------------------------------
+
+    def save(
+        self,
+        workspace_id: str,
+        admission_id: str | None,
+        credential: str | None,
+        draft: Draft,
+        quote: str | None,
+        body: dict[str, Any],
+        idempotency_key: str | None,
+    ) -> SaveResult:
+        """`body` is the request as sent (its hash decides whether a reused `Idempotency-Key` replays)."""
+        if not admission_id or not credential:
+            raise InvalidInput("entry writes need the X-Admission-Id and X-Delivery-Credential headers")
+        if idempotency_key is None:
+            raise InvalidInput("Idempotency-Key is required")
+        require_identifier(idempotency_key, "Idempotency-Key")
+        if draft.scope is EntryScope.MEMBER and draft.agent is not None:
+            raise InvalidInput("agent applies to agent-scope entries only")
+        validate(draft)
+        digest = request_hash(body)
+        for _ in range(3):
+            authority = read_authority(self._table, admission_id, workspace_id, credential)
+            authority.require_scope(Scope.MEMORY_WRITE)
+            result = self._attempt(authority, draft, quote, digest, idempotency_key)
+            if result is not None:
+                return result
+        return SaveResult(Outcome.REFUSED, predicate=Predicate.CONSENT)
+
+    def _attempt(
+        self, authority: Authority, draft: Draft, quote: str | None, digest: str, idempotency_key: str
+    ) -> SaveResult | None:
+        """One judgement and commit; None when only the retention moved under it (judge again)."""
+        adm = authority.admission
+        marker_key = keys.entry_save(adm.workspace_id, request_hash({"a": adm.id, "k": idempotency_key}))
+        replay = self._replay(marker_key, digest)
+        if replay is not None:
+            return replay
+        now = self._clock.now()
+        # A retired admission is refused before anything is decrypted (the message for a quote included).
+        retired = authority.retired(now, consumed_ok=True)
+        if retired is not None:
+            return SaveResult(Outcome.REFUSED, predicate=retired)
+        mode = adm.mode
+        if mode is Mode.OFF:
+            return SaveResult(Outcome.NOOP)
+        if draft.type is EntryType.RULE:
+            check_quote(quote, turn_message(self._cipher, adm))
+        stored, redactions = redacted_draft(draft)
+        author = Author(adm.user_id, "agent", adm.id, rated=True)
+        days = authority.history_days
+        try:
+            if mode is Mode.READ_ONLY:
+                candidate_id = self._entries.propose(
+                    adm.user_id,
+                    adm.workspace_id,
+                    stored,
+                    admission_id=adm.id,
+                    fence=[
+                        self._marker(marker_key, digest, adm, Outcome.PROPOSAL, candidate=True),
+                        AdmissionLive(adm.id, adm.workspace_id, adm.user_id, Mode.READ_ONLY.value, int(now)),
+                        *authority_checks(authority, now, Mode.READ_ONLY, writer=False),
+                    ],
+                )
+                result = SaveResult(Outcome.PROPOSAL, candidate_id=candidate_id, redactions=redactions)
+                self._record(marker_key, result)
+                return result
+            pending = self._marker(marker_key, digest, adm, Outcome.COMMITTED)
+            written = self._entries.create_fenced(
+                caller_of(authority),
+                stored,
+                author,
+                [
+                    pending,
+                    AdmissionLive(adm.id, adm.workspace_id, adm.user_id, Mode.AUTO.value, int(now)),
+                    *authority_checks(authority, now, Mode.AUTO, days),
+                ],
+                guard=lambda head: self._guard_rule(head, quote, adm),
+            )
+        except Fenced as exc:
+            return self._fenced(exc.failed, authority, marker_key, digest)
+        result = SaveResult(
+            Outcome.COMMITTED, written.entry_id, written.revision, superseded=written.superseded, redactions=redactions
+        )
+        self._record(marker_key, result)
+        return result
+
+    def _guard_rule(self, head: Item, quote: str | None, adm: Admission) -> None:
+        """Changing a rule (superseding it through its key) needs the quote as creating one does."""
+        if head.get("type") == EntryType.RULE.value:
+            check_quote(quote, turn_message(self._cipher, adm))
+
+    def _fenced(
+        self, failed: frozenset[str], authority: Authority, marker_key: keys.Key, digest: str
+    ) -> SaveResult | None:
+        if Label.IDEMPOTENCY in failed:  # a concurrent identical request won: its answer is this one's
+            replay = self._replay(marker_key, digest)
+            if replay is not None:
+                return replay
+        if failed == {Label.CONSENT}:
+            adm = authority.admission
+            meta = self._table.get(*keys.meta(adm.workspace_id))
+            if meta is not None and meta.get("aiEnabled") and meta.get("consentRevision") == adm.consent_revision:
+                return None  # only the retention moved: judge again under the fresh one
+        named = failed - {Label.IDEMPOTENCY}
+        return SaveResult(Outcome.REFUSED, predicate=failed_predicate(named or frozenset({Label.ADMISSION})))
+
+    # -- idempotency -----------------------------------------------------------------------------------
+
+    def _marker(
+        self, key: keys.Key, digest: str, adm: Admission, outcome: Outcome, *, candidate: bool = False
+    ) -> Change:
+        """Created in the write's own transaction: the same `Idempotency-Key` cannot write twice."""
+        item: Item = {
+            **keys.as_key(key),
+            "admissionId": adm.id,
+            "requestHash": digest,
+            "status": "pending",
+            "outcome": outcome.value,
+            "candidate": candidate,
+            "createdAt": iso(self._clock.now()),
+            "ttl": adm.expires_at + RETENTION_SECONDS,
+        }
+        return Create(item, Label.IDEMPOTENCY)
+
+    def _record(self, key: keys.Key, result: SaveResult) -> None:
+        """The answer beside the marker, after the commit (ids only), so a replay hands it back."""
+        item = self._table.get(*key)
+        if item is not None:
+            self._table.put({**item, "status": "done", "answer": result.stored()})
+
+    def _replay(self, key: keys.Key, digest: str) -> SaveResult | None:
+        item = self._table.get(*key)
+        if item is None:
+            return None
+        if item["requestHash"] != digest:
+            raise IdempotencyKeyReused("Idempotency-Key already used for another entry write of this admission")
+        answer = item.get("answer")
+        if answer is None:  # committed, answer not yet recorded: the outcome alone
+            return SaveResult(Outcome(item["outcome"]), replayed=True)
+        return SaveResult.replay(answer)
+
+    # -- read_memory -----------------------------------------------------------------------------------
+
+    def read(self, workspace_id: str, admission_id: str | None, credential: str | None, entry_id: str) -> EntryView:
+        """One entry the admission's user may see, while the admission still has access (`memory:read`)."""
+        if not admission_id or not credential:
+            raise InvalidInput("entry reads need the X-Admission-Id and X-Delivery-Credential headers")
+        authority = read_authority(self._table, admission_id, workspace_id, credential)
+        authority.require_scope(Scope.MEMORY_READ)
+        now = self._clock.now()
+        if not authority.has_access(now) or not authority.slot_holds(now):
+            raise AdmissionRetired("this admission no longer has access to the workspace")
+        if authority.policy.mode is Mode.OFF:
+            raise MemoryOff("workspace memory is off")
+        return self._entries.read(authority.admission.user_id, workspace_id, entry_id)

@@ -1,0 +1,280 @@
+"""The fence matrix of capture, repeated for `save_memory`: each competing event landing before an agent's
+entry write refuses it with the event's predicate and writes nothing (every entry item of the workspace
+scanned before and after); landing after, the write is committed and stays."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from tests.integration.fence_support import Scene, add_member, make_scene
+from workspace_memory import keys
+from workspace_memory.access import Role
+from workspace_memory.admission import Admitted
+from workspace_memory.agent_entries import SaveResult
+from workspace_memory.authority import Predicate
+from workspace_memory.changes import Delete
+from workspace_memory.entries import Draft, EntryText
+from workspace_memory.errors import (
+    IdempotencyKeyReused,
+    QuoteNotInMessage,
+    QuoteRequired,
+    RateLimited,
+)
+from workspace_memory.policy import Mode
+from workspace_memory.settings import Settings
+from workspace_memory.terms import EntryScope, EntryStatus, EntryType, Outcome
+
+pytestmark = pytest.mark.integration
+
+EDITOR = "editor-fence"
+MESSAGE = "Please remember: always answer in British English, and keep replies short."
+
+
+@dataclass(frozen=True)
+class Event:
+    name: str
+    predicate: Predicate
+    land: Callable[[Scene, Admitted], object]
+    needs_key_session: bool = False
+
+
+def _clear(scene: Scene, _: Admitted) -> None:
+    version, _text = scene.head()
+    scene.svc.document.clear(scene.owner, scene.ws, version)
+
+
+def _revoke(scene: Scene, admitted: Admitted) -> None:
+    assert admitted.admission.key_session_id is not None
+    scene.svc.key_sessions.revoke(EDITOR, scene.ws, admitted.admission.key_session_id)
+
+
+def _expire_key_session(scene: Scene, _: Admitted) -> None:
+    scene.clock.advance(61)  # the key session lives 60 s, the admission 15 min
+
+
+def _remove_member(scene: Scene) -> None:
+    """No service removes a member yet: the member item goes, as a removal would take it."""
+    scene.svc.table.transact([Delete(keys.member(scene.ws, EDITOR))])
+
+
+EVENTS = [
+    Event("clear", Predicate.POLICY, _clear),
+    Event("mode read_only", Predicate.POLICY, lambda s, _: s.set_mode(Mode.READ_ONLY)),
+    Event("mode off", Predicate.POLICY, lambda s, _: s.set_mode(Mode.OFF)),
+    Event("mode auto to auto", Predicate.POLICY, lambda s, _: s.set_mode(Mode.AUTO)),
+    Event("ai disabled", Predicate.CONSENT, lambda s, _: s.svc.access.set_ai(s.owner, s.ws, False)),
+    Event("consent bumped", Predicate.CONSENT, lambda s, _: s.svc.access.set_ai(s.owner, s.ws, True)),
+    Event("credential slot taken", Predicate.CREDENTIAL, lambda s, a: _admit(s, a.admission.conversation_id)),
+    Event("key session revoked", Predicate.KEY_SESSION, _revoke, needs_key_session=True),
+    Event("key session expired", Predicate.KEY_SESSION, _expire_key_session, needs_key_session=True),
+    Event("admission expired", Predicate.ADMISSION, lambda s, _: s.clock.advance(15 * 60 + 1)),
+    Event("member demoted", Predicate.ACCESS, lambda s, _: add_member(s, EDITOR, Role.VIEWER)),
+    Event("member removed", Predicate.ACCESS, lambda s, _: _remove_member(s)),
+]
+
+
+def _admit(scene: Scene, conv: str | None = None, key_session: str | None = None) -> Admitted:
+    import uuid
+
+    return scene.svc.admission.admit(
+        conversation_id=conv or f"conv-{uuid.uuid4().hex[:8]}",
+        workspace_id=scene.ws,
+        user_id=EDITOR,
+        idempotency_key=uuid.uuid4().hex,
+        key_session_id=key_session,
+        message=MESSAGE,
+    )
+
+
+def _scene(settings: Settings, mode: Mode = Mode.AUTO) -> Scene:
+    scene = make_scene(settings, mode=mode)
+    add_member(scene, EDITOR, Role.EDITOR)
+    return scene
+
+
+def _admitted(scene: Scene, event: Event | None = None) -> Admitted:
+    if event is None or not event.needs_key_session:
+        return _admit(scene)
+    session = scene.svc.key_sessions.open(EDITOR, scene.ws, 60)
+    return _admit(scene, key_session=session.id)
+
+
+def save(
+    scene: Scene,
+    admitted: Admitted,
+    *,
+    title: str = "Reply style",
+    type: EntryType = EntryType.FACT,
+    quote: str | None = None,
+    key: str | None = None,
+    idem: str = "save-1",
+    scope: EntryScope = EntryScope.WORKSPACE,
+) -> SaveResult:
+    text = EntryText(title, "Short replies in British English.", "Body of the entry.", (), key)
+    body: dict[str, Any] = {"type": type.value, "title": title, "key": key, "quote": quote, "scope": scope.value}
+    adm = admitted.admission
+    return scene.svc.agent_entries.save(
+        scene.ws, adm.id, admitted.credential, Draft(type, text, scope), quote, body, idem
+    )
+
+
+def entry_items(scene: Scene) -> list[dict[str, Any]]:
+    """Every entry item of the workspace (heads, revisions, key slots, counters, rate, idempotency)."""
+    return scene.svc.table.query(keys.ws(scene.ws), "ENTRY", limit=1000, newest_first=False)
+
+
+@pytest.mark.parametrize("event", EVENTS, ids=[e.name for e in EVENTS])
+def test_event_before_save_refuses_it_and_writes_nothing(settings: Settings, event: Event) -> None:
+    scene = _scene(settings)
+    admitted = _admitted(scene, event)
+    event.land(scene, admitted)
+    before = entry_items(scene)
+
+    result = save(scene, admitted)
+
+    assert (result.outcome, result.predicate) == (Outcome.REFUSED, event.predicate), result
+    assert result.entry_id is None
+    assert entry_items(scene) == before
+
+
+@pytest.mark.parametrize("event", EVENTS, ids=[e.name for e in EVENTS])
+def test_event_after_save_sees_it_committed(settings: Settings, event: Event) -> None:
+    scene = _scene(settings)
+    admitted = _admitted(scene, event)
+
+    result = save(scene, admitted)
+    assert result.outcome is Outcome.COMMITTED, result
+    assert result.entry_id is not None
+    assert result.revision == 1
+    event.land(scene, admitted)
+    view = scene.svc.entries.read(scene.owner, scene.ws, result.entry_id)
+    assert (view.author, view.author_kind, view.status) == (EDITOR, "agent", EntryStatus.ACTIVE)
+    assert view.text.title == "Reply style"
+
+
+def test_the_fence_itself_refuses_an_event_that_lands_after_the_snapshot(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The predicate checks before the write are only an early refusal: the transaction re-states them. Here
+    the snapshot is read, then the Clear lands, then the write: the transaction alone refuses it."""
+    import workspace_memory.agent_entries as module
+    from workspace_memory.authority import read_authority
+
+    scene = _scene(settings)
+    admitted = _admitted(scene)
+
+    def stale_snapshot(*args: Any) -> Any:
+        snapshot = read_authority(*args)
+        _clear(scene, admitted)
+        return snapshot
+
+    before = entry_items(scene)
+    monkeypatch.setattr(module, "read_authority", stale_snapshot)
+    result = save(scene, admitted)
+    assert (result.outcome, result.predicate) == (Outcome.REFUSED, Predicate.POLICY)
+    assert entry_items(scene) == before
+
+
+def test_several_saves_in_one_turn_and_after_its_capture(settings: Settings) -> None:
+    scene = _scene(settings)
+    admitted = _admitted(scene)
+    first = save(scene, admitted, title="First", idem="a")
+    adm = admitted.admission
+    captured = scene.svc.capture.capture(
+        scene.ws, adm.id, admitted.credential, [{"op": "add", "line": "- x"}], 1, f"memory:{adm.id}"
+    )
+    assert captured.outcome is Outcome.COMMITTED
+    second = save(scene, admitted, title="Second", idem="b")
+    assert first.outcome is second.outcome is Outcome.COMMITTED
+    assert first.entry_id != second.entry_id
+
+
+def test_a_replay_answers_the_first_save_and_a_different_body_is_refused(settings: Settings) -> None:
+    scene = _scene(settings)
+    admitted = _admitted(scene)
+    first = save(scene, admitted)
+    again = save(scene, admitted)
+    assert again.replayed
+    assert (again.entry_id, again.revision, again.outcome) == (first.entry_id, first.revision, first.outcome)
+    before = entry_items(scene)
+    with pytest.raises(IdempotencyKeyReused):
+        save(scene, admitted, title="Another title")
+    assert entry_items(scene) == before
+
+
+def test_read_only_makes_a_candidate_and_off_nothing(settings: Settings) -> None:
+    scene = _scene(settings, Mode.READ_ONLY)
+    result = save(scene, _admitted(scene))
+    assert result.outcome is Outcome.PROPOSAL
+    assert result.candidate_id is not None
+    views, _ = scene.svc.entries.candidates(EDITOR, scene.ws, 10, None)
+    assert [v.candidate_id for v in views] == [result.candidate_id]
+    assert scene.svc.entries.list_entries(EDITOR, scene.ws, _filters(), 10, None).rows == []
+
+    off = _scene(settings, Mode.OFF)
+    before = entry_items(off)
+    assert save(off, _admitted(off)).outcome is Outcome.NOOP
+    assert entry_items(off) == before
+
+
+def _filters() -> Any:
+    from workspace_memory.entries import Filters
+
+    return Filters()
+
+
+def test_a_rule_needs_a_verbatim_quote_of_the_turns_message(settings: Settings) -> None:
+    scene = _scene(settings)
+    admitted = _admitted(scene)
+    before = entry_items(scene)
+    with pytest.raises(QuoteRequired):
+        save(scene, admitted, type=EntryType.RULE, idem="r1")
+    with pytest.raises(QuoteNotInMessage):
+        save(scene, admitted, type=EntryType.RULE, quote="always answer in American English", idem="r2")
+    with pytest.raises(QuoteNotInMessage):  # verbatim: case matters
+        save(scene, admitted, type=EntryType.RULE, quote="ALWAYS answer in British English", idem="r3")
+    assert entry_items(scene) == before
+    ok = save(scene, admitted, type=EntryType.RULE, quote="always answer in British English", idem="r4")
+    assert ok.outcome is Outcome.COMMITTED
+
+
+def test_changing_a_rule_through_its_key_needs_the_quote_too(settings: Settings) -> None:
+    scene = _scene(settings)
+    admitted = _admitted(scene)
+    quote = "keep replies short"
+    rule = save(scene, admitted, type=EntryType.RULE, quote=quote, key="style/length", idem="k1")
+    assert rule.outcome is Outcome.COMMITTED
+    before = entry_items(scene)
+    with pytest.raises(QuoteRequired):
+        save(scene, admitted, type=EntryType.FACT, key="style/length", idem="k2")
+    assert entry_items(scene) == before
+    changed = save(scene, admitted, type=EntryType.FACT, key="style/length", quote=quote, idem="k3")
+    assert (changed.entry_id, changed.revision, changed.superseded) == (rule.entry_id, 2, True)
+
+
+def test_the_121st_agent_write_in_the_hour_is_rate_limited(settings: Settings) -> None:
+    scene = _scene(settings)
+    admitted = _admitted(scene)
+    scene.svc.agent_entries._entries._rate = 3  # the cap's mechanism, at a size a test can reach
+    try:
+        for n in range(3):
+            assert save(scene, admitted, idem=f"n{n}", title=f"T{n}").outcome is Outcome.COMMITTED
+        before = entry_items(scene)
+        with pytest.raises(RateLimited):
+            save(scene, admitted, idem="n3", title="T3")
+        assert entry_items(scene) == before
+    finally:
+        scene.svc.agent_entries._entries._rate = 120
+
+
+def test_agent_text_is_redacted_before_storage(settings: Settings) -> None:
+    scene = _scene(settings)
+    result = save(scene, _admitted(scene), title="Mail ann@example.com")
+    assert result.entry_id is not None
+    assert [f.kind.value for f in result.redactions] == ["email"]
+    view = scene.svc.entries.read(scene.owner, scene.ws, result.entry_id)
+    assert view.text.title == "Mail [redacted:email]"

@@ -6,19 +6,15 @@ decides. Never may a capture commit above a Clear's empty version when its admis
 
 from __future__ import annotations
 
-import threading
-import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from functools import partial
-from typing import Any
 
 import pytest
 
-from scripts.localstack.resources import LocalResources, create_key_store_table, create_table
-from tests.integration.fence_support import DOC, Scene, make_scene
-from workspace_memory.adapters.aws import build_clients
+from scripts.localstack.resources import LocalResources
+from tests.integration.fence_support import DOC
+from tests.integration.race_support import Rounds, open_rounds, race
 from workspace_memory.authority import Predicate
 from workspace_memory.capture import CaptureResult, Outcome
 from workspace_memory.errors import DomainError
@@ -30,53 +26,9 @@ pytestmark = pytest.mark.integration
 ROUNDS = 200
 
 
-class Rounds:
-    """Each round on a table of its own. moto deep-copies every table a transaction touches (for its
-    rollback), so on one shared table 200 rounds would cost O(n^2) and say nothing more about the fence.
-    The same holds for the branch-key store, which creating each round's workspace writes to."""
-
-    def __init__(self, settings: Settings, resources: LocalResources) -> None:
-        self._settings = settings
-        self._endpoint = resources.endpoint_url
-        self._clients = build_clients(settings)
-        self._tables: list[str] = []
-
-    def scene(self) -> Scene:
-        """A fresh pair of tables; the previous round's are dropped first (moto keeps every table in memory)."""
-        self.drop()
-        name = f"wm-race-{uuid.uuid4().hex[:10]}"
-        create_table(self._endpoint, name)
-        create_key_store_table(self._endpoint, f"{name}-keys")
-        self._tables = [name, f"{name}-keys"]
-        update = {"table_name": name, "key_store_table_name": f"{name}-keys"}
-        return make_scene(self._settings.model_copy(update=update), clients=self._clients)
-
-    def drop(self) -> None:
-        for table in self._tables:
-            self._clients.dynamodb.delete_table(TableName=table)
-        self._tables = []
-
-
 @pytest.fixture(scope="module")
 def rounds(settings: Settings, resources: LocalResources) -> Iterator[Rounds]:
-    made = Rounds(settings, resources)
-    yield made
-    made.drop()
-
-
-def race(first: Callable[[], Any], second: Callable[[], Any]) -> tuple[Any, Any]:
-    barrier = threading.Barrier(2)
-
-    def run(fn: Callable[[], Any]) -> Any:
-        barrier.wait()
-        try:
-            return fn()
-        except DomainError as exc:
-            return exc
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        a, b = pool.submit(run, first), pool.submit(run, second)
-        return a.result(), b.result()
+    yield from open_rounds(settings, resources)
 
 
 def test_capture_races_clear(rounds: Rounds) -> None:

@@ -41,7 +41,7 @@ from workspace_memory.changes import (
     RetentionIs,
     SupersedeEntryRevision,
 )
-from workspace_memory.clock import Clock, epoch_seconds, iso
+from workspace_memory.clock import Clock, epoch_seconds, epoch_time, iso
 from workspace_memory.cursors import decode_cursor, encode_cursor
 from workspace_memory.document import DAY_SECONDS, document_context, is_expired, utf8_size
 from workspace_memory.errors import (
@@ -392,7 +392,7 @@ def _rights(
 def _valid_at(item: Item, at: float) -> bool:
     start = item.get("validFrom")
     end = item.get("supersededAt")
-    return start is not None and epoch_seconds(start) <= at and (end is None or at < epoch_seconds(end))
+    return start is not None and epoch_time(start) <= at and (end is None or at < epoch_time(end))
 
 
 class EntryService:

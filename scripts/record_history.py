@@ -29,7 +29,10 @@ from workspace_memory.turn_contract import WORKFLOW_NAME, TurnInput, TurnView
 from workspace_memory.turns import TurnService
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "histories" / "agent_turn.json"
-MESSAGE = "remember: - replay keeps us honest\nnote: first note\nshow notes\nclear notes\nWhat do you know?"
+MESSAGE = (
+    "remember: - replay keeps us honest\nnote: first note\nshow notes\nclear notes\n"
+    "save: Replay | histories are recorded\nread: saved\nWhat do you know?"
+)
 OWNER = "recorder"
 
 
@@ -73,7 +76,7 @@ async def _run(settings: Settings, turn: TurnInput) -> str:
         WORKFLOW_NAME, turn, id=turn.turn_id, task_queue=settings.temporal_task_queue, result_type=TurnView
     )
     view = await handle.result()
-    if view.status != "completed" or len(view.tool_outcomes) != 4 or not all(o.ok for o in view.tool_outcomes):
+    if view.status != "completed" or len(view.tool_outcomes) != 6 or not all(o.ok for o in view.tool_outcomes):
         raise RuntimeError(f"the recorded turn did not run every tool successfully: {view}")
     return (await handle.fetch_history()).to_json()
 

@@ -20,6 +20,8 @@ from workspace_memory.api.models import (
     AdmissionOut,
     BranchKeyDestroyedOut,
     CaptureOut,
+    EntryOut,
+    EntrySaveOut,
     ErrorOut,
     NotesMetaOut,
     NotesOut,
@@ -112,6 +114,12 @@ class MemoryApi(Protocol):
 
     def notes_clear(self, admission: Admission, session_id: str) -> ApiResponse[NotesMetaOut]: ...
 
+    def save_entry(
+        self, admission: Admission, workspace_id: str, fields: dict[str, Any], idempotency_key: str
+    ) -> ApiResponse[EntrySaveOut]: ...
+
+    def read_entry(self, admission: Admission, workspace_id: str, entry_id: str) -> ApiResponse[EntryOut]: ...
+
 
 class PurgeApi(Protocol):
     """What the deletion activities need of the automation API (the HTTP client below, or a fake)."""
@@ -199,6 +207,17 @@ class AutomationApi(HttpApi):
     def notes_clear(self, admission: Admission, session_id: str) -> ApiResponse[NotesMetaOut]:
         return self._call(NotesMetaOut, "DELETE", _notes_path(session_id), headers=admission.headers())
 
+    def save_entry(
+        self, admission: Admission, workspace_id: str, fields: dict[str, Any], idempotency_key: str
+    ) -> ApiResponse[EntrySaveOut]:
+        """`save_memory` through the fence; the same key and body replay the first answer (a retry)."""
+        headers = {**admission.headers(), "Idempotency-Key": idempotency_key}
+        return self._call(EntrySaveOut, "PUT", _entries_path(workspace_id), fields, headers=headers)
+
+    def read_entry(self, admission: Admission, workspace_id: str, entry_id: str) -> ApiResponse[EntryOut]:
+        path = f"{_entries_path(workspace_id)}/{quote(entry_id, safe='')}"
+        return self._call(EntryOut, "GET", path, headers=admission.headers())
+
     def destroy_branch_key(self, workspace_id: str) -> ApiResponse[BranchKeyDestroyedOut]:
         path = f"/v1/automation/workspaces/{quote(workspace_id)}/deletion/branch-key"
         return self._call(BranchKeyDestroyedOut, "POST", path, {})
@@ -213,6 +232,10 @@ def _envelope(data: object) -> ErrorOut | None:
         return ErrorOut.model_validate(data)
     except ValidationError:
         return None
+
+
+def _entries_path(workspace_id: str) -> str:
+    return f"/v1/automation/workspaces/{quote(workspace_id)}/entries"
 
 
 def _notes_path(session_id: str) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 from workflows.providers.base import ToolSpec
 from workspace_memory.capture import Outcome
 from workspace_memory.recall import MemoryWrite
+from workspace_memory.terms import CitationKind, EntryType
 
 
 class ToolName(StrEnum):
@@ -30,6 +31,8 @@ class ToolName(StrEnum):
     NOTES_GET = "working_notes_get"
     NOTES_UPDATE = "working_notes_update"
     NOTES_CLEAR = "working_notes_clear"
+    SAVE_MEMORY = "save_memory"
+    READ_MEMORY = "read_memory"
 
 
 class CallOutcome(StrEnum):
@@ -43,6 +46,7 @@ class CallOutcome(StrEnum):
     TOO_LARGE = "too_large"
     UNAVAILABLE = "unavailable"
     UNKNOWN_TOOL = "unknown_tool"
+    NOT_FOUND = "not_found"
 
 
 ToolOutcomeCode = Outcome | CallOutcome
@@ -59,6 +63,7 @@ class Grant(Enum):
 
     MEMORY_WRITE = "the recall says this turn could commit or propose a memory edit now"
     SESSION = "the turn has a session, hence a notebook"
+    MEMORY_READ = "the recall provided the workspace memory (memory:read, access held, memory not off)"
 
 
 @dataclass(frozen=True)
@@ -103,6 +108,32 @@ _NOTES_WRITE_SAYS: Mapping[ToolOutcomeCode, str] = {
     CallOutcome.UNAVAILABLE: NOTES_UNAVAILABLE,
     CallOutcome.NO_SESSION: NO_SESSION,
 }
+
+SOURCE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "kind": {"type": "string", "enum": [k.value for k in CitationKind]},
+        "ref": {"type": "string"},
+        "sha256": {"type": "string"},
+        "locator": {"type": "string"},
+    },
+    "required": ["kind", "ref", "sha256"],
+}
+SAVE_MEMORY_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "key": {"type": "string", "description": "namespace/name; an active entry with this key is superseded"},
+        "type": {"type": "string", "enum": [t.value for t in EntryType]},
+        "title": {"type": "string", "maxLength": 120},
+        "summary": {"type": "string", "maxLength": 200},
+        "body": {"type": "string"},
+        "quote": {"type": "string", "description": "a rule's verbatim quote of the user's message in this turn"},
+        "sources": {"type": "array", "items": SOURCE_SCHEMA, "maxItems": 20},
+    },
+    "required": ["type", "title", "summary"],
+}
+SAVE_MEMORY_FIELDS = ("key", "type", "title", "summary", "body", "quote", "sources")
+"""The arguments the activity passes on to the route; anything else the model adds is dropped."""
 
 _REGISTRY = (
     Tool(
@@ -154,6 +185,36 @@ _REGISTRY = (
         grant=Grant.SESSION,
         says=_NOTES_WRITE_SAYS,
     ),
+    Tool(
+        name=ToolName.SAVE_MEMORY,
+        description="Save one memory entry (type fact, rule, preference or reference; title <= 120 bytes, summary "
+        "one line <= 200 bytes, body Markdown <= 4 KiB). A rule needs `quote`: a verbatim part of the user's "
+        "message in this turn. Commits only if the workspace allows automatic memory; otherwise a proposal.",
+        input_schema=SAVE_MEMORY_SCHEMA,
+        grant=Grant.MEMORY_WRITE,
+        says={
+            Outcome.COMMITTED: "Saved as entry {entry_id} (revision {revision}).",
+            Outcome.PROPOSAL: "Not saved: memory is read-only for the assistant; proposed as candidate "
+            "{candidate_id} for a member to accept.",
+            Outcome.NOOP: "Nothing saved: memory is off for this turn.",
+            Outcome.REFUSED: "Not saved: the memory fence refused the write ({predicate}).",
+            CallOutcome.INVALID: "Not saved ({code}).",
+        },
+        bad_arguments="type (fact, rule, preference or reference), title and summary are required strings",
+    ),
+    Tool(
+        name=ToolName.READ_MEMORY,
+        description="Read one memory entry by its id (the [id] of an index line).",
+        input_schema={"type": "object", "properties": {"entryId": {"type": "string"}}, "required": ["entryId"]},
+        grant=Grant.MEMORY_READ,
+        says={
+            CallOutcome.READ: "{entry}",
+            CallOutcome.NOT_FOUND: "No entry {entry_id} is visible to this turn.",
+            Outcome.REFUSED: "Not read ({code}).",
+            CallOutcome.INVALID: "Not read ({code}).",
+        },
+        bad_arguments="entryId must be a string",
+    ),
 )
 
 TOOLS: Mapping[ToolName, Tool] = MappingProxyType({tool.name: tool for tool in _REGISTRY})
@@ -168,10 +229,13 @@ def tool_named(name: str) -> ToolName | None:
         return None
 
 
-def tools_for(*, memory_write: MemoryWrite, session: bool) -> list[ToolSpec]:
-    """The tools a round offers: the memory write tool only when the turn could commit or propose with it
-    now (`memoryWrite` of the recall), the notes tools only when the turn has a session."""
+def tools_for(*, memory_write: MemoryWrite, session: bool, memory_read: bool = False) -> list[ToolSpec]:
+    """The tools a round offers: the memory write tools only when the turn could commit or propose with them
+    now (`memoryWrite` of the recall), `read_memory` only when the recall provided the memory, the notes
+    tools only when the turn has a session."""
     granted = {Grant.MEMORY_WRITE} if memory_write in (MemoryWrite.COMMIT, MemoryWrite.PROPOSE) else set()
     if session:
         granted.add(Grant.SESSION)
+    if memory_read:
+        granted.add(Grant.MEMORY_READ)
     return [tool.spec() for tool in TOOLS.values() if tool.grant in granted]

@@ -9,7 +9,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from scripts.demo.transcript import ALICE, Http, check, outcomes, run_turn, say, show_document, step
+from scripts.demo.transcript import ALICE, Http, block, check, outcomes, run_turn, say, show_document, step
+from workflows.providers.scripted import SAVED_ENTRY
 from workflows.tools import ToolName
 
 HOST = "127.0.0.1"
@@ -20,6 +21,7 @@ REMEMBERED = "- Feature flags gate risky changes"
 NOTE = "ask Bob about the release train"
 REFUSED_LINE = "- Staging mirrors production"
 PROPOSED = "- Releases ship behind a flag"
+RULE_QUOTE = "Keep answers short"
 
 
 @dataclass(frozen=True)
@@ -200,7 +202,9 @@ def scenario(http: Http, stack: StackInfo) -> None:
     doc = show_document(http, ws)
     check(PROPOSED in doc["content"], f"the document to contain {PROPOSED!r}", doc)
 
-    step(8, "Where to look")
+    entries_scene(http, conv, ws, key_session["keySessionId"], run)
+
+    step(9, "Where to look")
     receipts = memory_receipts(http, conv)
     for receipt in receipts:
         say(f"  {receipt['turnId']}  {receipt['status']:<6} revision {receipt['revision']}  {receipt['at']}")
@@ -213,6 +217,79 @@ def scenario(http: Http, stack: StackInfo) -> None:
     if stack.started:
         say("This stack was started by the demo and stops with it: run `make dev` first to browse afterwards.")
     print("\ndemo: every step answered as expected", flush=True)
+
+
+def entries_scene(http: Http, conv: str, ws: str, key_session_id: str, run: str) -> None:
+    """Memory entries: a fact the agent saves, a human supersedes and `asOf` still answers; a rule refused
+    without a quote and saved with one; a forgotten entry gone from the index."""
+    ws_path = f"/v1/workspaces/{ws}"
+    step(8, "Memory entries: the agent saves a fact, Alice supersedes it, asOf reads the past; rules; forget")
+    current = http.expect("GET", f"{ws_path}/memory/policy", 200, user=ALICE)
+    http.expect(
+        "PUT",
+        f"{ws_path}/memory/policy",
+        200,
+        user=ALICE,
+        body={"mode": "auto", "expectedRevision": current["policyRevision"]},
+        fields=("mode",),
+    )
+    view = run_turn(http, conv, ws, "save: Deploy day | We deploy on Tuesdays\nWhat do you know?")
+    check(outcomes(view) == [(ToolName.SAVE_MEMORY, "committed")], f"one {ToolName.SAVE_MEMORY}, committed", view)
+    found = SAVED_ENTRY.search(view["answer"] or "")
+    check(found is not None, "the tool result to name the saved entry", view["answer"])
+    assert found is not None
+    entry_id = found.group(1)
+    entry_path = f"{ws_path}/entries/{entry_id}"
+    first = http.expect("GET", entry_path, 200, user=ALICE, fields=("revision", "summary", "authorKind", "validFrom"))
+    say("Alice supersedes it (PUT with X-Base-Revision: 1):")
+    http.expect(
+        "PUT",
+        entry_path,
+        200,
+        user=ALICE,
+        body={"type": "fact", "title": "Deploy day", "summary": "We deploy on Thursdays", "reason": "moved"},
+        headers={"X-Base-Revision": "1"},
+        fields=("entryId", "revision"),
+    )
+    now = http.expect("GET", entry_path, 200, user=ALICE, fields=("revision", "summary", "authorKind"))
+    check(now["revision"] == 2 and now["summary"] == "We deploy on Thursdays", "revision 2, Thursdays", now)
+    as_of = urllib.parse.quote(first["validFrom"], safe="")
+    then = http.expect("GET", f"{entry_path}?asOf={as_of}", 200, user=ALICE, fields=("revision", "summary", "status"))
+    check(then["revision"] == 1 and then["summary"] == "We deploy on Tuesdays", "asOf before it: revision 1", then)
+
+    say("a rule without a quote of the user's message is refused; with one it is saved:")
+    view = run_turn(http, conv, ws, "rule: Brevity | Answers stay short\nHow should you answer?")
+    check(outcomes(view) == [(ToolName.SAVE_MEMORY, "invalid")], "save_memory refused", view["toolOutcomes"])
+    check("QUOTE_REQUIRED" in (view["answer"] or ""), "the tool result to carry QUOTE_REQUIRED", view["answer"])
+    view = run_turn(http, conv, ws, f"rule: Brevity | Answers stay short | {RULE_QUOTE}\nHow should you answer?")
+    check(outcomes(view) == [(ToolName.SAVE_MEMORY, "committed")], "the quoted rule committed", view["toolOutcomes"])
+
+    say("Alice forgets the fact (every version; a text-free tombstone stays):")
+    http.expect("DELETE", entry_path, 204, user=ALICE)
+    admitted = http.expect(
+        "POST",
+        f"/v1/automation/conversations/conv-entries-{run}/admissions",
+        201,
+        automation=RUNTIME,
+        body={"workspaceId": ws, "userId": ALICE, "idempotencyKey": f"entries-{run}", "keySessionId": key_session_id},
+        fields=("mode",),
+    )
+    recalled = http.expect(
+        "GET",
+        f"/v1/automation/workspaces/{ws}/memory?purpose=recall",
+        200,
+        automation=RUNTIME,
+        headers={"X-Admission-Id": admitted["admissionId"], "X-Delivery-Credential": admitted["credential"]},
+        fields=("status", "revision"),
+    )
+    recalled_block = recalled["block"]
+    entries_part = recalled_block[recalled_block.index("### Rules") :]
+    block("the recalled rules and index", entries_part)
+    check(
+        "Brevity — Answers stay short" in entries_part and entry_id not in recalled_block,
+        "the rule recalled, the forgotten fact gone from the index",
+        entries_part,
+    )
 
 
 def memory_receipts(http: Http, conv: str) -> list[dict[str, Any]]:

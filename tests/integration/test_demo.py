@@ -65,8 +65,16 @@ def test_demo_starts_the_stack_plays_the_scenario_and_stops_it(tmp_path: Path) -
     assert "PROPOSAL_CLEARED" in step7, transcript
     assert "document v4:\n    | - Releases ship behind a flag" in step7, transcript
     # Step 8: Alice, the conversation's owner, reads its receipts.
-    step8 = out.split("== 8.", 1)[1]
-    assert "receipts, one per model call (never text):" in step8, transcript
+    step8 = out.split("== 8.", 1)[1].split("== 9.", 1)[0]
+    assert "save_memory → committed" in step8, transcript
+    assert '"revision": 1, "summary": "We deploy on Tuesdays"' in step8, transcript
+    assert "X-Base-Revision" in step8, transcript
+    assert "?asOf=" in step8, transcript
+    assert "QUOTE_REQUIRED" in step8, transcript
+    assert "    | - Brevity — Answers stay short [" in step8, transcript
+
+    step9 = out.split("== 9.", 1)[1]
+    assert "receipts, one per model call (never text):" in step9, transcript
     assert "demo: every step answered as expected" in out, transcript
     assert "local stack stopped" in out, transcript
     assert "FAILED" not in err, transcript

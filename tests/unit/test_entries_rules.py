@@ -172,6 +172,18 @@ def test_as_of_answers_the_revision_valid_then() -> None:
     assert [(r.title, r.revision) for r in rows] == [("one", 1)]
 
 
+def test_as_of_tells_apart_revisions_of_the_same_second() -> None:
+    """Validity is compared to the millisecond: a supersession 200 ms after the create does not hide revision 1
+    from an `asOf` between the two."""
+    w = make()
+    t0 = w.clock.now()
+    first = w.entries.create(EDITOR, w.ws, draft("one"))
+    w.clock.advance(0.2)
+    w.entries.supersede(EDITOR, w.ws, first.entry_id, draft("two"), 1)
+    assert w.entries.read(VIEWER, w.ws, first.entry_id, as_of=t0 + 0.1).text.title == "one"
+    assert w.entries.read(VIEWER, w.ws, first.entry_id, as_of=t0 + 0.2).text.title == "two"
+
+
 def test_an_existing_key_is_superseded_not_duplicated() -> None:
     w = make()
     first = w.entries.create(EDITOR, w.ws, draft("one", key="ops/day"))

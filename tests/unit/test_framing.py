@@ -39,7 +39,7 @@ CONFUSABLES: dict[str, list[dict[str, str]]] = json.loads(
 WORDS = ("WORKSPACE-MEMORY", "WORKING-NOTES")
 PLACEHOLDER = "[marker-like text removed: {} bytes]"
 
-ALL_TOOLS = tools_for(memory_write=MemoryWrite.COMMIT, session=True)
+ALL_TOOLS = tools_for(memory_write=MemoryWrite.COMMIT, session=True, memory_read=True)
 
 
 def placeholder(line: str) -> str:

@@ -12,7 +12,7 @@ from workspace_memory.recall import MemoryWrite
 
 pytestmark = pytest.mark.unit
 
-TOOLS = tools_for(memory_write=MemoryWrite.COMMIT, session=True)
+TOOLS = tools_for(memory_write=MemoryWrite.COMMIT, session=True, memory_read=True)
 BLOCK = "<<<WORKSPACE-MEMORY revision=3\npreamble\n\n- fact\nWORKSPACE-MEMORY>>>"
 
 

@@ -92,6 +92,23 @@ def test_scripted_provider_satisfies_protocol() -> None:
         ("NOTE: step 2 done", ToolName.NOTES_UPDATE, {"notes": f"{NOTES_TEXT}\nstep 2 done"}),
         ("clear notes", ToolName.NOTES_CLEAR, {}),
         ("Show Notes", ToolName.NOTES_GET, {}),
+        (
+            "save: Deploys | on Fridays",
+            ToolName.SAVE_MEMORY,
+            {"type": "fact", "title": "Deploys", "summary": "on Fridays"},
+        ),
+        (
+            "save: Deploys | on Fridays | after the canary",
+            ToolName.SAVE_MEMORY,
+            {"type": "fact", "title": "Deploys", "summary": "on Fridays", "body": "after the canary"},
+        ),
+        ("rule: Tone | be brief", ToolName.SAVE_MEMORY, {"type": "rule", "title": "Tone", "summary": "be brief"}),
+        (
+            "rule: Tone | be brief | always be brief",
+            ToolName.SAVE_MEMORY,
+            {"type": "rule", "title": "Tone", "summary": "be brief", "quote": "always be brief"},
+        ),
+        ("read: e_123", ToolName.READ_MEMORY, {"entryId": "e_123"}),
     ],
 )
 def test_each_directive_yields_one_tool_call(text: str, name: str, arguments: dict[str, Any]) -> None:
@@ -507,3 +524,14 @@ def test_payloads_round_trip_as_json() -> None:
     )
 
     assert ModelRequest.model_validate_json(req.model_dump_json()) == req
+
+
+def test_read_saved_opens_the_entry_the_latest_save_of_the_turn_committed() -> None:
+    saved = ToolResult(tool_call_id="call-1", name=ToolName.SAVE_MEMORY, content="Saved as entry e_42 (revision 1).")
+    messages = [
+        user("save: A | b\nread: saved"),
+        Message(role="assistant", text="", tool_calls=[]),
+        Message(role="tool", tool_results=[saved]),
+    ]
+    response = ScriptedProvider().complete(request(*messages))
+    assert response.tool_calls == [ToolCall(id="call-2", name=ToolName.READ_MEMORY, arguments={"entryId": "e_42"})]

@@ -22,7 +22,14 @@ from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnInput,
 pytestmark = pytest.mark.unit
 
 # The one place a test spells the wire names: they are in every recorded history and transcript.
-WIRE_NAMES = ("remember_in_memory", "working_notes_get", "working_notes_update", "working_notes_clear")
+WIRE_NAMES = (
+    "remember_in_memory",
+    "working_notes_get",
+    "working_notes_update",
+    "working_notes_clear",
+    "save_memory",
+    "read_memory",
+)
 HISTORY = Path(__file__).resolve().parents[1] / "histories" / "agent_turn.json"
 
 
@@ -55,6 +62,8 @@ def test_outcome_vocabularies_do_not_overlap() -> None:
     """Both are keys of the same `says` mappings: a shared value would silently merge two outcomes."""
     assert not {o.value for o in Outcome} & {o.value for o in CallOutcome}
     assert {Outcome.COMMITTED, CallOutcome.READ, CallOutcome.SAVED, CallOutcome.CLEARED} == SUCCEEDED
+    for tool in TOOLS.values():
+        assert set(tool.says) <= {*Outcome, *CallOutcome}, tool.name
 
 
 def test_a_tool_with_required_arguments_says_what_it_expects() -> None:
@@ -63,16 +72,21 @@ def test_a_tool_with_required_arguments_says_what_it_expects() -> None:
 
 
 @pytest.mark.parametrize(
-    ("memory_write", "session", "offered"),
+    ("memory_write", "session", "memory_read", "offered"),
     [
-        (MemoryWrite.COMMIT, True, list(ToolName)),
-        (MemoryWrite.PROPOSE, False, [ToolName.REMEMBER]),
-        (MemoryWrite.NONE, True, [t.name for t in TOOLS.values() if t.grant is Grant.SESSION]),
-        (MemoryWrite.NONE, False, []),
+        (MemoryWrite.COMMIT, True, True, list(ToolName)),
+        (MemoryWrite.COMMIT, True, False, [n for n in ToolName if n is not ToolName.READ_MEMORY]),
+        (MemoryWrite.PROPOSE, False, False, [ToolName.REMEMBER, ToolName.SAVE_MEMORY]),
+        (MemoryWrite.NONE, True, False, [t.name for t in TOOLS.values() if t.grant is Grant.SESSION]),
+        (MemoryWrite.NONE, False, True, [ToolName.READ_MEMORY]),
+        (MemoryWrite.NONE, False, False, []),
     ],
 )
-def test_tools_follow_authority(memory_write: MemoryWrite, session: bool, offered: list[ToolName]) -> None:
-    assert [spec.name for spec in tools_for(memory_write=memory_write, session=session)] == offered
+def test_tools_follow_authority(
+    memory_write: MemoryWrite, session: bool, memory_read: bool, offered: list[ToolName]
+) -> None:
+    specs = tools_for(memory_write=memory_write, session=session, memory_read=memory_read)
+    assert [spec.name for spec in specs] == offered
 
 
 def test_tool_named() -> None:

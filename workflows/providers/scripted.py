@@ -1,13 +1,14 @@
 """A deterministic, offline model provider.
 
-It exists so whole turns (tool calls, memory, working notes) run locally and in tests without a
-model: it follows directives in the last user message as tool calls, one per round, and its final
+It exists so whole turns (tool calls, memory, memory entries, working notes) run locally and in tests
+without a model: it follows directives in the last user message as tool calls, one per round, and its final
 answer quotes the memory and notes sections of the system prompt it was given in that round, so a
 transcript shows exactly what each round saw.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,13 +30,16 @@ _SECTION_PREFIX = "### "
 
 @dataclass(frozen=True)
 class Directive:
-    """One instruction parsed from the user message: `kind` is remember/forget/note/clear/show."""
+    """One instruction parsed from the user message: `kind` is remember/forget/note/clear/show, or
+    save/rule/read for memory entries."""
 
     kind: str
     text: str = ""
 
 
-_PREFIXED = ("remember", "forget", "note")
+_PREFIXED = ("remember", "forget", "note", "save", "rule", "read")
+SAVED_ENTRY = re.compile(r"Saved as entry (\S+) \(revision")
+"""How a committed save_memory result names its entry (the tool's words in `workflows.tools`)."""
 _BARE = {"clear notes": "clear", "show notes": "show"}
 
 
@@ -115,7 +119,10 @@ def _find_line(lines: list[str], marker: str, start: int) -> int | None:
 
 
 class ScriptedProvider:
-    """Follows `remember:` / `forget:` / `note:` / `clear notes` / `show notes` directives.
+    """Follows `remember:` / `forget:` / `note:` / `clear notes` / `show notes` directives, and for memory
+    entries `save: title | summary [| body]` (a fact), `rule: title | summary [| quote]` (a rule; the quote,
+    when given, is that very text of the message) and `read: <entryId>` (`read: saved` opens the entry the
+    latest save of this turn committed).
 
     Stateless: the next directive is found by counting the tool results already in the conversation
     after the last user message, so the same request always yields the same response and the
@@ -132,7 +139,7 @@ class ScriptedProvider:
 
         if len(results) < len(directives):
             n = len(results)
-            call = _tool_call(directives[n], f"call-{n + 1}", request.system_prompt)
+            call = _tool_call(directives[n], f"call-{n + 1}", request.system_prompt, results)
             return ModelResponse(text="", tool_calls=[call], stop_reason="tool_use")
         return ModelResponse(
             text=_final_answer(other_lines, results, request.system_prompt),
@@ -148,7 +155,7 @@ def _last_user_index(messages: list[Message]) -> int | None:
     return None
 
 
-def _tool_call(directive: Directive, call_id: str, system_prompt: str) -> ToolCall:
+def _tool_call(directive: Directive, call_id: str, system_prompt: str, results: list[ToolResult]) -> ToolCall:
     name: ToolName
     arguments: dict[str, Any]
     if directive.kind == "remember":
@@ -165,9 +172,33 @@ def _tool_call(directive: Directive, call_id: str, system_prompt: str) -> ToolCa
         name, arguments = ToolName.NOTES_CLEAR, {}
     elif directive.kind == "show":
         name, arguments = ToolName.NOTES_GET, {}
+    elif directive.kind in ("save", "rule"):
+        name, arguments = ToolName.SAVE_MEMORY, _entry_arguments(directive)
+    elif directive.kind == "read":
+        name, arguments = ToolName.READ_MEMORY, {"entryId": _entry_id(directive.text, results)}
     else:  # pragma: no cover - parse_directives only produces the kinds above
         raise ValueError(f"unknown directive kind {directive.kind!r}")
     return ToolCall(id=call_id, name=name, arguments=arguments)
+
+
+def _entry_arguments(directive: Directive) -> dict[str, Any]:
+    parts = [part.strip() for part in directive.text.split("|")]
+    title, summary = parts[0], parts[1] if len(parts) > 1 else parts[0]
+    arguments: dict[str, Any] = {"type": "fact", "title": title, "summary": summary}
+    if directive.kind == "rule":
+        arguments["type"] = "rule"
+        if len(parts) > 2:
+            arguments["quote"] = parts[2]
+    elif len(parts) > 2:
+        arguments["body"] = parts[2]
+    return arguments
+
+
+def _entry_id(text: str, results: list[ToolResult]) -> str:
+    if text != "saved":
+        return text
+    saved = [m.group(1) for r in results if r.name == ToolName.SAVE_MEMORY and (m := SAVED_ENTRY.search(r.content))]
+    return saved[-1] if saved else text
 
 
 def _final_answer(other_lines: list[str], results: list[ToolResult], system_prompt: str) -> str:

@@ -43,3 +43,10 @@ def iso(ts: float) -> str:
 def epoch_seconds(stamp: str) -> int:
     """The whole epoch second of an `iso` timestamp (its milliseconds dropped)."""
     return calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S"))
+
+
+def epoch_time(stamp: str) -> float:
+    """An `iso` timestamp as epoch seconds with its milliseconds: what a validity window is compared in (a
+    revision superseded within the same second must not answer `asOf` for the earlier part of it)."""
+    fraction = stamp[19:].rstrip("Z")
+    return epoch_seconds(stamp) + (float(fraction) if fraction.startswith(".") and len(fraction) > 1 else 0.0)

@@ -41,7 +41,7 @@ from workspace_memory.changes import (
     RetentionIs,
     SupersedeEntryRevision,
 )
-from workspace_memory.clock import Clock, epoch_seconds, iso
+from workspace_memory.clock import Clock, epoch_seconds, epoch_time, iso
 from workspace_memory.cursors import decode_cursor, encode_cursor
 from workspace_memory.document import DAY_SECONDS, document_context, is_expired, utf8_size
 from workspace_memory.errors import (
@@ -392,7 +392,7 @@ def _rights(
 def _valid_at(item: Item, at: float) -> bool:
     start = item.get("validFrom")
     end = item.get("supersededAt")
-    return start is not None and epoch_seconds(start) <= at and (end is None or at < epoch_seconds(end))
+    return start is not None and epoch_time(start) <= at and (end is None or at < epoch_time(end))
 
 
 class EntryService:
@@ -1117,6 +1117,78 @@ class IndexLines:
         self._lines[key] = line
 
 
+def visible_heads(table: Table, workspace_id: str, user_id: str) -> list[Item]:
+    """The head of every active entry `user_id` may see, in entry id order: one Query per page of heads (a
+    page holds ~1 MB), read once per recall for the rules and the index both."""
+    heads: list[Item] = []
+    start_after: str | None = None
+    while page := table.query(
+        keys.ws(workspace_id), keys.ENTRY_PREFIX, limit=1000, newest_first=False, start_after=start_after
+    ):
+        start_after = page[-1]["sk"]
+        heads.extend(
+            head
+            for head in page
+            if head["status"] == EntryStatus.ACTIVE.value
+            and (head["scope"] != EntryScope.MEMBER.value or head["scopeOwner"] == user_id)
+        )
+    return heads
+
+
+def _head_line(
+    cipher: Cipher, workspace_id: str, head: Item, cache: IndexLines | None, render: Callable[[EntryText, str], str]
+) -> str:
+    """A head's line, from the warm cache when its revision was seen before (no decryption, no KMS)."""
+    key = (workspace_id, head["entryId"], int(head["revision"]))
+    line = None if cache is None else cache.get(key)
+    if line is None:
+        text = EntryText.parse(unseal(cipher, head["ciphertext"], entry_context(*key[:2], key[2]), head.get("sha256")))
+        line = render(text, head["entryId"])
+        if cache is not None:
+            cache.put(key, line)
+    return line
+
+
+RULES_MAX_BYTES = 2000
+RULES_HEADING = "### Rules (memory entries of type rule, always recalled; a human changes them)"
+
+
+def _rule_line(text: EntryText, entry_id: str) -> str:
+    line = _index_line(text.title, text.summary, entry_id)
+    body = " ".join(text.body.split())
+    return f"{line}\n  {body}" if body else line
+
+
+def build_rules(cipher: Cipher, workspace_id: str, heads: Sequence[Item], *, cache: IndexLines | None = None) -> Index:
+    """Every visible active rule (title — summary [id], then its body on one line), in entry id order, within
+    `RULES_MAX_BYTES` bytes (DESIGN §13: rules are recalled with the constitution in their own budget). When
+    a rule does not fit, it and every later one are left out and a last line says how many; they stay in the
+    index."""
+    lines: list[str] = []
+    recalled: list[tuple[str, int]] = []
+    left_out = 0
+    used = utf8_size(RULES_HEADING) + 1
+    for head in heads:
+        if head.get("type") != EntryType.RULE.value:
+            continue
+        if left_out:
+            left_out += 1
+            continue
+        line = _head_line(cipher, workspace_id, head, cache, _rule_line)
+        size = utf8_size(line) + 1
+        if used + size > RULES_MAX_BYTES - 120:  # room kept for the "left out" line
+            left_out += 1
+            continue
+        used += size
+        lines.append(line)
+        recalled.append((head["entryId"], int(head["revision"])))
+    if not lines and not left_out:
+        return Index("", (), 0)
+    if left_out:
+        lines.append(f"{left_out} more rules not shown (over the rules budget); the index lists them.")
+    return Index("\n".join([RULES_HEADING, *lines]) + "\n", tuple(recalled), left_out)
+
+
 def build_index(
     table: Table,
     cipher: Cipher,
@@ -1125,43 +1197,34 @@ def build_index(
     *,
     max_lines: int = INDEX_MAX_LINES,
     cache: IndexLines | None = None,
+    heads: Sequence[Item] | None = None,
+    skip: frozenset[str] = frozenset(),
 ) -> Index:
-    """One line per active entry the user may see, oldest chain first, within `max_lines` lines and
-    `INDEX_MAX_BYTES` bytes; when it is full, a last line says how many were left out. Costs one Query per
-    page of heads (a page holds ~1 MB) and one decryption per line shown (under the warm branch key: no KMS)."""
+    """One line per active entry the user may see, in entry id order, within `max_lines` lines and
+    `INDEX_MAX_BYTES` bytes; when it is full, a last line says how many were left out. `heads` are the
+    visible heads when the caller already read them; `skip` the entries shown elsewhere (the rules block).
+    One decryption per line shown (under the warm branch key: no KMS), none for a line cached warm."""
     lines: list[str] = []
     recalled: list[tuple[str, int]] = []
     left_out = 0
     used = utf8_size(INDEX_HEADING) + 1
-    start_after: str | None = None
-    while page := table.query(
-        keys.ws(workspace_id), keys.ENTRY_PREFIX, limit=1000, newest_first=False, start_after=start_after
-    ):
-        start_after = page[-1]["sk"]
-        for head in page:
-            if head["status"] != EntryStatus.ACTIVE.value:
-                continue
-            if head["scope"] == EntryScope.MEMBER.value and head["scopeOwner"] != user_id:
-                continue
-            if len(lines) >= max_lines:
-                left_out += 1
-                continue
-            key = (workspace_id, head["entryId"], int(head["revision"]))
-            line = None if cache is None else cache.get(key)
-            if line is None:
-                context = entry_context(*key[:2], key[2])
-                text = EntryText.parse(unseal(cipher, head["ciphertext"], context, head.get("sha256")))
-                line = _index_line(text.title, text.summary, head["entryId"])
-                if cache is not None:
-                    cache.put(key, line)
-            size = utf8_size(line) + 1
-            if used + size > INDEX_MAX_BYTES - 100:  # room kept for the "left out" line
-                left_out += 1
-                max_lines = len(lines)  # full: every later entry is left out too
-                continue
-            used += size
-            lines.append(line)
-            recalled.append((head["entryId"], int(head["revision"])))
+    for head in visible_heads(table, workspace_id, user_id) if heads is None else heads:
+        if head["entryId"] in skip:
+            continue
+        if len(lines) >= max_lines:
+            left_out += 1
+            continue
+        line = _head_line(
+            cipher, workspace_id, head, cache, lambda text, entry_id: _index_line(text.title, text.summary, entry_id)
+        )
+        size = utf8_size(line) + 1
+        if used + size > INDEX_MAX_BYTES - 100:  # room kept for the "left out" line
+            left_out += 1
+            max_lines = len(lines)  # full: every later entry is left out too
+            continue
+        used += size
+        lines.append(line)
+        recalled.append((head["entryId"], int(head["revision"])))
     if not lines and not left_out:
         return Index("", (), 0)
     if left_out:

@@ -18,7 +18,7 @@ from workspace_memory.authority import Authority, read_authority
 from workspace_memory.clock import Clock, iso
 from workspace_memory.cursors import query_page
 from workspace_memory.document import RECALL_MAX_BYTES, head_text
-from workspace_memory.entries import IndexLines, build_index
+from workspace_memory.entries import IndexLines, build_index, build_rules, visible_heads
 from workspace_memory.errors import ConversationNotFound, DecryptionFailed, Unavailable
 from workspace_memory.framing import CLOSE_MARKER as CLOSE_MARKER  # re-exported: the block's markers
 from workspace_memory.framing import OPEN_MARKER as OPEN_MARKER
@@ -125,6 +125,7 @@ class RecallService:
         self._cipher = cipher
         self._clock = clock
         self._index_lines = IndexLines()
+        self._rule_lines = IndexLines()
 
     def recall(self, workspace_id: str, admission_id: str, credential: str) -> Recall:
         """Raises InvalidAdmission for a caller that does not hold this admission; otherwise always answers."""
@@ -142,18 +143,26 @@ class RecallService:
         block = ""
         recalled: tuple[tuple[str, int], ...] = ()
         if status in (RecallStatus.OK, RecallStatus.EMPTY):
-            # The constitution, then the index of entries (DESIGN §13), in one framed block.
+            # The constitution, the rules, then the index of the other entries (DESIGN §13), in one framed block.
             head = authority.head
             try:
                 text = head_text(self._cipher, workspace_id, head) if status is RecallStatus.OK else ""
+                heads = visible_heads(self._table, workspace_id, authority.admission.user_id)
+                rules = build_rules(self._cipher, workspace_id, heads, cache=self._rule_lines)
+                shown = frozenset(entry_id for entry_id, _ in rules.recalled)
                 index = build_index(
-                    self._table, self._cipher, workspace_id, authority.admission.user_id, cache=self._index_lines
+                    self._table,
+                    self._cipher,
+                    workspace_id,
+                    authority.admission.user_id,
+                    cache=self._index_lines,
+                    heads=heads,
+                    skip=shown,
                 )
             except (Unavailable, DecryptionFailed):
                 return self._unavailable(ref, admission_id, authority.admission.turn_id)
-            recalled = index.recalled
-            if index.text:
-                text = f"{text}\n{index.text}" if text else index.text
+            recalled = rules.recalled + index.recalled
+            text = "\n".join(part for part in (text, rules.text, index.text) if part)
             if text:
                 block = frame(text, head.version)
         elif status is not RecallStatus.OFF:

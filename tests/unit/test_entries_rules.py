@@ -359,7 +359,10 @@ def test_the_index_is_bounded_and_says_what_it_left_out() -> None:
     assert ids[0] not in index.text
     assert len(index.text.encode()) <= INDEX_MAX_BYTES
     assert [line.rsplit("[", 1)[1].rstrip("]") for line in lines[1:-1]] == [e for e, _ in index.recalled]
-    assert any("Private of vera" in line for line in build_index(w.table, w.cipher, w.ws, VIEWER).text.splitlines())
+    # Ids are random, so which 100 of the viewer's 105 lines fit is chance: give the viewer room for all.
+    viewer = build_index(w.table, w.cipher, w.ws, VIEWER, max_lines=200)
+    assert any("Private of vera" in line for line in viewer.text.splitlines())
+    assert len(viewer.recalled) == 105
 
 
 def test_the_index_byte_budget_cuts_before_the_line_count() -> None:

@@ -1,0 +1,296 @@
+"""Hybrid search over a workspace's decrypted entries (DESIGN §13 "Search engine"), pure and in-process.
+
+BM25 (bm25s, English stop words, Snowball stems) and embedding cosine each rank the candidates the caller may
+see; reciprocal rank fusion (k = 60) merges the two lists. Nothing here reads storage or decrypts: the
+service hands in `SearchDoc`s it opened, so no plaintext index ever exists outside ciphertext or outside the
+process. Heavy imports (numpy, bm25s, the embedding model) are paid on the first search, not at cold start.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    Vector = NDArray[np.float32]
+    Matrix = NDArray[np.float32]
+
+RRF_K = 60
+"""Reciprocal rank fusion's constant (DESIGN §13): a document's fused score is Σ 1 / (RRF_K + rank)."""
+MIN_COSINE = 0.10
+"""Below this cosine a vector hit is noise, not a candidate: a query about nothing in memory finds nothing
+(the quality set's negatives), while a paraphrase still ranks (measured: `scripts/eval_search.py`)."""
+LOCAL_MODEL_ID = "wordllama-l2-supercat-256"
+TITAN_MODEL_ID = "amazon.titan-embed-text-v2:0"
+TITAN_DIMENSIONS = 256
+
+
+class Mode(Enum):
+    """Which rankings a search uses: the product always fuses; the other two exist to measure the fusion."""
+
+    HYBRID = "hybrid"
+    BM25 = "bm25"
+    EMBEDDING = "embedding"
+
+
+class Embedder(Protocol):
+    """Turns texts into unit vectors; `model_id` is stored beside each vector, so a vector made by another
+    model is recomputed rather than compared."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        """One L2-normalised float32 row per text."""
+        ...
+
+
+def _normalised(rows: Any) -> Matrix:
+    import numpy as np
+
+    matrix = np.asarray(rows, dtype=np.float32)
+    if matrix.ndim == 1:
+        matrix = matrix.reshape(1, -1)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    unit: Matrix = matrix / norms
+    return unit
+
+
+_MODEL_LOCK = threading.Lock()
+_MODEL: Any = None
+
+
+def _wordllama() -> Any:
+    """WordLlama's 256-dimension model, loaded once per process from inside its wheel: the package looks
+    for its tokenizer in `tokenizers/`, which is where `cache_dir` points it, and never downloads."""
+    global _MODEL
+    with _MODEL_LOCK:
+        if _MODEL is None:
+            from pathlib import Path
+
+            import wordllama
+
+            _MODEL = wordllama.WordLlama.load(
+                config="l2_supercat", dim=256, cache_dir=Path(wordllama.__file__).parent, disable_download=True
+            )
+        return _MODEL
+
+
+class LocalEmbedder:
+    """The embedding model that ships inside a PyPI wheel (wordllama, 16 MB of weights): a static
+    token-embedding model, so a query embeds in well under a millisecond on one Lambda vCPU."""
+
+    @property
+    def model_id(self) -> str:
+        return LOCAL_MODEL_ID
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        return _normalised(_wordllama().embed(list(texts)))
+
+
+class TitanEmbedder:
+    """Amazon Bedrock Titan Text Embeddings v2 (256 dimensions, normalised by the service), the AWS option:
+    one InvokeModel per text, as the model takes one input per call."""
+
+    def __init__(self, client: Any, dimensions: int = TITAN_DIMENSIONS) -> None:
+        self._client = client
+        self._dimensions = dimensions
+
+    @property
+    def model_id(self) -> str:
+        return f"{TITAN_MODEL_ID}/{self._dimensions}"
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        rows = []
+        for text in texts:
+            answer = self._client.invoke_model(
+                modelId=TITAN_MODEL_ID,
+                contentType="application/json",
+                accept="application/json",
+                body=json.dumps({"inputText": text, "dimensions": self._dimensions, "normalize": True}),
+            )
+            rows.append(json.loads(answer["body"].read())["embedding"])
+        return _normalised(rows)
+
+
+def pack_vector(vector: Vector) -> str:
+    """A vector as it is sealed with its entry: float16 (half the bytes; cosine moves by < 1e-3), base64."""
+    import numpy as np
+
+    return base64.b64encode(np.asarray(vector, dtype=np.float16).tobytes()).decode("ascii")
+
+
+def unpack_vector(packed: str) -> Vector:
+    import numpy as np
+
+    return np.frombuffer(base64.b64decode(packed), dtype=np.float16).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class SearchDoc:
+    """One entry revision as the engine sees it: what the caller's filters and visibility need, the text it
+    ranks, and its vector (None: the index embeds it)."""
+
+    entry_id: str
+    revision: int
+    scope: str
+    owner: str
+    type: str
+    key: str | None
+    title: str
+    summary: str
+    body: str
+    valid_from: float
+    valid_to: float | None
+    vector: Vector | None = None
+
+    @property
+    def text(self) -> str:
+        return f"{self.title}\n{self.summary}\n{self.body}"
+
+    def valid_at(self, at: float) -> bool:
+        return self.valid_from <= at and (self.valid_to is None or at < self.valid_to)
+
+
+def embedding_text(title: str, summary: str, body: str) -> str:
+    """What a vector is computed from: the same text BM25 ranks."""
+    return f"{title}\n{summary}\n{body}"
+
+
+@dataclass(frozen=True)
+class Hit:
+    entry_id: str
+    revision: int
+    score: float
+
+
+_STEMMER: Any = None
+
+
+def tokenize(texts: Sequence[str]) -> list[list[str]]:
+    """Lower-cased words of two letters or more, English stop words out, Snowball-stemmed ("deploying" and
+    "deployment" meet at "deploy")."""
+    global _STEMMER
+    import bm25s
+
+    if _STEMMER is None:
+        import Stemmer
+
+        _STEMMER = Stemmer.Stemmer("english")
+    tokens: list[list[str]] = bm25s.tokenize(
+        list(texts), stopwords="en", stemmer=_STEMMER, return_ids=False, show_progress=False
+    )
+    return tokens
+
+
+def fuse(*rankings: Sequence[int]) -> dict[int, float]:
+    """Reciprocal rank fusion: each list is document positions, best first (rank 1 = first)."""
+    fused: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, position in enumerate(ranking, start=1):
+            fused[position] = fused.get(position, 0.0) + 1.0 / (RRF_K + rank)
+    return fused
+
+
+class HybridIndex:
+    """The searchable form of a set of documents: a BM25 index and a matrix of unit vectors. Immutable: a
+    changed set is a new index, built from the old one's tokens and vectors (`rebuilt`), so only new or
+    changed revisions are tokenised and embedded."""
+
+    def __init__(
+        self,
+        docs: Sequence[SearchDoc],
+        embedder: Embedder,
+        *,
+        tokens: Sequence[list[str]] | None = None,
+    ) -> None:
+        import bm25s
+        import numpy as np
+
+        self.docs = tuple(docs)
+        self.embedder = embedder
+        self.tokens = list(tokens) if tokens is not None else tokenize([d.text for d in self.docs])
+        self._bm25 = bm25s.BM25()
+        if self.docs:
+            self._bm25.index(self.tokens, show_progress=False)
+        missing = [i for i, d in enumerate(self.docs) if d.vector is None]
+        vectors: list[Vector] = [d.vector for d in self.docs if d.vector is not None]
+        if missing:
+            made = embedder.embed([self.docs[i].text for i in missing])
+            filled = dict(zip(missing, made, strict=True))
+            vectors = [d.vector if d.vector is not None else filled[i] for i, d in enumerate(self.docs)]
+        self._vectors: Matrix = np.stack(vectors).astype(np.float32) if vectors else np.zeros((0, 1), dtype=np.float32)
+
+    def rebuilt(self, docs: Sequence[SearchDoc]) -> HybridIndex:
+        """A new index over `docs`, reusing the tokens and vectors of every revision this one already holds."""
+        known = {(d.entry_id, d.revision): i for i, d in enumerate(self.docs)}
+        kept: list[SearchDoc] = []
+        tokens: list[list[str]] = []
+        fresh = [d for d in docs if (d.entry_id, d.revision) not in known]
+        fresh_tokens = dict(
+            zip(((d.entry_id, d.revision) for d in fresh), tokenize([d.text for d in fresh]), strict=True)
+        )
+        for doc in docs:
+            at = known.get((doc.entry_id, doc.revision))
+            if at is None:
+                kept.append(doc)
+                tokens.append(fresh_tokens[(doc.entry_id, doc.revision)])
+            else:
+                old = self.docs[at]
+                kept.append(old if old.vector is not None else _with_vector(old, self._vectors[at]))
+                tokens.append(self.tokens[at])
+        return HybridIndex(kept, self.embedder, tokens=tokens)
+
+    @property
+    def nbytes(self) -> int:
+        """What the index holds in memory, roughly: vectors, tokens and text (for the warm cache's budget)."""
+        text = sum(len(d.text) + 200 for d in self.docs)
+        tokens = sum(sum(len(t) + 56 for t in doc) for doc in self.tokens)
+        return int(self._vectors.nbytes) + text + tokens
+
+    def search(
+        self,
+        query: str,
+        k: int,
+        *,
+        allowed: Callable[[SearchDoc], bool] = lambda _doc: True,
+        mode: Mode = Mode.HYBRID,
+        query_vector: Vector | None = None,
+    ) -> list[Hit]:
+        """The best `k` of the documents `allowed` admits (visibility and filters are applied before ranking,
+        so a hidden document never takes a rank)."""
+        import numpy as np
+
+        if not self.docs:
+            return []
+        mask = np.fromiter((allowed(d) for d in self.docs), dtype=bool, count=len(self.docs))
+        rankings: list[list[int]] = []
+        if mode is not Mode.EMBEDDING:
+            scores = self._bm25.get_scores(tokenize([query])[0])
+            scores = np.where(mask, scores, 0.0)
+            order = np.argsort(-scores, kind="stable")
+            rankings.append([int(i) for i in order if scores[i] > 0])
+        if mode is not Mode.BM25:
+            vector = self.embedder.embed([query])[0] if query_vector is None else query_vector
+            cosines = self._vectors @ vector
+            cosines = np.where(mask, cosines, -1.0)
+            order = np.argsort(-cosines, kind="stable")
+            rankings.append([int(i) for i in order if cosines[i] >= MIN_COSINE])
+        fused = fuse(*rankings)
+        best = sorted(fused.items(), key=lambda kv: (-kv[1], self.docs[kv[0]].entry_id))[:k]
+        return [Hit(self.docs[i].entry_id, self.docs[i].revision, round(score, 6)) for i, score in best]
+
+
+def _with_vector(doc: SearchDoc, vector: Vector) -> SearchDoc:
+    from dataclasses import replace
+
+    return replace(doc, vector=vector)

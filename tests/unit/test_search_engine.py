@@ -1,0 +1,70 @@
+"""The pure hybrid engine: fusion arithmetic, visibility before ranking, incremental rebuilds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+from workspace_memory.search import RRF_K, HybridIndex, LocalEmbedder, Mode, SearchDoc, fuse, pack_vector, unpack_vector
+
+
+def doc(entry_id: str, title: str, *, owner: str = "-", scope: str = "workspace", revision: int = 1) -> SearchDoc:
+    return SearchDoc(entry_id, revision, scope, owner, "fact", None, title, "", "", 0.0, None)
+
+
+class CountingEmbedder:
+    """The real local model, counting the texts it is asked to embed."""
+
+    def __init__(self) -> None:
+        self.inner = LocalEmbedder()
+        self.texts: list[str] = []
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        self.texts.extend(texts)
+        return self.inner.embed(texts)
+
+
+def test_fusion_adds_reciprocal_ranks() -> None:
+    fused = fuse([3, 1], [1, 2])
+    assert fused[1] == pytest.approx(1 / (RRF_K + 2) + 1 / (RRF_K + 1))
+    assert fused[3] == pytest.approx(1 / (RRF_K + 1))
+    assert fused[2] == pytest.approx(1 / (RRF_K + 2))
+
+
+def test_a_hidden_document_never_ranks() -> None:
+    docs = [doc("en_a", "deploy on tuesdays", owner="u1", scope="member"), doc("en_b", "deploy freeze in december")]
+    index = HybridIndex(docs, LocalEmbedder())
+    for mode in Mode:
+        hits = index.search("deploy", 5, allowed=lambda d: d.scope != "member", mode=mode)
+        assert [h.entry_id for h in hits] == ["en_b"]
+
+
+def test_bm25_alone_finds_only_shared_words() -> None:
+    index = HybridIndex(
+        [doc("en_a", "invoices are sent in euros"), doc("en_b", "the vault rotates secrets")], LocalEmbedder()
+    )
+    assert [h.entry_id for h in index.search("euros", 5, mode=Mode.BM25)] == ["en_a"]
+    assert index.search("zebra", 5, mode=Mode.BM25) == []
+
+
+def test_a_rebuild_embeds_only_new_revisions() -> None:
+    embedder = CountingEmbedder()
+    first = HybridIndex([doc("en_a", "alpha release notes"), doc("en_b", "beta rollout plan")], embedder)
+    assert len(embedder.texts) == 2
+    second = first.rebuilt([doc("en_a", "alpha release notes"), doc("en_b", "beta rollout plan v2", revision=2)])
+    assert embedder.texts[2:] == ["beta rollout plan v2\n\n"]
+    assert [d.revision for d in second.docs] == [1, 2]
+    assert second.search("rollout", 1, mode=Mode.BM25)[0].revision == 2
+
+
+def test_a_packed_vector_keeps_its_direction() -> None:
+    vector = LocalEmbedder().embed(["the deploy window"])[0]
+    back = unpack_vector(pack_vector(vector))
+    assert float(np.dot(vector, back)) == pytest.approx(1.0, abs=1e-3)

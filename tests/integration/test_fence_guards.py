@@ -72,9 +72,18 @@ class Interleaved:
         return items
 
     def query(
-        self, pk: str, sk_prefix: str, *, limit: int, newest_first: bool, start_after: str | None = None
+        self,
+        pk: str,
+        sk_prefix: str,
+        *,
+        limit: int,
+        newest_first: bool,
+        start_after: str | None = None,
+        attributes: Sequence[str] | None = None,
     ) -> list[Item]:
-        return self.inner.query(pk, sk_prefix, limit=limit, newest_first=newest_first, start_after=start_after)
+        return self.inner.query(
+            pk, sk_prefix, limit=limit, newest_first=newest_first, start_after=start_after, attributes=attributes
+        )
 
     def put(self, item: Item) -> None:
         self.inner.put(item)

@@ -27,12 +27,14 @@ if TYPE_CHECKING:
     from workspace_memory.deletion import DeletionService, WorkspacePurgeService
     from workspace_memory.document import DocumentService
     from workspace_memory.entries import EntryService
+    from workspace_memory.entry_search import SearchService
     from workspace_memory.keysessions import KeySessionService
     from workspace_memory.notes import NotesService
     from workspace_memory.policy import PolicyService
     from workspace_memory.purge import PurgeService
     from workspace_memory.recall import RecallService
     from workspace_memory.retention import RetentionService
+    from workspace_memory.search import Embedder
     from workspace_memory.settings import Settings
     from workspace_memory.turns import TurnService
 
@@ -60,6 +62,8 @@ class Services:
     workspace_purge: WorkspacePurgeService
     """Deleting a tombstoned workspace's items in batches (the deletion workflow's steps)."""
     entries: EntryService
+    search: SearchService
+    """Hybrid search over the entries a caller may see, with this process's warm indexes."""
     agent_entries: AgentEntryService
     """The agent's entry tools: save through the fence, read, propose a forget."""
 
@@ -78,6 +82,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     from workspace_memory.deletion import WorkspacePurgeService
     from workspace_memory.document import DocumentService
     from workspace_memory.entries import EntryService
+    from workspace_memory.entry_search import SearchService, WarmIndexes
     from workspace_memory.keysessions import KeySessionService
     from workspace_memory.notes import NotesService
     from workspace_memory.policy import PolicyService
@@ -93,7 +98,8 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     store = key_store(clients.key_store, clients.kms, settings.key_store_table_name, settings.kms_key_id)
     branch_keys = BranchKeyStore(store, clients.key_store, settings.key_store_table_name)
     cipher = RoutedCipher(BranchKeyCipher(store), payload_cipher(clients.kms, settings.kms_key_id))
-    entries = EntryService(table, cipher, clock)
+    embedder = build_embedder(settings)
+    entries = EntryService(table, cipher, clock, embedder=embedder)
     return Services(
         settings=settings,
         clients=clients,
@@ -113,8 +119,20 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
         purge=PurgeService(table, cipher, clock),
         workspace_purge=WorkspacePurgeService(table, branch_keys),
         entries=entries,
+        search=SearchService(table, cipher, clock, embedder, WarmIndexes(settings.search_memory_budget)),
         agent_entries=AgentEntryService(table, cipher, clock, entries),
     )
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    """The local model unless EMBEDDER=bedrock; neither is loaded until the first vector is asked for."""
+    from workspace_memory.search import LocalEmbedder, TitanEmbedder
+
+    if settings.embedder == "bedrock":
+        from workspace_memory.adapters.aws import build_bedrock_client
+
+        return TitanEmbedder(build_bedrock_client(settings))
+    return LocalEmbedder()
 
 
 @functools.cache

@@ -23,7 +23,7 @@ import secrets
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workspace_memory import keys
 from workspace_memory.access import Caller, load_caller
@@ -72,6 +72,9 @@ from workspace_memory.terms import (
     EntryType,
 )
 
+if TYPE_CHECKING:
+    from workspace_memory.search import Embedder
+
 ENTRY_VERSION_CAP = 5000
 """Stored entry versions per workspace (DESIGN §13): 409 `ENTRY_CAP` beyond it."""
 AGENT_WRITES_PER_HOUR = 120
@@ -85,6 +88,7 @@ MAX_SOURCE_FIELD_BYTES = 200
 MAX_REASON_BYTES = 200
 KEY_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}/[a-z0-9][a-z0-9._-]{0,127}")
 """`namespace/name`, lower case: a key names a slot, it is not prose."""
+KEY_PREFIX_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}(/[a-z0-9._-]{0,128})?")
 SHA256_PATTERN = re.compile(r"[0-9a-f]{64}")
 
 WORKSPACE_OWNER = "-"
@@ -146,6 +150,19 @@ class Source:
 
 
 @dataclass(frozen=True)
+class SealedVector:
+    """An entry's search vector as stored: the model that made it and the packed float16 values."""
+
+    model: str
+    packed: str
+
+    @classmethod
+    def of(cls, text: str) -> SealedVector | None:
+        vector = json.loads(text).get("vector")
+        return None if vector is None else cls(vector["model"], vector["f16"])
+
+
+@dataclass(frozen=True)
 class EntryText:
     """The sealed part of a revision: everything a person wrote."""
 
@@ -155,17 +172,18 @@ class EntryText:
     sources: tuple[Source, ...] = ()
     key: str | None = None
 
-    def plaintext(self) -> str:
-        return json.dumps(
-            {
-                "key": self.key,
-                "title": self.title,
-                "summary": self.summary,
-                "body": self.body,
-                "sources": [s.wire() for s in self.sources],
-            },
-            ensure_ascii=False,
-        )
+    def plaintext(self, vector: SealedVector | None = None) -> str:
+        """The sealed JSON; the search vector, when there is one, is sealed with the text it was made from."""
+        payload: dict[str, Any] = {
+            "key": self.key,
+            "title": self.title,
+            "summary": self.summary,
+            "body": self.body,
+            "sources": [s.wire() for s in self.sources],
+        }
+        if vector is not None:
+            payload["vector"] = {"model": vector.model, "f16": vector.packed}
+        return json.dumps(payload, ensure_ascii=False)
 
     @classmethod
     def parse(cls, text: str) -> EntryText:
@@ -310,6 +328,12 @@ def validate_key(key: str) -> None:
     refuse_personal_data_in_key(key)
 
 
+def validate_key_prefix(prefix: str) -> None:
+    """A search filter's key prefix: the start of a key (`namespace/` or `namespace/na`), same alphabet."""
+    if not KEY_PREFIX_PATTERN.fullmatch(prefix):
+        raise InvalidEntryKey("key prefix must start a namespace/name key: lower-case letters, digits, '.', '_', '-'")
+
+
 def validate(draft: Draft) -> None:
     """The service's own checks (the agent path does not pass through the HTTP schemas)."""
     text = draft.text
@@ -404,8 +428,10 @@ class EntryService:
         *,
         version_cap: int = ENTRY_VERSION_CAP,
         agent_writes_per_hour: int = AGENT_WRITES_PER_HOUR,
+        embedder: Embedder | None = None,
     ) -> None:
         self._table = table
+        self._embedder = embedder
         self._cipher = cipher
         self._clock = clock
         self._cap = version_cap
@@ -765,6 +791,15 @@ class EntryService:
             raise self._refusal(caller, exc.failed(), now, entry_id, fenced=fence is not None) from None
         return Written(entry_id, revision)
 
+    def _vector(self, text: EntryText) -> SealedVector | None:
+        """The revision's search vector, computed once at write time (DESIGN §13): search never re-embeds it."""
+        if self._embedder is None:
+            return None
+        from workspace_memory.search import embedding_text, pack_vector
+
+        vector = self._embedder.embed([embedding_text(text.title, text.summary, text.body)])[0]
+        return SealedVector(self._embedder.model_id, pack_vector(vector))
+
     def _revision_item(
         self,
         workspace_id: str,
@@ -776,7 +811,11 @@ class EntryService:
         scope: str,
         owner: str,
     ) -> Item:
-        sealed = seal(self._cipher, draft.text.plaintext(), entry_context(workspace_id, entry_id, revision))
+        sealed = seal(
+            self._cipher,
+            draft.text.plaintext(self._vector(draft.text)),
+            entry_context(workspace_id, entry_id, revision),
+        )
         item: Item = {
             **keys.as_key(keys.entry_revision(workspace_id, entry_id, revision)),
             "entryId": entry_id,

@@ -55,8 +55,17 @@ class Table(Protocol):
         ...
 
     def query(
-        self, pk: str, sk_prefix: str, *, limit: int, newest_first: bool, start_after: str | None = None
-    ) -> list[Item]: ...
+        self,
+        pk: str,
+        sk_prefix: str,
+        *,
+        limit: int,
+        newest_first: bool,
+        start_after: str | None = None,
+        attributes: Sequence[str] | None = None,
+    ) -> list[Item]:
+        """Items of one partition by sort-key prefix; `attributes` projects them (always with `pk` and `sk`)."""
+        ...
 
     def put(self, item: Item) -> None:
         """Unconditional: anything that depends on state is a transaction (idempotent on retry)."""

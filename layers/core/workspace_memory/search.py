@@ -231,7 +231,8 @@ class HybridIndex:
         self._vectors: Matrix = np.stack(vectors).astype(np.float32) if vectors else np.zeros((0, 1), dtype=np.float32)
 
     def rebuilt(self, docs: Sequence[SearchDoc]) -> HybridIndex:
-        """A new index over `docs`, reusing the tokens and vectors of every revision this one already holds."""
+        """A new index over `docs` (their metadata as given), reusing the tokens and vectors of every revision
+        this one already holds."""
         known = {(d.entry_id, d.revision): i for i, d in enumerate(self.docs)}
         kept: list[SearchDoc] = []
         tokens: list[list[str]] = []
@@ -245,8 +246,7 @@ class HybridIndex:
                 kept.append(doc)
                 tokens.append(fresh_tokens[(doc.entry_id, doc.revision)])
             else:
-                old = self.docs[at]
-                kept.append(old if old.vector is not None else _with_vector(old, self._vectors[at]))
+                kept.append(doc if doc.vector is not None else _with_vector(doc, self._vectors[at]))
                 tokens.append(self.tokens[at])
         return HybridIndex(kept, self.embedder, tokens=tokens)
 

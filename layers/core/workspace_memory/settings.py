@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,6 +28,11 @@ class Settings(BaseModel):
     """`iam` (SigV4, on AWS) or `dev:<name>` (the local gateway's bearer, loopback only)."""
     change_feed_bus: str | None = None
     """The change feed's EventBridge bus (CHANGE_FEED_BUS_NAME); only the change-feed function needs it."""
+    embedder: Literal["local", "bedrock"] = "local"
+    """Where entry vectors come from (EMBEDDER): the model inside the `wordllama` wheel, or Bedrock Titan Text
+    Embeddings v2. Vectors name their model, so a switch re-embeds instead of mixing spaces."""
+    search_memory_budget: int = Field(default=256 * 1024 * 1024, ge=1024 * 1024)
+    """Bytes of warm search indexes one process keeps (SEARCH_MEMORY_BUDGET), all workspaces together."""
 
     @classmethod
     def from_environ(cls, env: Mapping[str, str]) -> Settings:
@@ -47,5 +53,7 @@ class Settings(BaseModel):
             "automation_base_url": opt("AUTOMATION_BASE_URL"),
             "automation_auth": env.get("AUTOMATION_AUTH", "iam"),
             "change_feed_bus": opt("CHANGE_FEED_BUS_NAME"),
+            "embedder": env.get("EMBEDDER", "local"),
+            "search_memory_budget": env.get("SEARCH_MEMORY_BUDGET", 256 * 1024 * 1024),
         }
         return cls.model_validate(values)

@@ -28,6 +28,12 @@ def build_clients(settings: Settings, session: boto3.session.Session | None = No
     return AwsClients(dynamodb=resource.meta.client, kms=kms, key_store=key_store)
 
 
+def build_bedrock_client(settings: Settings, session: boto3.session.Session | None = None) -> Any:
+    """Bedrock Runtime, for Titan embeddings when EMBEDDER=bedrock (never on the local stack)."""
+    session = session or boto3.session.Session(region_name=settings.region)
+    return session.client("bedrock-runtime", config=_CONFIG)
+
+
 def build_events_client(settings: Settings, session: boto3.session.Session | None = None) -> Any:
     """EventBridge, for the change feed (the only function that publishes events)."""
     session = session or boto3.session.Session(region_name=settings.region)

@@ -95,7 +95,14 @@ class DynamoTable:
         return [_native(r["Item"]) if r.get("Item") else None for r in out.get("Responses", [])]
 
     def query(
-        self, pk: str, sk_prefix: str, *, limit: int, newest_first: bool, start_after: str | None = None
+        self,
+        pk: str,
+        sk_prefix: str,
+        *,
+        limit: int,
+        newest_first: bool,
+        start_after: str | None = None,
+        attributes: Sequence[str] | None = None,
     ) -> list[Item]:
         kwargs: dict[str, Any] = {
             "TableName": self.name,
@@ -108,6 +115,10 @@ class DynamoTable:
         }
         if start_after is not None:
             kwargs["ExclusiveStartKey"] = {"pk": pk, "sk": start_after}
+        if attributes is not None:
+            names = {f"#a{n}": name for n, name in enumerate(dict.fromkeys(["pk", "sk", *attributes]))}
+            kwargs["ProjectionExpression"] = ", ".join(names)
+            kwargs["ExpressionAttributeNames"] = names
         out = self._call("query", **kwargs)
         return [_native(i) for i in out.get("Items", [])]
 

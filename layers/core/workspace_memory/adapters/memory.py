@@ -60,14 +60,25 @@ class MemoryTable:
             return [copy.deepcopy(self.items.get(key)) for key in keys]
 
     def query(
-        self, pk: str, sk_prefix: str, *, limit: int, newest_first: bool, start_after: str | None = None
+        self,
+        pk: str,
+        sk_prefix: str,
+        *,
+        limit: int,
+        newest_first: bool,
+        start_after: str | None = None,
+        attributes: Sequence[str] | None = None,
     ) -> list[Item]:
         self.reads += 1
         with self._lock:
             found = sorted((sk for p, sk in self.items if p == pk and sk.startswith(sk_prefix)), reverse=newest_first)
             if start_after is not None:
                 found = [sk for sk in found if (sk < start_after if newest_first else sk > start_after)]
-            return [copy.deepcopy(self.items[(pk, sk)]) for sk in found[:limit]]
+            items = [copy.deepcopy(self.items[(pk, sk)]) for sk in found[:limit]]
+        if attributes is None:
+            return items
+        kept = {"pk", "sk", *attributes}
+        return [{name: value for name, value in item.items() if name in kept} for item in items]
 
     def put(self, item: Item) -> None:
         with self._lock:

@@ -1,0 +1,262 @@
+"""Searching a workspace's entries (DESIGN §13 "Search engine", "Selective recall").
+
+A warm process keeps one `HybridIndex` per workspace, keyed by the workspace's `entriesRevision` (bumped by
+every entry write and forget, in the write's own transaction). A search reads membership and that revision
+in one consistent read; when the revision is the one the index was built at, nothing else is read. When it
+moved, the index is rebuilt incrementally: one projected Query lists every retained revision's metadata (no
+ciphertext), and only revisions the index does not hold yet are fetched and decrypted; text, tokens and
+vectors of the others are reused. The indexes live in a byte budget, least recently used out.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from workspace_memory import keys
+from workspace_memory.access import Caller, load_caller
+from workspace_memory.clock import Clock, epoch_time
+from workspace_memory.document import is_expired, utf8_size
+from workspace_memory.entries import EntryText, SealedVector, entry_context, validate_key_prefix
+from workspace_memory.errors import InvalidInput
+from workspace_memory.ports import Cipher, Item, Table
+from workspace_memory.sealed import unseal
+from workspace_memory.terms import EntryScope, EntryStatus, EntryType
+
+if TYPE_CHECKING:
+    from workspace_memory.search import Embedder, HybridIndex, SearchDoc
+
+MAX_QUERY_BYTES = 1024
+"""A query is a question, not a document: 1 KiB of UTF-8 at most (a 2 KiB query is refused)."""
+MAX_K = 20
+DEFAULT_K = 5
+INDEX_MEMORY_BUDGET = 256 * 1024 * 1024
+"""Bytes of warm indexes one process keeps (all workspaces together); least recently used out beyond it."""
+FETCH_BATCH = 100
+"""Revisions fetched per consistent read (TransactGetItems' limit) when the index needs their text."""
+METADATA = ("entryId", "revision", "scope", "scopeOwner", "type", "status", "validFrom", "supersededAt", "ttl")
+"""What the projected Query reads of each revision to decide what the index needs: never ciphertext."""
+METADATA_PAGE = 1000
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Narrow a search before ranking: a scope, a type, a key prefix (`namespace/` or `namespace/na`), or the
+    revisions valid at `as_of` instead of the active ones."""
+
+    scope: EntryScope | None = None
+    type: EntryType | None = None
+    key_prefix: str | None = None
+    as_of: float | None = None
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    entry_id: str
+    revision: int
+    title: str
+    summary: str
+    score: float
+
+
+@dataclass(frozen=True)
+class _Warm:
+    revision: int
+    index: HybridIndex
+    nbytes: int
+
+
+class WarmIndexes:
+    """Each workspace's index in this process, within a byte budget (least recently used out)."""
+
+    def __init__(self, budget: int = INDEX_MEMORY_BUDGET) -> None:
+        self._budget = budget
+        self._warm: OrderedDict[str, _Warm] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, workspace_id: str) -> _Warm | None:
+        with self._lock:
+            warm = self._warm.get(workspace_id)
+            if warm is not None:
+                self._warm.move_to_end(workspace_id)
+            return warm
+
+    def put(self, workspace_id: str, warm: _Warm) -> None:
+        with self._lock:
+            self._warm.pop(workspace_id, None)
+            self._warm[workspace_id] = warm
+            while len(self._warm) > 1 and self.nbytes > self._budget:
+                self._warm.popitem(last=False)
+
+    def drop(self, workspace_id: str) -> None:
+        with self._lock:
+            self._warm.pop(workspace_id, None)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(w.nbytes for w in self._warm.values())
+
+    def __contains__(self, workspace_id: str) -> bool:
+        return workspace_id in self._warm
+
+
+def validate_query(query: str, k: int) -> None:
+    if not query.strip():
+        raise InvalidInput("query must not be empty")
+    if utf8_size(query) > MAX_QUERY_BYTES:
+        raise InvalidInput(f"query must be at most {MAX_QUERY_BYTES} bytes of UTF-8")
+    if not 1 <= k <= MAX_K:
+        raise InvalidInput(f"k must be between 1 and {MAX_K}")
+
+
+def _visible(doc: SearchDoc, caller: Caller) -> bool:
+    return doc.scope != EntryScope.MEMBER.value or doc.owner == caller.user_id
+
+
+def _admits(doc: SearchDoc, filters: SearchFilters) -> bool:
+    if filters.scope is not None and doc.scope != filters.scope.value:
+        return False
+    if filters.type is not None and doc.type != filters.type.value:
+        return False
+    if filters.key_prefix is not None and not (doc.key or "").startswith(filters.key_prefix):
+        return False
+    return doc.valid_to is None if filters.as_of is None else doc.valid_at(filters.as_of)
+
+
+class SearchService:
+    def __init__(
+        self, table: Table, cipher: Cipher, clock: Clock, embedder: Embedder, warm: WarmIndexes | None = None
+    ) -> None:
+        self._table = table
+        self._cipher = cipher
+        self._clock = clock
+        self._embedder = embedder
+        self.warm = warm if warm is not None else WarmIndexes()
+
+    def search(
+        self, user_id: str, workspace_id: str, query: str, k: int = DEFAULT_K, filters: SearchFilters | None = None
+    ) -> list[SearchResult]:
+        """The caller's best `k` entries for `query`: member-private entries of others never take part."""
+        validate_query(query, k)
+        filters = filters or SearchFilters()
+        if filters.key_prefix is not None:
+            validate_key_prefix(filters.key_prefix)
+        caller, (counter,) = load_caller(self._table, workspace_id, user_id, [keys.entry_counter(workspace_id)])
+        return self.ranked(caller, _revision(counter), query, k, filters)
+
+    def ranked(
+        self, caller: Caller, entries_revision: int, query: str, k: int, filters: SearchFilters
+    ) -> list[SearchResult]:
+        """A search for a caller already loaded with the workspace's `entriesRevision` (recall reads both in its
+        own consistent read)."""
+        index = self.index(caller.workspace.id, entries_revision)
+        docs = {(d.entry_id, d.revision): d for d in index.docs}
+        hits = index.search(query, k, allowed=lambda d: _visible(d, caller) and _admits(d, filters))
+        return [
+            SearchResult(
+                h.entry_id,
+                h.revision,
+                docs[(h.entry_id, h.revision)].title,
+                docs[(h.entry_id, h.revision)].summary,
+                h.score,
+            )
+            for h in hits
+        ]
+
+    def index(self, workspace_id: str, entries_revision: int) -> HybridIndex:
+        """The workspace's index at `entries_revision`: the warm one when it is current, else rebuilt from it."""
+        from workspace_memory.search import HybridIndex
+
+        warm = self.warm.get(workspace_id)
+        if warm is not None and warm.revision == entries_revision:
+            return warm.index
+        now = self._clock.now()
+        held = {} if warm is None else {(d.entry_id, d.revision): d for d in warm.index.docs}
+        metadata = [m for m in self._metadata(workspace_id) if not is_expired(m, now)]
+        fresh = [m for m in metadata if (m["entryId"], int(m["revision"])) not in held]
+        opened = dict(self._open(workspace_id, fresh))
+        docs: list[SearchDoc] = []
+        for item in metadata:
+            at = (item["entryId"], int(item["revision"]))
+            known = held.get(at)
+            if known is not None:
+                docs.append(_refreshed(known, item))
+            elif at in opened:
+                text, sealed = opened[at]
+                same_model = sealed is not None and sealed.model == self._embedder.model_id
+                docs.append(_doc(item, text, sealed if same_model else None))
+        index = HybridIndex(docs, self._embedder) if warm is None else warm.index.rebuilt(docs)
+        self.warm.put(workspace_id, _Warm(entries_revision, index, index.nbytes))
+        return index
+
+    def _metadata(self, workspace_id: str) -> Iterator[Item]:
+        """Every revision's metadata, 1,000 a page: projected items are ~250 bytes, so a page stays far under
+        DynamoDB's 1 MB and a short page is the last one (5,000 versions at the cap: 5 Queries)."""
+        start_after: str | None = None
+        while True:
+            page = self._table.query(
+                keys.ws(workspace_id),
+                keys.ENTRY_REVISION_PREFIX,
+                limit=METADATA_PAGE,
+                newest_first=False,
+                start_after=start_after,
+                attributes=METADATA,
+            )
+            yield from page
+            if len(page) < METADATA_PAGE:
+                return
+            start_after = page[-1]["sk"]
+
+    def _open(
+        self, workspace_id: str, wanted: Sequence[Item]
+    ) -> Iterator[tuple[tuple[str, int], tuple[EntryText, SealedVector | None]]]:
+        """Fetch and decrypt the revisions the index does not hold: one consistent read per 100."""
+        for start in range(0, len(wanted), FETCH_BATCH):
+            batch = wanted[start : start + FETCH_BATCH]
+            items = self._table.get_many([(m["pk"], m["sk"]) for m in batch])
+            for meta, item in zip(batch, items, strict=True):
+                at = (meta["entryId"], int(meta["revision"]))
+                if item is None:  # forgotten between the Query and the read: the next revision drops it anyway
+                    continue
+                plaintext = unseal(
+                    self._cipher, item["ciphertext"], entry_context(workspace_id, *at), item.get("sha256")
+                )
+                yield at, (EntryText.parse(plaintext), SealedVector.of(plaintext))
+
+
+def _revision(counter: Item | None) -> int:
+    return 0 if counter is None else int(counter.get("entriesRevision", 0))
+
+
+def _doc(item: Item, text: EntryText, sealed: SealedVector | None) -> SearchDoc:
+    from workspace_memory.search import SearchDoc, unpack_vector
+
+    return SearchDoc(
+        entry_id=item["entryId"],
+        revision=int(item["revision"]),
+        scope=item["scope"],
+        owner=item["scopeOwner"],
+        type=item["type"],
+        key=text.key,
+        title=text.title,
+        summary=text.summary,
+        body=text.body,
+        valid_from=epoch_time(item["validFrom"]),
+        valid_to=_valid_to(item),
+        vector=None if sealed is None else unpack_vector(sealed.packed),
+    )
+
+
+def _valid_to(item: Item) -> float | None:
+    if item.get("status") == EntryStatus.ACTIVE.value:
+        return None
+    end = item.get("supersededAt")
+    return None if end is None else epoch_time(end)
+
+
+def _refreshed(doc: SearchDoc, item: Item) -> SearchDoc:
+    """A held revision with its current metadata (a superseded revision gains its end; text never changes)."""
+    return replace(doc, valid_to=_valid_to(item), type=item["type"])

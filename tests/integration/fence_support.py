@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from workspace_memory.access import Role, ShareType
 from workspace_memory.adapters.aws import AwsClients
 from workspace_memory.admission import Admitted, MemoryState
+from workspace_memory.authority import Predicate
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.capture import CaptureResult
 from workspace_memory.clock import ManualClock
@@ -81,3 +83,19 @@ def make_scene(
 
 def add_member(scene: Scene, user: str, role: Role) -> None:
     scene.svc.access.put_member(scene.owner, scene.ws, user, role)
+
+
+@dataclass(frozen=True)
+class Event:
+    """A competing event of a fence matrix: what lands between admission and the agent's write, and the
+    predicate that must refuse the write when it landed first."""
+
+    name: str
+    predicate: Predicate
+    land: Callable[[Scene, Admitted], object]
+    needs_key_session: bool = False
+
+
+def clear_document(scene: Scene, _: Admitted) -> None:
+    version, _text = scene.head()
+    scene.svc.document.clear(scene.owner, scene.ws, version)

@@ -11,20 +11,16 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import boto3
 import pytest
 import requests
-import urllib3
 
 from scripts.localstack.resources import LocalResources
-from tests.integration.test_worker_crash import start_worker_process
 from tests.integration.turn_support import codec_client, run, running_worker, worker_settings
+from tests.integration.worker_support import holding_proxy, start_worker_process
 from tests.support import Api, item_bytes, new_user
 from workspace_memory import keys
 from workspace_memory.adapters.temporal_deletions import TemporalDeletions
@@ -309,53 +305,6 @@ def test_a_refused_deletion_changes_nothing(api: Api, resources: LocalResources)
     assert api.read(p.owner, p.ws)["version"] == 3
 
 
-@contextmanager
-def holding_batches(upstream: str, hold_at: int, held: threading.Event, release: threading.Event) -> Iterator[str]:
-    """Forwards to the gateway; the `hold_at`-th purge batch is made upstream, but its answer is held back
-    until `release`, so the worker can be killed with a batch done that it never heard of."""
-    http = urllib3.PoolManager()
-    seen = [0]
-    lock = threading.Lock()
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def _forward(self) -> None:
-            body = self.rfile.read(int(self.headers.get("content-length") or 0))
-            headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")}
-            answer = http.request(self.command, upstream + self.path, body=body or None, headers=headers)
-            if self.path.endswith("/deletion/batches"):
-                with lock:
-                    seen[0] += 1
-                    hold = seen[0] == hold_at
-                if hold:
-                    held.set()
-                    release.wait(timeout=120)
-            try:
-                self.send_response(answer.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer.data)))
-                self.end_headers()
-                self.wfile.write(answer.data)
-            except OSError:
-                pass  # the worker that asked is dead
-
-        do_GET = do_PUT = do_POST = do_DELETE = _forward
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        release.set()
-        server.shutdown()
-        server.server_close()
-
-
 def test_a_deletion_interrupted_by_killing_the_worker_finishes_on_restart(
     api: Api, svc: Services, settings: Settings, resources: LocalResources, gateway_url: str
 ) -> None:
@@ -366,7 +315,12 @@ def test_a_deletion_interrupted_by_killing_the_worker_finishes_on_restart(
     service = DeletionService(svc.table, svc.key_store, svc.clock, TemporalDeletions(queued, svc.cipher), batch_size=3)
     service.delete(p.owner, p.ws, p.ws)
     held, release = threading.Event(), threading.Event()
-    with holding_batches(gateway_url, 3, held, release) as proxy:
+    batches = iter(range(1, 1_000))
+
+    def third_batch(method: str, path: str) -> bool:
+        return path.endswith("/deletion/batches") and next(batches) == 3
+
+    with holding_proxy(gateway_url, third_batch, held, release) as proxy:
         doomed = start_worker_process(resources, settings, proxy, queue)
         try:
             assert held.wait(timeout=120), "the third batch never reached the gateway"

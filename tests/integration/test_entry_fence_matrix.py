@@ -4,13 +4,11 @@ scanned before and after); landing after, the write is committed and stays."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from tests.integration.fence_support import Scene, add_member, make_scene
+from tests.integration.fence_support import Event, Scene, add_member, clear_document, make_scene
 from workspace_memory import keys
 from workspace_memory.access import Role
 from workspace_memory.admission import Admitted
@@ -34,19 +32,6 @@ EDITOR = "editor-fence"
 MESSAGE = "Please remember: always answer in British English, and keep replies short."
 
 
-@dataclass(frozen=True)
-class Event:
-    name: str
-    predicate: Predicate
-    land: Callable[[Scene, Admitted], object]
-    needs_key_session: bool = False
-
-
-def _clear(scene: Scene, _: Admitted) -> None:
-    version, _text = scene.head()
-    scene.svc.document.clear(scene.owner, scene.ws, version)
-
-
 def _revoke(scene: Scene, admitted: Admitted) -> None:
     assert admitted.admission.key_session_id is not None
     scene.svc.key_sessions.revoke(EDITOR, scene.ws, admitted.admission.key_session_id)
@@ -62,7 +47,7 @@ def _remove_member(scene: Scene) -> None:
 
 
 EVENTS = [
-    Event("clear", Predicate.POLICY, _clear),
+    Event("clear", Predicate.POLICY, clear_document),
     Event("mode read_only", Predicate.POLICY, lambda s, _: s.set_mode(Mode.READ_ONLY)),
     Event("mode off", Predicate.POLICY, lambda s, _: s.set_mode(Mode.OFF)),
     Event("mode auto to auto", Predicate.POLICY, lambda s, _: s.set_mode(Mode.AUTO)),
@@ -169,7 +154,7 @@ def test_the_fence_itself_refuses_an_event_that_lands_after_the_snapshot(
 
     def stale_snapshot(*args: Any) -> Any:
         snapshot = read_authority(*args)
-        _clear(scene, admitted)
+        clear_document(scene, admitted)
         return snapshot
 
     before = entry_items(scene)

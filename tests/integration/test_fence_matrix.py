@@ -3,12 +3,9 @@ leaves the document byte-identical; landing after, the capture is committed and 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import pytest
 
-from tests.integration.fence_support import DOC, Scene, make_scene
+from tests.integration.fence_support import DOC, Event, Scene, clear_document, make_scene
 from workspace_memory import keys
 from workspace_memory.admission import Admitted
 from workspace_memory.api.models import ProposalOut
@@ -20,19 +17,6 @@ from workspace_memory.settings import Settings
 pytestmark = pytest.mark.integration
 
 LINE = "- captured by the agent"
-
-
-@dataclass(frozen=True)
-class Event:
-    name: str
-    predicate: Predicate
-    land: Callable[[Scene, Admitted], object]
-    needs_key_session: bool = False
-
-
-def _clear(scene: Scene, _: Admitted) -> None:
-    version, _text = scene.head()
-    scene.svc.document.clear(scene.owner, scene.ws, version)
 
 
 def _human_save(scene: Scene, _: Admitted) -> None:
@@ -60,7 +44,7 @@ def _consume(scene: Scene, admitted: Admitted) -> None:
 
 
 EVENTS = [
-    Event("clear", Predicate.POLICY, _clear),
+    Event("clear", Predicate.POLICY, clear_document),
     Event("mode read_only", Predicate.POLICY, lambda s, _: s.set_mode(Mode.READ_ONLY)),
     Event("mode off", Predicate.POLICY, lambda s, _: s.set_mode(Mode.OFF)),
     Event("mode auto to auto", Predicate.POLICY, lambda s, _: s.set_mode(Mode.AUTO)),

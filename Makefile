@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.synced-$(shell cat uv.lock pyproject.toml | cksum | cut -d' '
 export UV_PYTHON_DOWNLOADS := never
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: install dev demo test lint typecheck template-lint unit integration bench mutation clean openapi schemathesis
+.PHONY: install dev demo test lint typecheck template-lint unit integration bench mutation clean openapi schemathesis eval
 
 install: $(STAMP)
 
@@ -55,6 +55,11 @@ openapi: install
 # Schemathesis alone against a local stack the fixtures start (part of `make test` too).
 schemathesis: install
 	$(PY) -m pytest tests/integration/test_schemathesis.py -q
+
+# The search quality set (tests/quality/) through BM25, embeddings and their fusion: recall@5, MRR, negatives.
+# EVAL_ARGS="--floors 0.10,0.20,0.24,0.30" compares cosine floors.
+eval: install
+	$(PY) -m scripts.eval_search $(EVAL_ARGS)
 
 bench: install
 	$(PY) -m scripts.bench

@@ -1,0 +1,73 @@
+"""`make eval`: the search quality set through BM25 alone, embeddings alone and their fusion.
+
+    python -m scripts.eval_search [--floors 0.05,0.10,0.15]
+
+Builds one `HybridIndex` over `tests/quality/entries.jsonl` with the local embedding model and prints, per
+query kind and overall, recall@5 and MRR@10 (over queries with relevant ids) and, for the negatives, the share
+that found nothing and the mean number of results. `--floors` repeats the table for other `MIN_COSINE`
+values, the evidence the constant is chosen on.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from scripts.search_quality import (
+    KINDS,
+    MRR_K,
+    RECALL_K,
+    Query,
+    build_index,
+    cosine_floor,
+    disjoint_queries,
+    load_entries,
+    load_queries,
+    score,
+)
+from workspace_memory import search
+from workspace_memory.search import HybridIndex, LocalEmbedder, Mode
+
+MODES = (Mode.BM25, Mode.EMBEDDING, Mode.HYBRID)
+
+
+def table(index: HybridIndex, queries: Sequence[Query]) -> list[str]:
+    """The table's lines: one row per kind (and overall), one column group per mode."""
+    head = f"{'kind':<13}{'n':>3}  " + "  ".join(f"{m.value:>20}" for m in MODES)
+    sub = f"{'':<13}{'':>3}  " + "  ".join(f"{f'R@{RECALL_K}':>9} {f'MRR@{MRR_K}':>10}" for _ in MODES)
+    lines = [head, sub]
+    groups: list[tuple[str, list[Query]]] = [(k, [q for q in queries if q.kind == k]) for k in KINDS]
+    groups.append(("all positive", [q for q in queries if q.relevant]))
+    for name, group in groups:
+        if not group:
+            continue
+        scores = [score(index, group, mode) for mode in MODES]
+        if name == "negative":
+            cells = [f"{f'{s.empty_share:.0%} empty':>9} {f'{s.mean_results:.1f} hits':>10}" for s in scores]
+        else:
+            cells = [f"{s.recall:>9.3f} {s.mrr:>10.3f}" for s in scores]
+        lines.append(f"{name:<13}{len(group):>3}  " + "  ".join(cells))
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--floors", default="", help="comma-separated MIN_COSINE values to compare")
+    args = parser.parse_args(argv)
+    entries = load_entries()
+    queries = load_queries()
+    index = build_index(entries, LocalEmbedder())
+    disjoint = disjoint_queries([q for q in queries if q.relevant], entries)
+    print(f"{len(entries)} entries, {len(queries)} queries; model {LocalEmbedder().model_id}")
+    print(f"{len(disjoint)} (query, target) pairs share no token with their target (BM25 cannot see them)")
+    engine_floor = search.MIN_COSINE
+    floors = [float(f) for f in args.floors.split(",") if f.strip()] or [engine_floor]
+    for floor in floors:
+        with cosine_floor(floor):
+            print(f"\nMIN_COSINE = {floor:.2f}" + (" (the engine's)" if floor == engine_floor else ""))
+            for line in table(index, queries):
+                print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -99,8 +99,12 @@ def entry(workspace_id: str, entry_id: str) -> Key:
     return ws(workspace_id), f"{ENTRY_PREFIX}{entry_id}"
 
 
+ENTRY_REVISION_PREFIX = "ENTRYREV#"
+"""Every revision of every chain of a workspace (the retention rewrite reads them all)."""
+
+
 def entry_revisions_prefix(entry_id: str) -> str:
-    return f"ENTRYREV#{entry_id}#"
+    return f"{ENTRY_REVISION_PREFIX}{entry_id}#"
 
 
 def entry_revision(workspace_id: str, entry_id: str, revision: int) -> Key:

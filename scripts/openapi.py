@@ -122,6 +122,11 @@ ROUTE_ERRORS: dict[str, Errors] = {
         AdmissionRetired,
         errors.MemoryOff,
     ),
+    "POST /v1/automation/workspaces/{ws}/entries/{entryId}/forget": (
+        *_ADMISSION,
+        *_ENTRY,
+        errors.IdempotencyKeyReused,
+    ),
     "GET /v1/automation/sessions/{sid}/notes": _NOTES,
     "PUT /v1/automation/sessions/{sid}/notes": (*_NOTES, NotesConflict, NotesTooLarge),
     "DELETE /v1/automation/sessions/{sid}/notes": _NOTES,

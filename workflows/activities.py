@@ -190,6 +190,32 @@ class TurnActivities:
         refused = found.status == HTTPStatus.FORBIDDEN
         return _run(tool, data, Outcome.REFUSED if refused else CallOutcome.INVALID, code=code)
 
+    @activity.defn(name=ToolName.FORGET_MEMORY)
+    def forget_memory(self, data: ToolInput) -> ToolRun:
+        """A proposal (`read_only` and `auto`) or nothing (`off`), decided by the API; never the forget itself.
+        The tool call's own idempotency key, so a retried activity replays the first proposal."""
+        tool = TOOLS[ToolName.FORGET_MEMORY]
+        entry_id = data.call.arguments.get("entryId")
+        if not isinstance(entry_id, str) or not entry_id:
+            return _bad_arguments(tool, data)
+        turn = data.turn
+        found = self._retrying(self._api.forget_entry, _admission(data), turn.workspace_id, entry_id, call_key(data))
+        answer = found.body
+        if answer is not None:
+            proposed = answer.outcome is Outcome.PROPOSAL
+            outcome = CallOutcome.PROPOSED if proposed else answer.outcome
+            return _run(
+                tool,
+                data,
+                outcome,
+                predicate=answer.predicate,
+                entry_id=entry_id[:64],
+                candidate_id=answer.candidate_id,
+            )
+        if found.status in (HTTPStatus.NOT_FOUND, HTTPStatus.GONE):
+            return _run(tool, data, CallOutcome.NOT_FOUND, entry_id=entry_id[:64])
+        return _run(tool, data, CallOutcome.INVALID, code=found.error_code or f"HTTP {found.status}")
+
 
 def call_key(data: ToolInput) -> str:
     """The `Idempotency-Key` of one tool call: the turn, its round and the model's call id, hashed (a model's
@@ -216,6 +242,7 @@ TOOL_ACTIVITIES: Mapping[ToolName, ToolMethod] = MappingProxyType(
         ToolName.NOTES_CLEAR: TurnActivities.notes_clear,
         ToolName.SAVE_MEMORY: TurnActivities.save_memory,
         ToolName.READ_MEMORY: TurnActivities.read_memory,
+        ToolName.FORGET_MEMORY: TurnActivities.forget_memory,
     }
 )
 """The activity each tool runs as, by reference: the workflow executes them, the worker registers them."""

@@ -23,6 +23,7 @@ from workspace_memory.api.models import (
     EntryOut,
     EntrySaveOut,
     ErrorOut,
+    ForgetProposalOut,
     NotesMetaOut,
     NotesOut,
     OutModel,
@@ -119,6 +120,10 @@ class MemoryApi(Protocol):
     ) -> ApiResponse[EntrySaveOut]: ...
 
     def read_entry(self, admission: Admission, workspace_id: str, entry_id: str) -> ApiResponse[EntryOut]: ...
+
+    def forget_entry(
+        self, admission: Admission, workspace_id: str, entry_id: str, idempotency_key: str
+    ) -> ApiResponse[ForgetProposalOut]: ...
 
 
 class PurgeApi(Protocol):
@@ -217,6 +222,14 @@ class AutomationApi(HttpApi):
     def read_entry(self, admission: Admission, workspace_id: str, entry_id: str) -> ApiResponse[EntryOut]:
         path = f"{_entries_path(workspace_id)}/{quote(entry_id, safe='')}"
         return self._call(EntryOut, "GET", path, headers=admission.headers())
+
+    def forget_entry(
+        self, admission: Admission, workspace_id: str, entry_id: str, idempotency_key: str
+    ) -> ApiResponse[ForgetProposalOut]:
+        """`forget_memory`: a proposal; the same key replays the first answer (a retry)."""
+        path = f"{_entries_path(workspace_id)}/{quote(entry_id, safe='')}/forget"
+        headers = {**admission.headers(), "Idempotency-Key": idempotency_key}
+        return self._call(ForgetProposalOut, "POST", path, headers=headers)
 
     def destroy_branch_key(self, workspace_id: str) -> ApiResponse[BranchKeyDestroyedOut]:
         path = f"/v1/automation/workspaces/{quote(workspace_id)}/deletion/branch-key"

@@ -33,6 +33,7 @@ class ToolName(StrEnum):
     NOTES_CLEAR = "working_notes_clear"
     SAVE_MEMORY = "save_memory"
     READ_MEMORY = "read_memory"
+    FORGET_MEMORY = "forget_memory"
 
 
 class CallOutcome(StrEnum):
@@ -47,13 +48,15 @@ class CallOutcome(StrEnum):
     UNAVAILABLE = "unavailable"
     UNKNOWN_TOOL = "unknown_tool"
     NOT_FOUND = "not_found"
+    PROPOSED = "proposed"
+    """`forget_memory` did what it can: a member now decides (its `proposal`, unlike a save's, is the success)."""
 
 
 ToolOutcomeCode = Outcome | CallOutcome
 """Every outcome a tool call can have; `ToolOutcome.outcome` carries its value."""
 
 SUCCEEDED: frozenset[ToolOutcomeCode] = frozenset(
-    {Outcome.COMMITTED, CallOutcome.READ, CallOutcome.SAVED, CallOutcome.CLEARED}
+    {Outcome.COMMITTED, CallOutcome.READ, CallOutcome.SAVED, CallOutcome.CLEARED, CallOutcome.PROPOSED}
 )
 """The outcomes of a call that did what it was asked; any other is reported to the model as an error."""
 
@@ -212,6 +215,22 @@ _REGISTRY = (
             CallOutcome.NOT_FOUND: "No entry {entry_id} is visible to this turn.",
             Outcome.REFUSED: "Not read ({code}).",
             CallOutcome.INVALID: "Not read ({code}).",
+        },
+        bad_arguments="entryId must be a string",
+    ),
+    Tool(
+        name=ToolName.FORGET_MEMORY,
+        description="Propose forgetting one memory entry by its id (the [id] of an index line). A member of "
+        "the workspace decides: forgetting is never automatic.",
+        input_schema={"type": "object", "properties": {"entryId": {"type": "string"}}, "required": ["entryId"]},
+        grant=Grant.MEMORY_WRITE,
+        says={
+            CallOutcome.PROPOSED: "Proposed forgetting entry {entry_id} as candidate {candidate_id}; a member "
+            "decides. The entry stays until then.",
+            Outcome.NOOP: "Nothing proposed: memory is off for this turn.",
+            Outcome.REFUSED: "Not proposed: the memory fence refused it ({predicate}).",
+            CallOutcome.NOT_FOUND: "No entry {entry_id} is visible to this turn.",
+            CallOutcome.INVALID: "Not proposed ({code}).",
         },
         bad_arguments="entryId must be a string",
     ),

@@ -1,4 +1,5 @@
-"""Automation routes (IAM): admissions, recall, capture and working notes, for agent runtimes."""
+"""Automation routes (IAM): admissions, recall, capture, working notes and the agent's entry tools, for agent
+runtimes."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from workspace_memory.api.models import (
     CaptureOut,
     EntryOut,
     EntrySaveOut,
+    ForgetProposalOut,
     NotesMetaOut,
     NotesOut,
     RecallOut,
@@ -141,6 +143,21 @@ def agent_read_entry(
     """`read_memory`: one entry the admission's user may see (`memory:read`)."""
     automation_caller(app)
     return respond(200, EntryOut.of(services().agent_entries.read(ws, admission_id, credential, entry_id)))
+
+
+@app.post("/v1/automation/workspaces/<ws>/entries/<entry_id>/forget")
+def agent_forget_entry(
+    ws: str,
+    entry_id: str,
+    admission_id: AdmissionIdHeader = None,
+    credential: CredentialHeader = None,
+    idempotency_key: Annotated[str | None, Header(alias="idempotency-key", max_length=200)] = None,
+) -> Response[ForgetProposalOut]:
+    """`forget_memory`: a proposal (a candidate of kind `forget`) in `read_only` and `auto`, nothing in `off`;
+    a member with write right on the entry's scope decides it. Never the forget itself."""
+    automation_caller(app)
+    result = services().agent_entries.forget(ws, admission_id, credential, entry_id, idempotency_key)
+    return respond(200, ForgetProposalOut.of(result))
 
 
 handler: Any = lambda_entry(app)

@@ -263,3 +263,79 @@ def test_agent_text_is_redacted_before_storage(settings: Settings) -> None:
     assert [f.kind.value for f in result.redactions] == ["email"]
     view = scene.svc.entries.read(scene.owner, scene.ws, result.entry_id)
     assert view.text.title == "Mail [redacted:email]"
+
+
+# -- forget_memory: the same fence, always a proposal ----------------------------------------------------------
+
+
+def forget(scene: Scene, admitted: Admitted, entry_id: str, idem: str = "forget-1") -> SaveResult:
+    adm = admitted.admission
+    return scene.svc.agent_entries.forget(scene.ws, adm.id, admitted.credential, entry_id, idem)
+
+
+def _owners_entry(scene: Scene) -> str:
+    return scene.svc.entries.create(scene.owner, scene.ws, Draft(EntryType.FACT, EntryText("Old", "old", ""))).entry_id
+
+
+@pytest.mark.parametrize("event", EVENTS, ids=[e.name for e in EVENTS])
+def test_event_before_a_forget_proposal_refuses_it_and_writes_nothing(settings: Settings, event: Event) -> None:
+    scene = _scene(settings)
+    entry_id = _owners_entry(scene)
+    admitted = _admitted(scene, event)
+    event.land(scene, admitted)
+    before = entry_items(scene)
+
+    result = forget(scene, admitted, entry_id)
+
+    assert (result.outcome, result.predicate) == (Outcome.REFUSED, event.predicate), result
+    assert result.candidate_id is None
+    assert entry_items(scene) == before
+
+
+def test_the_fence_itself_refuses_a_forget_proposal_when_a_clear_lands_after_the_snapshot(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import workspace_memory.agent_entries as module
+    from workspace_memory.authority import read_authority
+
+    scene = _scene(settings)
+    entry_id = _owners_entry(scene)
+    admitted = _admitted(scene)
+
+    def stale_snapshot(*args: Any) -> Any:
+        snapshot = read_authority(*args)
+        _clear(scene, admitted)
+        return snapshot
+
+    before = entry_items(scene)
+    monkeypatch.setattr(module, "read_authority", stale_snapshot)
+    result = forget(scene, admitted, entry_id)
+    assert (result.outcome, result.predicate) == (Outcome.REFUSED, Predicate.POLICY)
+    assert entry_items(scene) == before
+
+
+def test_a_forget_proposal_counts_against_the_agent_write_rate(settings: Settings) -> None:
+    scene = _scene(settings)
+    entry_id = _owners_entry(scene)
+    admitted = _admitted(scene)
+    scene.svc.agent_entries._entries._rate = 2  # the cap's mechanism, at a size a test can reach
+    try:
+        assert save(scene, admitted, idem="s1").outcome is Outcome.COMMITTED
+        assert forget(scene, admitted, entry_id, "f1").outcome is Outcome.PROPOSAL
+        before = entry_items(scene)
+        with pytest.raises(RateLimited):
+            forget(scene, admitted, entry_id, "f2")
+        assert entry_items(scene) == before
+    finally:
+        scene.svc.agent_entries._entries._rate = 120
+
+
+def test_an_idempotency_key_used_by_a_save_cannot_propose_a_forget(settings: Settings) -> None:
+    scene = _scene(settings)
+    entry_id = _owners_entry(scene)
+    admitted = _admitted(scene)
+    assert save(scene, admitted, idem="same").outcome is Outcome.COMMITTED
+    before = entry_items(scene)
+    with pytest.raises(IdempotencyKeyReused):
+        forget(scene, admitted, entry_id, "same")
+    assert entry_items(scene) == before

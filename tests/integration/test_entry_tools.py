@@ -148,3 +148,26 @@ def test_a_rule_without_a_quote_is_refused_with_its_code_and_with_one_it_is_save
     quoted = turn(api, svc, worker, owner, ws, "rule: Tone | be brief | Always answer briefly\nWhat now?")
     assert [(o.tool, o.outcome) for o in quoted.tool_outcomes] == [(ToolName.SAVE_MEMORY, "committed")]
     assert [(e["type"], e["title"]) for e in entries(api, owner, ws)] == [("rule", "Tone")]
+
+
+def test_forget_memory_only_proposes_and_a_member_decides(
+    api: Api, svc: Services, worker: Settings, model: OfferedTools
+) -> None:
+    owner, ws = workspace(api, "auto")
+    first = f"save: Old habit {uuid.uuid4().hex[:6]} | we used to deploy on Mondays"
+    view = turn(api, svc, worker, owner, ws, f"{first}\ndrop: saved\nWhat now?")
+
+    assert [(o.tool, o.outcome, o.ok) for o in view.tool_outcomes] == [
+        (ToolName.SAVE_MEMORY, "committed", True),
+        (ToolName.FORGET_MEMORY, "proposed", True),
+    ]
+    (stored,) = entries(api, owner, ws)  # even in auto, the entry stays until a member decides
+    (candidate,) = api.call("GET", f"/v1/workspaces/{ws}/candidates", user=owner).json()["candidates"]
+    assert (candidate["kind"], candidate["entryId"], candidate["baseRevision"]) == ("forget", stored["entryId"], 1)
+    assert view.answer is not None
+    assert f"candidate {candidate['candidateId']}" in view.answer
+    assert all(ToolName.FORGET_MEMORY in names for names in model.offered[first])
+
+    path = f"/v1/workspaces/{ws}/candidates/{candidate['candidateId']}/accept"
+    assert api.call("POST", path, user=owner, json={"revision": 1}).status_code == 200
+    assert entries(api, owner, ws) == []

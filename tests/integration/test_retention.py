@@ -252,3 +252,53 @@ def test_the_owner_sets_and_reads_the_retention_over_http(api: Api, svc: Service
     assert (response.status_code, response.json()) == (200, {"historyDays": 365})
     assert api.call("GET", f"/v1/workspaces/{ws}/retention", user=owner).json() == {"historyDays": 365}
     assert version_item(svc, ws, 1)["ttl"] == expected_ttl(svc, ws, 1, 365)
+
+
+# -- superseded entry revisions follow the workspace's retention (DESIGN §13) --------------------------------
+
+
+def entry_revision_item(svc: Services, ws: str, entry_id: str, revision: int) -> dict[str, Any] | None:
+    return svc.table.get(*keys.entry_revision(ws, entry_id, revision))
+
+
+def test_a_retention_change_rewrites_the_expiry_of_superseded_entry_revisions(
+    settings: Settings, resources: LocalResources
+) -> None:
+    from workspace_memory.entries import Draft, EntryText
+    from workspace_memory.terms import EntryType
+
+    scene = make_scene(settings)
+    svc, ws, owner = scene.svc, scene.ws, scene.owner
+
+    def draft(n: int) -> Draft:
+        return Draft(EntryType.FACT, EntryText(f"Deploys {n}", "deploy day", f"revision {n}"))
+
+    entry_id = svc.entries.create(owner, ws, draft(1)).entry_id
+    for base in (1, 2):
+        scene.clock.advance(3600)
+        svc.entries.supersede(owner, ws, entry_id, draft(base + 1), base)
+
+    def ttl(revision: int) -> int | None:
+        item = entry_revision_item(svc, ws, entry_id, revision)
+        assert item is not None
+        return None if "ttl" not in item else int(item["ttl"])
+
+    def due(revision: int, days: int) -> int:
+        item = entry_revision_item(svc, ws, entry_id, revision)
+        assert item is not None
+        return epoch_seconds(item["supersededAt"]) + days * DAY_SECONDS
+
+    assert (ttl(1), ttl(2), ttl(3)) == (due(1, 90), due(2, 90), None)  # the head's revision never expires
+
+    svc.retention.set(owner, ws, 30)
+    assert (ttl(1), ttl(2), ttl(3)) == (due(1, 30), due(2, 30), None)
+
+    # 1 day: revision 1 (superseded 2 h ago) expires in a day; past it, a longer retention does not revive it.
+    svc.retention.set(owner, ws, 1)
+    scene.clock.advance(DAY_SECONDS - 3600 + 1)  # revision 1 is past its day, revision 2 an hour short of it
+    before = workspace_items(resources, ws)
+    svc.retention.set(owner, ws, 365)
+    assert (ttl(1), ttl(2), ttl(3)) == (due(1, 1), due(2, 365), None)
+    changed = [a for a, b in zip(before, workspace_items(resources, ws), strict=True) if a != b]
+    assert sorted(i["sk"]["S"] for i in changed) == sorted(["META", keys.entry_revision(ws, entry_id, 2)[1]])
+    assert [r.revision for r in svc.entries.history(owner, ws, entry_id, 10, None).rows] == [3, 2]

@@ -17,6 +17,7 @@ from workspace_memory.api.models import (
     EntryOut,
     EntrySaveOut,
     ErrorOut,
+    ForgetProposalOut,
     NotesMetaOut,
     NotesOut,
     OutModel,
@@ -95,6 +96,12 @@ class FakeApi:
     def read_entry(self, admission: Admission, workspace_id: str, entry_id: str) -> ApiResponse[EntryOut]:
         assert admission == ADMISSION
         return self._answer("read_entry", workspace_id, entry_id)
+
+    def forget_entry(
+        self, admission: Admission, workspace_id: str, entry_id: str, idempotency_key: str
+    ) -> ApiResponse[ForgetProposalOut]:
+        assert admission == ADMISSION
+        return self._answer("forget_entry", workspace_id, entry_id, idempotency_key)
 
 
 class RecordingModel:
@@ -311,3 +318,57 @@ def test_read_memory_frames_the_entry_and_maps_errors() -> None:
     off = refused(403, {"error": {"code": "MEMORY_OFF", "message": "off"}})
     run = TurnActivities(FakeApi(read_entry=off), RecordingModel()).read_memory(tool(ToolName.READ_MEMORY, entryId="e"))
     assert (run.outcome.outcome, run.result.content) == ("refused", "Not read (MEMORY_OFF).")
+
+
+@pytest.mark.parametrize(
+    ("answer", "outcome", "ok", "text"),
+    [
+        (
+            answered(ForgetProposalOut, {"outcome": "proposal", "entryId": "e_1", "candidateId": "ec_1"}),
+            "proposed",
+            True,
+            "Proposed forgetting entry e_1 as candidate ec_1; a member decides. The entry stays until then.",
+        ),
+        (answered(ForgetProposalOut, {"outcome": "noop"}), "noop", False, "Nothing proposed: memory is off"),
+        (
+            answered(ForgetProposalOut, {"outcome": "refused", "predicate": "credential"}),
+            "refused",
+            False,
+            "Not proposed: the memory fence refused it (credential).",
+        ),
+        (
+            refused(404, {"error": {"code": "ENTRY_NOT_FOUND", "message": "entry not found"}}),
+            "not_found",
+            False,
+            "No entry e_1 is visible to this turn.",
+        ),
+        (
+            refused(410, {"error": {"code": "ENTRY_FORGOTTEN", "message": "entry was forgotten"}}),
+            "not_found",
+            False,
+            "No entry e_1 is visible to this turn.",
+        ),
+        (
+            refused(409, {"error": {"code": "IDEMPOTENCY_KEY_REUSED", "message": "reused"}}),
+            "invalid",
+            False,
+            "Not proposed (IDEMPOTENCY_KEY_REUSED).",
+        ),
+    ],
+)
+def test_forget_memory_proposes_with_the_tool_calls_own_key(
+    answer: ApiResponse[Any], outcome: str, ok: bool, text: str
+) -> None:
+    api = FakeApi(forget_entry=answer)
+    call = tool(ToolName.FORGET_MEMORY, entryId="e_1")
+    run = TurnActivities(api, RecordingModel()).forget_memory(call)
+    assert (run.outcome.outcome, run.outcome.ok) == (outcome, ok)
+    assert text in run.result.content
+    assert api.calls == [("forget_entry", ("ws", "e_1", call_key(call)))]
+
+
+def test_forget_memory_bad_arguments_never_reach_the_api() -> None:
+    api = FakeApi()
+    run = TurnActivities(api, RecordingModel()).forget_memory(tool(ToolName.FORGET_MEMORY, entryId=7))
+    assert (run.outcome.outcome, run.result.is_error) == ("invalid", True)
+    assert api.calls == []

@@ -75,6 +75,7 @@ EXPECTED_ROUTES: dict[str, str] = {
     "PUT /v1/automation/workspaces/{ws}/memory": "AutomationFunction",
     "PUT /v1/automation/workspaces/{ws}/entries": "AutomationFunction",
     "GET /v1/automation/workspaces/{ws}/entries/{entryId}": "AutomationFunction",
+    "POST /v1/automation/workspaces/{ws}/entries/{entryId}/forget": "AutomationFunction",
     "GET /v1/automation/sessions/{sid}/notes": "AutomationFunction",
     "PUT /v1/automation/sessions/{sid}/notes": "AutomationFunction",
     "DELETE /v1/automation/sessions/{sid}/notes": "AutomationFunction",
@@ -754,7 +755,9 @@ ACCESS: dict[str, Access] = {
         LOGS,
     ),
     # admission (as above, credential); recall (snapshot, decrypt document, PutItem receipt); capture (snapshot,
-    # decrypt + encrypt document, TWI Put/Put + Update ADMISSION + ConditionChecks); notes (GetItem, TWI Put).
+    # decrypt + encrypt document, TWI Put/Put + Update ADMISSION + ConditionChecks); notes (GetItem, TWI Put);
+    # entry tools (save: TWI Put/Update + ConditionChecks; read: GetItem; forget proposal: GetItem head, TWI Put
+    # candidate + Update rate + ConditionChecks - the forget itself is a human's, in EntriesFunction).
     # No Query, no Delete, never Temporal payloads.
     "AutomationFunction": Access(
         frozenset({GET, PUT, UPDATE, CHECK}), frozenset({GET}), {BRANCH_KEYS: BRANCH_KEY_USE}, LOGS

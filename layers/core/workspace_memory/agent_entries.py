@@ -8,6 +8,10 @@ refused with its predicate, nothing written) or after (the save is committed). U
 consume the admission: a turn may save several memories, bounded by the agent write rate. In `read_only` the
 save becomes a candidate through the same fence; in `off` nothing happens. Agent text is redacted before it
 is stored. A rule needs a verbatim quote of the turn's user message, kept sealed on the admission.
+
+`forget_memory` is never automatic: in `read_only` and `auto` alike it becomes a candidate of kind `forget`
+(through the same fence as a save in that mode, rate limited and idempotent like one) that a member with write
+right on the entry's scope accepts or rejects; in `off` nothing happens.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,6 +107,18 @@ def request_hash(body: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def _write_headers(
+    admission_id: str | None, credential: str | None, idempotency_key: str | None
+) -> tuple[str, str, str]:
+    """An agent write's headers, all present (the `Idempotency-Key` an identifier)."""
+    if not admission_id or not credential:
+        raise InvalidInput("entry writes need the X-Admission-Id and X-Delivery-Credential headers")
+    if idempotency_key is None:
+        raise InvalidInput("Idempotency-Key is required")
+    require_identifier(idempotency_key, "Idempotency-Key")
+    return admission_id, credential, idempotency_key
+
+
 def caller_of(authority: Authority) -> Caller:
     """The admission's user as the entry service's caller, from the snapshot (no second read)."""
     assert authority.workspace is not None
@@ -129,40 +146,59 @@ class AgentEntryService:
         idempotency_key: str | None,
     ) -> SaveResult:
         """`body` is the request as sent (its hash decides whether a reused `Idempotency-Key` replays)."""
-        if not admission_id or not credential:
-            raise InvalidInput("entry writes need the X-Admission-Id and X-Delivery-Credential headers")
-        if idempotency_key is None:
-            raise InvalidInput("Idempotency-Key is required")
-        require_identifier(idempotency_key, "Idempotency-Key")
+        admission, secret, key = _write_headers(admission_id, credential, idempotency_key)
         if draft.scope is EntryScope.MEMBER and draft.agent is not None:
             raise InvalidInput("agent applies to agent-scope entries only")
         validate(draft)
         digest = request_hash(body)
+        return self._judged(
+            workspace_id, admission, secret, lambda authority: self._attempt(authority, draft, quote, digest, key)
+        )
+
+    def _judged(
+        self,
+        workspace_id: str,
+        admission_id: str,
+        credential: str,
+        attempt: Callable[[Authority], SaveResult | None],
+    ) -> SaveResult:
+        """An agent write judged on a fresh snapshot of the turn's authority (`memory:write`), at most three
+        times while only the retention moves under it."""
         for _ in range(3):
             authority = read_authority(self._table, admission_id, workspace_id, credential)
             authority.require_scope(Scope.MEMORY_WRITE)
-            result = self._attempt(authority, draft, quote, digest, idempotency_key)
+            result = attempt(authority)
             if result is not None:
                 return result
         return SaveResult(Outcome.REFUSED, predicate=Predicate.CONSENT)
+
+    def _opening(
+        self, authority: Authority, digest: str, idempotency_key: str
+    ) -> tuple[keys.Key, float, SaveResult | None]:
+        """What every agent write checks first: its marker (a replay answers the first result), then the
+        admission (a retired one is refused before anything is decrypted), then `off` (nothing happens)."""
+        adm = authority.admission
+        marker_key = keys.entry_save(adm.workspace_id, request_hash({"a": adm.id, "k": idempotency_key}))
+        now = self._clock.now()
+        replay = self._replay(marker_key, digest)
+        if replay is not None:
+            return marker_key, now, replay
+        retired = authority.retired(now, consumed_ok=True)
+        if retired is not None:
+            return marker_key, now, SaveResult(Outcome.REFUSED, predicate=retired)
+        if adm.mode is Mode.OFF:
+            return marker_key, now, SaveResult(Outcome.NOOP)
+        return marker_key, now, None
 
     def _attempt(
         self, authority: Authority, draft: Draft, quote: str | None, digest: str, idempotency_key: str
     ) -> SaveResult | None:
         """One judgement and commit; None when only the retention moved under it (judge again)."""
         adm = authority.admission
-        marker_key = keys.entry_save(adm.workspace_id, request_hash({"a": adm.id, "k": idempotency_key}))
-        replay = self._replay(marker_key, digest)
-        if replay is not None:
-            return replay
-        now = self._clock.now()
-        # A retired admission is refused before anything is decrypted (the message for a quote included).
-        retired = authority.retired(now, consumed_ok=True)
-        if retired is not None:
-            return SaveResult(Outcome.REFUSED, predicate=retired)
+        marker_key, now, early = self._opening(authority, digest, idempotency_key)
+        if early is not None:
+            return early
         mode = adm.mode
-        if mode is Mode.OFF:
-            return SaveResult(Outcome.NOOP)
         if draft.type is EntryType.RULE:
             check_quote(quote, turn_message(self._cipher, adm))
         stored, redactions = redacted_draft(draft)
@@ -201,6 +237,49 @@ class AgentEntryService:
         result = SaveResult(
             Outcome.COMMITTED, written.entry_id, written.revision, superseded=written.superseded, redactions=redactions
         )
+        self._record(marker_key, result)
+        return result
+
+    # -- forget_memory -----------------------------------------------------------------------------------
+
+    def forget(
+        self,
+        workspace_id: str,
+        admission_id: str | None,
+        credential: str | None,
+        entry_id: str,
+        idempotency_key: str | None,
+    ) -> SaveResult:
+        """A proposal to forget `entry_id` (a candidate of kind `forget`), never the forget itself: a member with
+        write right on the entry's scope accepts or rejects it. `off`: nothing. An entry the admission's user
+        may not see answers as a missing one (404)."""
+        admission, secret, key = _write_headers(admission_id, credential, idempotency_key)
+        digest = request_hash({"forget": entry_id})
+        return self._judged(
+            workspace_id, admission, secret, lambda authority: self._propose_forget(authority, entry_id, digest, key)
+        )
+
+    def _propose_forget(
+        self, authority: Authority, entry_id: str, digest: str, idempotency_key: str
+    ) -> SaveResult | None:
+        adm = authority.admission
+        marker_key, now, early = self._opening(authority, digest, idempotency_key)
+        if early is not None:
+            return early
+        # The fence of a save in the admission's mode: `auto` re-states the write right, `read_only` membership.
+        auto = adm.mode is Mode.AUTO
+        fence = [
+            self._marker(marker_key, digest, adm, Outcome.PROPOSAL, candidate=True),
+            AdmissionLive(adm.id, adm.workspace_id, adm.user_id, adm.mode.value, int(now)),
+            *authority_checks(authority, now, adm.mode, writer=auto),
+        ]
+        try:
+            candidate_id = self._entries.propose_forget(
+                caller_of(authority), entry_id, adm.id, fence, member_check=not auto
+            )
+        except Fenced as exc:
+            return self._fenced(exc.failed, authority, marker_key, digest)
+        result = SaveResult(Outcome.PROPOSAL, entry_id=entry_id, candidate_id=candidate_id)
         self._record(marker_key, result)
         return result
 

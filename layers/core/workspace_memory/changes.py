@@ -352,6 +352,19 @@ class SupersedeEntryRevision:
 
 
 @dataclass(frozen=True)
+class ExpireEntryRevision:
+    """Give superseded revision `revision` of an entry the expiry `ttl` a retention change implies, iff it
+    exists, is superseded and has not already expired at `now` (a longer retention never revives one)."""
+
+    workspace_id: str
+    entry_id: str
+    revision: int
+    ttl: int
+    now: int
+    label: str = Label.ENTRY
+
+
+@dataclass(frozen=True)
 class CountEntryVersions:
     """Add `delta` to the workspace's stored entry versions and bump its `entriesRevision`, iff the count stays
     at most `cap` (the item is created on first use)."""
@@ -415,6 +428,7 @@ Change = (
     | MemberExists
     | MoveEntryHead
     | SupersedeEntryRevision
+    | ExpireEntryRevision
     | CountEntryVersions
     | CountAgentWrite
     | CountEntryRead

@@ -64,6 +64,7 @@ from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
 from workspace_memory.redaction import Finding, findings, redact, refuse_personal_data_in_key
 from workspace_memory.sealed import seal, unseal
 from workspace_memory.terms import (
+    CandidateKind,
     CandidateStatus,
     CitationKind,
     CitationState,
@@ -268,6 +269,8 @@ class Written:
     superseded: bool = False
     """True when a create named a key already in use and superseded that chain (DESIGN §13)."""
     warnings: tuple[Finding, ...] = ()
+    forgotten: bool = False
+    """True when an accepted forget proposal forgot the chain (`revision`: the one it was forgotten at)."""
 
 
 @dataclass(frozen=True)
@@ -277,12 +280,14 @@ class CandidateView:
     status: CandidateStatus
     scope: EntryScope
     type: EntryType
-    title: str
-    summary: str
+    title: str | None
+    """A forget proposal's: the title of the revision it names, read live (None once that revision is gone)."""
+    summary: str | None
     entry_id: str | None
     base_revision: int | None
     proposed_by: str
     created_at: str
+    kind: CandidateKind = CandidateKind.SAVE
 
 
 @dataclass(frozen=True)
@@ -905,7 +910,9 @@ class EntryService:
             yield from page
             start_after = page[-1]["sk"]
 
-    def _forget(self, caller: Caller, head: Item, right: Change) -> None:
+    def _forget(self, caller: Caller, head: Item, right: Change, *, decision: Sequence[Change] = ()) -> None:
+        """With `decision` (an accepted forget proposal) the first transaction carries it and nothing is retried:
+        a head that moved from the revision read fails it, and the refusal says how."""
         workspace_id, entry_id = caller.workspace.id, head["entryId"]
         for _ in range(3):
             revisions = [
@@ -913,7 +920,7 @@ class EntryService:
                 for i in self._revisions(workspace_id, entry_id)
             ]
             first, rest = revisions[:FORGET_BATCH], revisions[FORGET_BATCH:]
-            changes: list[Change] = [right, *(Delete(k) for k in first)]
+            changes: list[Change] = [right, *decision, *(Delete(k) for k in first)]
             if first:
                 changes.append(CountEntryVersions(workspace_id, -len(first), self._cap))
             if head["status"] == EntryStatus.ACTIVE.value:
@@ -935,6 +942,8 @@ class EntryService:
             except TransactionCancelled as exc:
                 if Label.ACCESS in exc.failed():
                     raise self._refusal(caller, exc.failed(), self._clock.now()) from None
+                if decision:
+                    raise self._refusal(caller, exc.failed(), self._clock.now(), entry_id) from None
                 fresh = self._table.get(*keys.entry(workspace_id, entry_id))
                 if fresh is None:
                     raise EntryNotFound("entry not found") from None
@@ -1011,6 +1020,48 @@ class EntryService:
             raise self._refusal(caller, exc.failed(), now, fenced=fence is not None) from None
         return candidate_id
 
+    def propose_forget(
+        self, caller: Caller, entry_id: str, admission_id: str, fence: Sequence[Change], *, member_check: bool
+    ) -> str:
+        """An agent's `forget_memory`: a candidate of kind `forget` naming the chain and the revision the agent
+        saw (its head now), holding no text, rate limited like any agent write, with `fence` (the turn's authority
+        re-stated) in the same transaction; a failed fence raises `Fenced`. An entry the agent's user may not see
+        is not found, as a missing one; `member_check` adds the user's membership when the fence does not state
+        the write right (a transaction touches the member item once)."""
+        workspace_id, user_id = caller.workspace.id, caller.user_id
+        head = self._head(caller, self._table.get(*keys.entry(workspace_id, entry_id)))
+        if head["status"] != EntryStatus.ACTIVE.value:
+            raise EntryForgotten("entry was forgotten")
+        now = self._clock.now()
+        candidate_id = new_id("ec")
+        item: Item = {
+            **keys.as_key(keys.entry_candidate(workspace_id, candidate_id)),
+            "candidateId": candidate_id,
+            "kind": CandidateKind.FORGET.value,
+            "revision": 1,
+            "status": CandidateStatus.PENDING.value,
+            "scope": head["scope"],
+            "scopeOwner": head["scopeOwner"],
+            "type": head["type"],
+            "entryId": entry_id,
+            "baseRevision": int(head["revision"]),
+            "proposedBy": user_id,
+            "admissionId": admission_id,
+            "createdAt": iso(now),
+            "ttl": int(now) + CANDIDATE_TTL_SECONDS,
+        }
+        changes: list[Change] = [
+            Create(item, Label.CANDIDATE),
+            *([MemberExists(workspace_id, user_id)] if member_check else []),
+            *self._rate_changes(workspace_id, Author(user_id, "agent", admission_id, rated=True), now),
+            *fence,
+        ]
+        try:
+            self._table.transact(changes)
+        except TransactionCancelled as exc:
+            raise self._refusal(caller, exc.failed(), now, fenced=True) from None
+        return candidate_id
+
     def _candidate_visible(self, caller: Caller, item: Item) -> bool:
         if item["scope"] == EntryScope.MEMBER.value:
             return bool(item["scopeOwner"] == caller.user_id)
@@ -1042,22 +1093,7 @@ class EntryService:
                     continue
                 if not self._candidate_visible(caller, item):
                     continue
-                draft, _ = self._open_candidate(workspace_id, item)
-                views.append(
-                    CandidateView(
-                        candidate_id=item["candidateId"],
-                        revision=int(item["revision"]),
-                        status=CandidateStatus(item["status"]),
-                        scope=draft.scope,
-                        type=draft.type,
-                        title=draft.text.title,
-                        summary=draft.text.summary,
-                        entry_id=item.get("entryId"),
-                        base_revision=item.get("baseRevision"),
-                        proposed_by=item["proposedBy"],
-                        created_at=item["createdAt"],
-                    )
-                )
+                views.append(self._candidate_view(workspace_id, item))
                 last = item["sk"]
                 if len(views) == limit:
                     break
@@ -1065,6 +1101,38 @@ class EntryService:
             keys.ws(workspace_id), keys.CANDIDATE_PREFIX, limit=1, newest_first=False, start_after=last
         )
         return views, encode_cursor(last) if more and last is not None else None
+
+    def _candidate_view(self, workspace_id: str, item: Item) -> CandidateView:
+        kind = CandidateKind(item.get("kind", CandidateKind.SAVE.value))
+        if kind is CandidateKind.FORGET:
+            seen = self._seen_text(workspace_id, item["entryId"], int(item["baseRevision"]))
+            scope, type_ = EntryScope(item["scope"]), EntryType(item["type"])
+            title, summary = (None, None) if seen is None else (seen.title, seen.summary)
+        else:
+            draft, _ = self._open_candidate(workspace_id, item)
+            scope, type_, title, summary = draft.scope, draft.type, draft.text.title, draft.text.summary
+        return CandidateView(
+            candidate_id=item["candidateId"],
+            revision=int(item["revision"]),
+            status=CandidateStatus(item["status"]),
+            scope=scope,
+            type=type_,
+            title=title,
+            summary=summary,
+            entry_id=item.get("entryId"),
+            base_revision=item.get("baseRevision"),
+            proposed_by=item["proposedBy"],
+            created_at=item["createdAt"],
+            kind=kind,
+        )
+
+    def _seen_text(self, workspace_id: str, entry_id: str, revision: int) -> EntryText | None:
+        """The text of the revision a forget proposal names, for the person deciding it (the candidate holds
+        none): None once that revision is gone (forgotten, or expired after its supersession)."""
+        item = self._table.get(*keys.entry_revision(workspace_id, entry_id, revision))
+        if item is None or is_expired(item, self._clock.now()):
+            return None
+        return self._open(workspace_id, item)
 
     def _pending(self, caller: Caller, revision: int, found: Item | None) -> Item:
         if found is None or is_expired(found, self._clock.now()) or not self._candidate_visible(caller, found):
@@ -1087,9 +1155,11 @@ class EntryService:
             self._table, workspace_id, user_id, [keys.entry_candidate(workspace_id, candidate_id)]
         )
         item = self._pending(caller, revision, found)
+        decision = [self._decided(item, CandidateStatus.ACCEPTED, user_id)]
+        if item.get("kind") == CandidateKind.FORGET.value:
+            return self._accept_forget(caller, item, decision)
         draft, _ = self._open_candidate(workspace_id, item)
         author = Author(item["proposedBy"], "agent", item.get("admissionId"))
-        decision = [self._decided(item, CandidateStatus.ACCEPTED, user_id)]
         target = item.get("entryId")
         if target is None:
             return self._create(caller, draft, author, (), decision)
@@ -1097,6 +1167,22 @@ class EntryService:
         if head["status"] != EntryStatus.ACTIVE.value:
             raise EntryForgotten("entry was forgotten")
         return self._supersede(caller, head, int(item["baseRevision"]), draft, author, decision)
+
+    def _accept_forget(self, caller: Caller, item: Item, decision: Sequence[Change]) -> Written:
+        """Forget the chain exactly as `DELETE …/entries/{id}` does, iff its head is still the revision the
+        proposal saw (compare-and-set, also inside the first transaction): one that moved on or was forgotten
+        meanwhile answers `STALE_REVISION` / `ENTRY_FORGOTTEN` and changes nothing, the candidate included."""
+        workspace_id, entry_id, seen = caller.workspace.id, item["entryId"], int(item["baseRevision"])
+        head = self._head(caller, self._table.get(*keys.entry(workspace_id, entry_id)))
+        if head["status"] != EntryStatus.ACTIVE.value:
+            raise EntryForgotten("entry was forgotten")
+        if int(head["revision"]) != seen:
+            raise StaleRevision(
+                f"the entry moved on from revision {seen}, which the proposal named",
+                current_revision=int(head["revision"]),
+            )
+        self._forget(caller, head, self._right(caller, head["scope"], head["scopeOwner"]), decision=decision)
+        return Written(entry_id, seen, forgotten=True)
 
     def reject(self, user_id: str, workspace_id: str, candidate_id: str, revision: int) -> None:
         caller, (found,) = load_caller(

@@ -100,6 +100,7 @@ def entry(workspace_id: str, entry_id: str) -> Key:
 
 
 ENTRY_REVISION_PREFIX = "ENTRYREV#"
+"""Every revision of every chain of a workspace (search and the retention rewrite read them all)."""
 
 
 def entry_revisions_prefix(entry_id: str) -> str:

@@ -6,19 +6,32 @@ next version was made: the transaction that supersedes it stamps its `ttl` (Dyna
 applies to the versions already superseded too: after the workspace item changes, every retained non-head
 version's `ttl` is rewritten, in transactions that check the retention is still the one being applied. The
 head's version never expires, so compare-and-set keeps resting on the head's condition (DESIGN §12).
+
+Superseded memory entry revisions follow the same retention (DESIGN §13): the same pass rewrites their `ttl`
+(`supersededAt + historyDays`) in the same batches. It is bounded by the entry version cap (5,000 per
+workspace), so at most ~100 transactions of 50 beside the document's versions.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 from workspace_memory import keys
 from workspace_memory.access import load_caller
-from workspace_memory.changes import Change, ExpireVersion, Label, RetentionIs, SetRetention
+from workspace_memory.changes import (
+    Change,
+    ExpireEntryRevision,
+    ExpireVersion,
+    Label,
+    RetentionIs,
+    SetRetention,
+)
 from workspace_memory.clock import Clock
 from workspace_memory.document import Head, all_versions, expiry, is_expired
 from workspace_memory.errors import Forbidden, InvalidInput, Unavailable, WorkspaceNotFound
 from workspace_memory.ports import Table, TransactionCancelled
+from workspace_memory.terms import EntryStatus
 
 MIN_HISTORY_DAYS = 1
 MAX_HISTORY_DAYS = 365
@@ -68,7 +81,10 @@ class RetentionService:
 
     def _rewrite(self, workspace_id: str, history_days: int) -> None:
         pending: list[Change] = []
-        for change in self._expiries(workspace_id, history_days):
+        changes: Iterator[Change] = itertools.chain(
+            self._expiries(workspace_id, history_days), self._entry_expiries(workspace_id, history_days)
+        )
+        for change in changes:
             pending.append(change)
             if len(pending) == REWRITE_BATCH:
                 self._table.transact([*pending, RetentionIs(workspace_id, history_days)])
@@ -95,3 +111,20 @@ class RetentionService:
                 if item.get("ttl") != ttl or "supersededAt" not in item:
                     yield ExpireVersion(workspace_id, number, ttl, superseded_at, int(now))
             item = successor
+
+    def _entry_expiries(self, workspace_id: str, history_days: int) -> Iterator[ExpireEntryRevision]:
+        """The expiry each retained superseded entry revision should have and does not have yet (read after the
+        retention was written, as the versions are: a revision superseded since carries the new value)."""
+        now = self._clock.now()
+        start_after: str | None = None
+        while page := self._table.query(
+            keys.ws(workspace_id), keys.ENTRY_REVISION_PREFIX, limit=100, newest_first=False, start_after=start_after
+        ):
+            start_after = page[-1]["sk"]
+            for item in page:
+                superseded_at = item.get("supersededAt")
+                if item.get("status") != EntryStatus.SUPERSEDED.value or superseded_at is None or is_expired(item, now):
+                    continue
+                ttl = expiry(superseded_at, history_days)
+                if item.get("ttl") != ttl:
+                    yield ExpireEntryRevision(workspace_id, item["entryId"], int(item["revision"]), ttl, int(now))

@@ -147,3 +147,11 @@ class CandidateStatus(StrEnum):
     PENDING = "pending"
     ACCEPTED = "accepted"
     REJECTED = "rejected"
+
+
+class CandidateKind(StrEnum):
+    """What a candidate proposes: an entry write (`save_memory` in `read_only`) or forgetting a chain
+    (`forget_memory`, in any mode but `off`: forgetting is never automatic). Absent on an item: `save`."""
+
+    SAVE = "save"
+    FORGET = "forget"

@@ -249,6 +249,16 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                     "ExpressionAttributeValues": supersede,
                 }
             }
+        case ch.ExpireEntryRevision(workspace_id=ws, entry_id=entry_id, revision=revision):
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.entry_revision(ws, entry_id, revision)),
+                    "UpdateExpression": "SET #ttl = :ttl",
+                    "ConditionExpression": "#status = :superseded AND attribute_exists(#ttl) AND #ttl > :now",
+                    "ExpressionAttributeNames": {"#status": "status", "#ttl": "ttl"},
+                    "ExpressionAttributeValues": {":superseded": "superseded", ":ttl": change.ttl, ":now": change.now},
+                }
+            }
         case ch.CountEntryVersions(workspace_id=ws, delta=delta, cap=cap):
             return {
                 "Update": {

@@ -237,6 +237,9 @@ def _holds(change: ch.Change, items: Items) -> bool:
             return found is not None and found.get("revision") == base and found.get("status") == "active"
         case ch.SupersedeEntryRevision(workspace_id=ws, entry_id=entry_id, revision=revision):
             return _get(items, keys.entry_revision(ws, entry_id, revision)) is not None
+        case ch.ExpireEntryRevision(workspace_id=ws, entry_id=entry_id, revision=revision, now=now):
+            found = _get(items, keys.entry_revision(ws, entry_id, revision)) or {}
+            return found.get("status") == "superseded" and "ttl" in found and int(found["ttl"]) > now
         case ch.CountEntryVersions(workspace_id=ws, delta=delta, cap=cap):
             counter = _get(items, keys.entry_counter(ws)) or {}
             return int(counter.get("versions", 0)) + delta <= cap
@@ -284,6 +287,8 @@ def _apply(change: ch.Change, items: Items) -> None:
             found.update(status="superseded", supersededBy=change.by, supersededAt=change.at, ttl=change.ttl)
             if change.reason is not None:
                 found["supersededReason"] = change.reason
+        case ch.ExpireEntryRevision(workspace_id=ws, entry_id=entry_id, revision=revision):
+            items[keys.entry_revision(ws, entry_id, revision)]["ttl"] = change.ttl
         case ch.CountEntryVersions(workspace_id=ws, delta=delta):
             key = keys.entry_counter(ws)
             counter = items.setdefault(key, {**keys.as_key(key)})

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from workspace_memory.terms import (
+    CandidateKind,
     CandidateStatus,
     CitationKind,
     CitationState,
@@ -316,6 +317,8 @@ class EntryWritten(OutModel):
     superseded: bool | None = omitted_when_none()
     """True when a create named a key in use: that chain got the new revision."""
     warnings: list[FindingOut] | None = omitted_when_none()
+    forgotten: bool | None = omitted_when_none()
+    """True when an accepted forget proposal forgot the chain (`revision`: the one it was forgotten at)."""
 
     @classmethod
     def of(cls, written: Written) -> EntryWritten:
@@ -324,6 +327,7 @@ class EntryWritten(OutModel):
             revision=written.revision,
             superseded=written.superseded or None,
             warnings=findings_out(written.warnings),
+            forgotten=written.forgotten or None,
         )
 
 
@@ -418,10 +422,13 @@ class CandidateOut(OutModel):
     candidate_id: str
     revision: int
     status: CandidateStatus
+    kind: CandidateKind
+    """`save`: an entry write (its proposed fields); `forget`: forgetting the chain `entryId` at `baseRevision`."""
     scope: EntryScope
     type: EntryType
-    title: str
-    summary: str
+    title: str | None
+    """A forget proposal's: that of the revision it names, read live (null once that revision is gone)."""
+    summary: str | None
     entry_id: str | None
     base_revision: int | None
     proposed_by: str
@@ -620,6 +627,27 @@ class EntrySaveOut(OutModel):
             predicate=result.predicate,
             replayed=result.replayed,
             redactions=findings_out(result.redactions),
+        )
+
+
+class ForgetProposalOut(OutModel):
+    """What an agent's `forget_memory` came to (`POST /v1/automation/workspaces/{ws}/entries/{entryId}/forget`):
+    a proposal (`candidateId`, for a member to accept or reject), `noop` (off) or `refused`; ids, never text."""
+
+    outcome: Outcome
+    entry_id: str | None = omitted_when_none()
+    candidate_id: str | None = omitted_when_none()
+    predicate: Predicate | None = omitted_when_none()
+    replayed: bool = Field(default=False, exclude_if=lambda replayed: not replayed)
+
+    @classmethod
+    def of(cls, result: SaveResult) -> ForgetProposalOut:
+        return cls(
+            outcome=result.outcome,
+            entry_id=result.entry_id,
+            candidate_id=result.candidate_id,
+            predicate=result.predicate,
+            replayed=result.replayed,
         )
 
 

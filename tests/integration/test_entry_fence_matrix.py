@@ -304,7 +304,7 @@ def test_the_fence_itself_refuses_a_forget_proposal_when_a_clear_lands_after_the
 
     def stale_snapshot(*args: Any) -> Any:
         snapshot = read_authority(*args)
-        _clear(scene, admitted)
+        clear_document(scene, admitted)
         return snapshot
 
     before = entry_items(scene)

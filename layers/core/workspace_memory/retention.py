@@ -118,7 +118,12 @@ class RetentionService:
         now = self._clock.now()
         start_after: str | None = None
         while page := self._table.query(
-            keys.ws(workspace_id), keys.ENTRY_REVISION_PREFIX, limit=100, newest_first=False, start_after=start_after
+            keys.ws(workspace_id),
+            keys.ENTRY_REVISION_PREFIX,
+            limit=1000,
+            newest_first=False,
+            start_after=start_after,
+            attributes=("entryId", "revision", "status", "supersededAt", "ttl"),  # never the ciphertext
         ):
             start_after = page[-1]["sk"]
             for item in page:

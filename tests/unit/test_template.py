@@ -689,6 +689,7 @@ ALL_KINDS = frozenset(
         "entry",
         "entry-key-secret",
         "entry-candidate",
+        "search-snapshot",
         "turn-message",
     }
 )

@@ -86,6 +86,7 @@ def test_a_cold_process_decrypts_the_snapshot_once_then_only_newer_revisions(svc
         "dynamodb.GetItem",  # the pointer
         "dynamodb.Query",  # its chunk
         "dynamodb.Query",  # the revisions' metadata
+        "dynamodb.Query",  # ... and its empty last page
         "dynamodb.TransactGetItems",  # the two new revisions
     ]
     plain = cold(svc, snapshot_after=None)

@@ -154,6 +154,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         errors.StaleRevision,
     ),
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/reject": (*_MEMBER, errors.CandidateNotFound),
+    "GET /v1/workspaces/{ws}/search": (errors.WorkspaceNotFound, errors.InvalidEntryKey, errors.UnknownParameter),
     "GET /v1/workspaces/{ws}/deletion": (errors.WorkspaceNotFound,),
     "POST /v1/automation/workspaces/{ws}/deletion/branch-key": (errors.WorkspaceNotDeleted,),
     "POST /v1/automation/workspaces/{ws}/deletion/batches": (errors.WorkspaceNotDeleted,),

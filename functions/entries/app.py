@@ -1,5 +1,5 @@
 """Memory entries (human routes, DESIGN §13): create, list, read (`asOf`), supersede, history, forget, the
-owner's forget of one member's entries, and the agents' candidates."""
+owner's forget of one member's entries, the agents' candidates, and search."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Query
 
-from workspace_memory.api.http import build_resolver, human_user, lambda_entry, no_content, respond
+from workspace_memory.api.http import (
+    build_resolver,
+    human_user,
+    lambda_entry,
+    no_content,
+    refuse_unknown_parameters,
+    respond,
+)
 from workspace_memory.api.models import (
     CandidateOut,
     CandidatesOut,
@@ -16,6 +23,7 @@ from workspace_memory.api.models import (
     EntryOut,
     EntryWritten,
     ForgottenOut,
+    SearchOut,
 )
 from workspace_memory.api.schemas import (
     CreateEntry,
@@ -125,6 +133,27 @@ def accept_candidate(ws: str, candidate_id: str, body: Annotated[DecideCandidate
 def reject_candidate(ws: str, candidate_id: str, body: Annotated[DecideCandidate, Body()]) -> Response[str]:
     services().entries.reject(human_user(app), ws, candidate_id, body.revision)
     return no_content()
+
+
+SEARCH_PARAMETERS = frozenset({"q", "k", "scope", "type", "keyPrefix", "asOf"})
+
+
+@app.get("/v1/workspaces/<ws>/search")
+def search_entries(
+    ws: str,
+    q: Annotated[str, Query(min_length=1, max_length=1024)],
+    k: Annotated[int, Query(ge=1, le=20)] = 5,
+    scope: Annotated[EntryScope | None, Query()] = None,
+    type: Annotated[EntryType | None, Query()] = None,
+    key_prefix: Annotated[str | None, Query(alias="keyPrefix", max_length=200)] = None,
+    as_of: AsOf = None,
+) -> Response[SearchOut]:
+    """Any member may search; another member's private entries never take part (DESIGN §13)."""
+    from workspace_memory.entry_search import SearchFilters
+
+    refuse_unknown_parameters(app, SEARCH_PARAMETERS)
+    filters = SearchFilters(scope, type, key_prefix, parse_as_of(as_of))
+    return respond(200, SearchOut.of(services().search.search(human_user(app), ws, q, k, filters)))
 
 
 handler: Any = lambda_entry(app)

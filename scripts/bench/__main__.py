@@ -7,14 +7,17 @@ and prints tables. Absolute moto latencies say little about AWS; the portable re
 operation and the ratios to the baselines.
 
     .venv/bin/python -m scripts.bench [--iterations 200] [--warmup 5] [--keyring-pairs 200] [--turns 10]
-                                      [--turn-warmup 1] [--import-runs 7] [--mcp-calls 50] [--json PATH]
+                                      [--turn-warmup 1] [--import-runs 7] [--mcp-calls 50] [--search-iterations 100]
+                                      [--search-cold-runs 3] [--search-sizes 100,1000,5000] [--json PATH]
 
 AWS calls are counted by a botocore `before-call.*.*` handler on every client in play (the KMS calls of the
 aws-encryption-sdk go through the client the cipher was given, so they are counted too). Operations that
 need an untimed step first (a capture consumes its admission) give `Operation` a `before`: it runs outside
 the timed region and its AWS calls are not counted. The details of each part are in its module:
 `scripts.bench.cold_start`, `scripts.bench.operations`, `scripts.bench.keyring` (the branch keys' cost per
-encrypt and decrypt against one KMS call per object, on the operations' workspace), `scripts.bench.turns`.
+encrypt and decrypt against one KMS call per object, on the operations' workspace), `scripts.bench.search`
+(entry search warm and cold, with and without the snapshot, at 100 / 1,000 / 5,000 entries),
+`scripts.bench.turns`.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ from scripts.bench.keyring import measure as measure_keyring
 from scripts.bench.mcp import mcp_benchmark, report_rows
 from scripts.bench.operations import DOCUMENT_BYTES, operations_benchmark, sample_document, settings_for
 from scripts.bench.report import render_cold_imports, render_keyring, report_json
-from scripts.bench.stats import ColdImport, summarize_cold_imports
+from scripts.bench.search import SIZES, search_benchmark
+from scripts.bench.stats import ColdImport, median, p90, summarize_cold_imports
 from scripts.bench.turns import TURN_TABLE, turn_benchmark
 from scripts.localstack.resources import LocalResources, create_table, isolate_environment
 from scripts.localstack.stack import LocalStack, StackConfig
@@ -59,6 +63,9 @@ def run(
     import_runs: int,
     keyring_pairs: int = 200,
     mcp_calls: int = 50,
+    search_iterations: int = 100,
+    search_cold_runs: int = 3,
+    search_sizes: tuple[int, ...] = SIZES,
 ) -> tuple[str, dict[str, Any]]:
     lines = ["workspace-memory bench", ""]
     meta: dict[str, Any] = {}
@@ -81,6 +88,29 @@ def run(
         if keyring_pairs > 0:
             keyring = measure_keyring(settings_for(resources), ops.workspace_id, keyring_pairs, DOCUMENT_BYTES)
             lines += ["", render_keyring(keyring)]
+        if search_iterations > 0 and search_sizes:
+            search_text, searched = search_benchmark(
+                settings_for(resources), search_iterations, search_cold_runs, search_sizes
+            )
+            lines += ["", search_text]
+            meta["search"] = [
+                {
+                    "entries": r.entries,
+                    "warm_p50_ms": median(r.warm_ms),
+                    "warm_p90_ms": p90(r.warm_ms),
+                    "cold_plain_p50_ms": median(r.cold_plain_ms),
+                    "cold_plain_p90_ms": p90(r.cold_plain_ms),
+                    "cold_snapshot_p50_ms": median(r.cold_snapshot_ms),
+                    "cold_snapshot_p90_ms": p90(r.cold_snapshot_ms),
+                    "warm_calls": r.warm_calls,
+                    "cold_plain_calls": r.cold_plain_calls,
+                    "cold_snapshot_calls": r.cold_snapshot_calls,
+                    "index_bytes": r.index_bytes,
+                    "snapshot_bytes": r.snapshot_bytes,
+                    "seed_seconds": r.seed_seconds,
+                }
+                for r in searched
+            ]
         turn_report = turn_benchmark(stack, content, turns, turn_warmup) if turns > 0 else None
         mcp_report = mcp_benchmark(stack, content, mcp_calls, warmup) if mcp_calls > 0 else None
     if turn_report is not None:
@@ -122,6 +152,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--mcp-calls", type=_at_least(0), default=50, help="timed recall_memory calls over MCP, each way (50; 0: none)"
     )
+    parser.add_argument(
+        "--search-iterations", type=_at_least(0), default=100, help="timed warm searches per size (100; 0: none)"
+    )
+    parser.add_argument(
+        "--search-cold-runs", type=_at_least(1), default=3, help="timed cold builds per size and way (3)"
+    )
+    parser.add_argument(
+        "--search-sizes",
+        type=lambda text: tuple(int(n) for n in text.split(",")),
+        default=SIZES,
+        help="workspace sizes in entries, comma-separated (100,1000,5000)",
+    )
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args(argv)
 
@@ -134,6 +176,9 @@ def main(argv: list[str] | None = None) -> None:
         args.import_runs,
         args.keyring_pairs,
         args.mcp_calls,
+        args.search_iterations,
+        args.search_cold_runs,
+        args.search_sizes,
     )
     print(text, flush=True)
     if args.json is not None:

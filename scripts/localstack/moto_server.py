@@ -28,6 +28,7 @@ from contextlib import suppress
 from typing import Any
 
 from moto.dynamodb import models as dynamodb_models
+from moto.dynamodb import responses as dynamodb_responses
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
 from moto.moto_server.werkzeug_app import (
@@ -198,6 +199,13 @@ def rollback_touched_items() -> None:
     backend.transact_write_items = transact_write_items  # type: ignore[method-assign]
 
 
+def transact_get_like_dynamodb() -> None:
+    """TransactGetItems takes up to 100 items, as DynamoDB has since 2022; moto still refuses more than the old
+    25 (a cold search index reads 100 revisions per call: `entry_search.FETCH_BATCH`). TransactWriteItems'
+    100 moto has already."""
+    dynamodb_responses.TRANSACTION_MAX_ITEMS = 100
+
+
 def require_loopback(host: str) -> None:
     if host != "localhost" and not ipaddress.ip_address(host).is_loopback:
         raise SystemExit(f"refusing to bind {host}: the local stack listens on loopback only")
@@ -210,6 +218,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     require_loopback(args.host)
     rollback_touched_items()
+    transact_get_like_dynamodb()
     app = LoopbackHostOnly(Serialized(DomainDispatcherApplication(create_backend_app)))
     server = make_server(args.host, args.port, app, threaded=True, request_handler=MotoRequestHandler)
     print(f"READY {server.server_address[1]}", flush=True)

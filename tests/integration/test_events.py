@@ -204,6 +204,7 @@ SEQUENCE: dict[str, Expect] = {
     ),
     "entry-put.json": Expect(200, frozenset({"entryId", "revision"}), {"entryId": ENTRY_ID, "revision": 2}),
     "entry-history.json": Expect(200, frozenset({"entries", "nextCursor"}), {"nextCursor": None}),
+    "entry-search.json": Expect(200, frozenset({"results"})),
     "candidates-list.json": Expect(200, frozenset({"candidates", "nextCursor"}), {"nextCursor": None}),
     "candidate-accept.json": Expect(200, frozenset({"entryId", "revision"}), {"revision": 1}),
     "candidate-reject.json": Expect(204, frozenset()),

@@ -65,6 +65,7 @@ EXPECTED_ROUTES: dict[str, str] = {
     "GET /v1/workspaces/{ws}/candidates": "EntriesFunction",
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/accept": "EntriesFunction",
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/reject": "EntriesFunction",
+    "GET /v1/workspaces/{ws}/search": "EntriesFunction",
     # ConversationsFunction
     "POST /v1/conversations/{conv}/turns": "ConversationsFunction",
     "GET /v1/conversations/{conv}/turns/{turnId}": "ConversationsFunction",
@@ -689,6 +690,7 @@ ALL_KINDS = frozenset(
         "entry",
         "entry-key-secret",
         "entry-candidate",
+        "search-snapshot",
         "turn-message",
     }
 )

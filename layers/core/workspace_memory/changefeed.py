@@ -169,6 +169,7 @@ RULES: tuple[Rule, ...] = (
     Rule("entry-candidate", "WS#", "ENTRYCAND#", _sk_id, version="revision", op="status", actor="proposedBy"),
     Rule("entry-save", "WS#", "ENTRYSAVE#", _sk_id),
     Rule("entry-rate", "WS#", "ENTRYRATE#", _rate_hour, version="writes", actor_from_key=_rate_user),
+    Rule("search-snapshot", "WS#", "SEARCHSNAP#", _attribute("generation"), version="entriesRevision"),
     Rule("conversation", "CONV#", "OWNER", _pk_id, workspace="workspaceId", actor="userId"),
     Rule("credential-slot", "CONV#", "CREDENTIAL", _pk_id, workspace="workspaceId"),
     Rule("admission-key", "CONV#", "ADMKEY#", _attribute("admissionId"), workspace="workspaceId", actor="userId"),

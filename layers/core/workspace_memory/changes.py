@@ -42,6 +42,7 @@ class Label:
     ENTRY_CAP = "entry_cap"
     RATE = "rate"
     CANDIDATE = "candidate"
+    SEARCH_SNAPSHOT = "search_snapshot"
 
 
 @dataclass(frozen=True)
@@ -398,6 +399,16 @@ class CountEntryRead:
     label: str = Label.ENTRY
 
 
+@dataclass(frozen=True)
+class EntriesRevisionIs:
+    """The workspace's `entriesRevision` is still `revision` (nothing was written or forgotten since): a search
+    snapshot built at that revision may be stored, never one that could hold a since-forgotten entry."""
+
+    workspace_id: str
+    revision: int
+    label: str = Label.SEARCH_SNAPSHOT
+
+
 Change = (
     Create
     | Put
@@ -432,4 +443,5 @@ Change = (
     | CountEntryVersions
     | CountAgentWrite
     | CountEntryRead
+    | EntriesRevisionIs
 )

@@ -25,7 +25,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from workspace_memory import keys
+from workspace_memory import keys, search_snapshot
 from workspace_memory.access import Caller, load_caller
 from workspace_memory.changes import (
     Change,
@@ -886,17 +886,21 @@ class EntryService:
         head = self._head(caller, found)
         right = self._right(caller, head["scope"], head["scopeOwner"])
         self._forget(caller, head, right)
+        search_snapshot.drop(self._table, workspace_id)  # it may hold the forgotten text (sealed)
 
     def forget_member(self, user_id: str, workspace_id: str, member_id: str) -> int:
         """The owner forgets all of one member's private entries without reading them (nothing is decrypted)."""
         caller, _ = load_caller(self._table, workspace_id, user_id)
         caller.require_owner()
         count = 0
-        for head in self._heads(workspace_id):
-            if head["scope"] == EntryScope.MEMBER.value and head["scopeOwner"] == member_id:
-                if head["status"] == EntryStatus.ACTIVE.value:
-                    count += 1
-                self._forget(caller, head, caller.still_owner())
+        try:
+            for head in self._heads(workspace_id):
+                if head["scope"] == EntryScope.MEMBER.value and head["scopeOwner"] == member_id:
+                    if head["status"] == EntryStatus.ACTIVE.value:
+                        count += 1
+                    self._forget(caller, head, caller.still_owner())
+        finally:
+            search_snapshot.drop(self._table, workspace_id)  # even when a forget failed midway: some landed
         return count
 
     def _heads(self, workspace_id: str) -> Iterator[Item]:

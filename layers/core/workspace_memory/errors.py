@@ -150,6 +150,13 @@ class CandidateNotFound(NotFound):
     code = "CANDIDATE_NOT_FOUND"
 
 
+class UnknownParameter(InvalidInput):
+    """A query parameter the route does not take (a misspelt filter must not silently widen a search). The
+    message never names it: the caller made it up."""
+
+    code = "UNKNOWN_PARAMETER"
+
+
 class InvalidEntryKey(InvalidInput):
     """A key that is not `namespace/name` of the allowed characters."""
 

@@ -121,6 +121,24 @@ def entry_counter(workspace_id: str) -> Key:
     return ws(workspace_id), "ENTRIES"
 
 
+SEARCH_SNAPSHOT_PREFIX = "SEARCHSNAP#"
+"""The workspace's encrypted search-index snapshot: its pointer and every generation's chunks (one Query
+finds them all, to remove them with a forget)."""
+
+
+def search_snapshot(workspace_id: str) -> Key:
+    """The pointer: which generation is current, at which `entriesRevision`, in how many chunks."""
+    return ws(workspace_id), f"{SEARCH_SNAPSHOT_PREFIX}HEAD"
+
+
+def search_snapshot_chunks_prefix(generation: str) -> str:
+    return f"{SEARCH_SNAPSHOT_PREFIX}{generation}#"
+
+
+def search_snapshot_chunk(workspace_id: str, generation: str, part: int) -> Key:
+    return ws(workspace_id), f"{search_snapshot_chunks_prefix(generation)}{part:04d}"
+
+
 def entry_secret(workspace_id: str) -> Key:
     """The workspace's HMAC secret for entry keys, sealed under its branch key."""
     return ws(workspace_id), "ENTRYSECRET"

@@ -225,6 +225,8 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
             }
         case ch.MemberExists(workspace_id=ws, user_id=user):
             return _check(keys.member(ws, user), "attribute_exists(pk)", {})
+        case ch.EntriesRevisionIs(workspace_id=ws, revision=revision):
+            return _check(keys.entry_counter(ws), "entriesRevision = :revision", {":revision": revision})
         case ch.MoveEntryHead(item=item, base=base):
             action = _put(item, "revision = :base AND #status = :active", {":base": base, ":active": "active"})
             action["Put"]["ExpressionAttributeNames"] = {"#status": "status"}

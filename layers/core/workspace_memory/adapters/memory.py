@@ -232,6 +232,8 @@ def _holds(change: ch.Change, items: Items) -> bool:
             return True
         case ch.MemberExists(workspace_id=ws, user_id=user):
             return _get(items, keys.member(ws, user)) is not None
+        case ch.EntriesRevisionIs(workspace_id=ws, revision=revision):
+            return _attr(items, keys.entry_counter(ws), "entriesRevision") == revision
         case ch.MoveEntryHead(base=base):
             found = _get(items, change.key)
             return found is not None and found.get("revision") == base and found.get("status") == "active"

@@ -105,6 +105,14 @@ def human_user(app: APIGatewayHttpResolver) -> str:
     return sub
 
 
+def refuse_unknown_parameters(app: APIGatewayHttpResolver, allowed: frozenset[str]) -> None:
+    """A query parameter the route does not declare is refused (400 `UNKNOWN_PARAMETER`), not ignored: a
+    misspelt filter (`scpoe=member`) would otherwise answer an unfiltered result as if it were filtered."""
+    given = app.current_event.query_string_parameters or {}
+    if any(name not in allowed for name in given):
+        raise errors.UnknownParameter("unknown query parameter")
+
+
 def automation_caller(app: APIGatewayHttpResolver) -> str:
     """The IAM principal that signed the request (recorded for audit, never trusted for user identity)."""
     iam = app.current_event.request_context.authorizer.iam

@@ -9,6 +9,7 @@ constructors here are the only mapping from them to JSON.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -42,6 +43,7 @@ if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported 
     from workspace_memory.deletion import DeletionProgress
     from workspace_memory.document import Commit, DocumentView, HistoryPage, VersionInfo
     from workspace_memory.entries import CandidateView, EntryRow, EntryView, Page, Written
+    from workspace_memory.entry_search import SearchResult
     from workspace_memory.keysessions import KeySession, KeySessionPage
     from workspace_memory.notes import Notes
     from workspace_memory.policy import Policy
@@ -442,6 +444,30 @@ class CandidateOut(OutModel):
 class CandidatesOut(OutModel):
     candidates: list[CandidateOut]
     next_cursor: str | None
+
+
+class SearchResultOut(OutModel):
+    """One hit: the revision ranked, its index line, and its fused score (reciprocal rank fusion: higher first)."""
+
+    entry_id: str
+    revision: int
+    title: str
+    summary: str
+    score: float
+
+    @classmethod
+    def of(cls, result: SearchResult) -> SearchResultOut:
+        return cls.model_validate(result, from_attributes=True)
+
+
+class SearchOut(OutModel):
+    """DESIGN §13 "Shapes": `{results: [{entryId, revision, title, summary, score}]}`, best first."""
+
+    results: list[SearchResultOut]
+
+    @classmethod
+    def of(cls, results: Sequence[SearchResult]) -> SearchOut:
+        return cls(results=[SearchResultOut.of(r) for r in results])
 
 
 class ForgottenOut(OutModel):

@@ -1,0 +1,191 @@
+"""An encrypted snapshot of a workspace's search index, so a cold process does not unseal one message per
+revision (DESIGN §13 "Search engine"; docs/decisions.md "The search snapshot").
+
+The documents an index holds (ids, metadata, text and packed vectors) are serialized, compressed and sealed
+ONCE under the workspace's branch key, with an encryption context naming the workspace, the snapshot kind,
+its `entriesRevision` and its generation. The ciphertext is split into chunks of at most 350,000 bytes
+(`SEARCHSNAP#<generation>#<part>` items of the workspace partition); a pointer (`SEARCHSNAP#HEAD`) names
+the current generation, its revision, its chunk count and the ciphertext's SHA-256. Chunks are written
+first, then the pointer, each in a transaction that re-checks the workspace's `entriesRevision`: a
+snapshot built before a forget (which bumps it) is never stored. Superseded generations are not deleted by
+the writer (search needs no delete right); every snapshot item carries a `ttl` no later than the earliest
+retention end of a revision it holds and at most `MAX_AGE_SECONDS` after it was built, and a forget removes
+every snapshot item of the workspace (`drop`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from workspace_memory import keys
+from workspace_memory.changes import Change, Delete, EntriesRevisionIs, Put
+from workspace_memory.document import is_expired
+from workspace_memory.errors import DecryptionFailed
+from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
+
+if TYPE_CHECKING:
+    from workspace_memory.search import SearchDoc
+
+CHUNK_BYTES = 350_000
+"""Ciphertext per item: under DynamoDB's 400 KB item limit with the key and attributes beside it."""
+CHUNKS_PER_TRANSACTION = 8
+"""Chunks written per transaction (~2.8 MB, under TransactWriteItems' 4 MB)."""
+MAX_AGE_SECONDS = 86_400
+"""A snapshot lives at most one day, the shortest retention a workspace may choose (`historyDays` ≥ 1): an
+entry superseded after the snapshot was built expires no earlier than the snapshot holding its text."""
+DROP_BATCH = 100
+FORMAT = 1
+
+
+def context(workspace_id: str, entries_revision: int, generation: str) -> dict[str, str]:
+    return {
+        "workspace": workspace_id,
+        "kind": "search-snapshot",
+        "entriesRevision": str(entries_revision),
+        "generation": generation,
+    }
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    entries_revision: int
+    docs: tuple[SearchDoc, ...]
+
+
+def _row(doc: SearchDoc) -> list[object]:
+    from workspace_memory.search import pack_vector
+
+    vector = None if doc.vector is None else pack_vector(doc.vector)
+    return [
+        doc.entry_id,
+        doc.revision,
+        doc.scope,
+        doc.owner,
+        doc.type,
+        doc.key,
+        doc.title,
+        doc.summary,
+        doc.body,
+        doc.valid_from,
+        doc.valid_to,
+        vector,
+    ]
+
+
+def _doc(row: list[object]) -> SearchDoc:
+    from workspace_memory.search import SearchDoc, unpack_vector
+
+    entry_id, revision, scope, owner, type_, key, title, summary, body, valid_from, valid_to, vector = row
+    return SearchDoc(
+        entry_id=str(entry_id),
+        revision=int(str(revision)),
+        scope=str(scope),
+        owner=str(owner),
+        type=str(type_),
+        key=None if key is None else str(key),
+        title=str(title),
+        summary=str(summary),
+        body=str(body),
+        valid_from=float(str(valid_from)),
+        valid_to=None if valid_to is None else float(str(valid_to)),
+        vector=None if vector is None else unpack_vector(str(vector)),
+    )
+
+
+def load(table: Table, cipher: Cipher, workspace_id: str, now: float) -> Snapshot | None:
+    """The workspace's current snapshot, decrypted once; None when there is none, it expired, or a forget is
+    removing it while it is read (a chunk missing): the caller then builds from the revisions."""
+    pointer = table.get(*keys.search_snapshot(workspace_id))
+    if pointer is None or is_expired(pointer, now) or int(pointer.get("format", 0)) != FORMAT:
+        return None
+    generation, count = pointer["generation"], int(pointer["chunks"])
+    parts: list[Item] = []
+    while len(parts) < count:  # a Query page holds at most 1 MB: two or three chunks
+        page = table.query(
+            keys.ws(workspace_id),
+            keys.search_snapshot_chunks_prefix(generation),
+            limit=count - len(parts),
+            newest_first=False,
+            start_after=parts[-1]["sk"] if parts else None,
+        )
+        if not page:
+            return None
+        parts.extend(page)
+    blob = b"".join(bytes(p["part"]) for p in parts)
+    if hashlib.sha256(blob).hexdigest() != pointer["sha256"]:
+        raise DecryptionFailed("search snapshot does not match its recorded digest")
+    revision = int(pointer["entriesRevision"])
+    plaintext = cipher.decrypt(blob, context(workspace_id, revision, generation))
+    rows = json.loads(zlib.decompress(plaintext))
+    return Snapshot(revision, tuple(_doc(r) for r in rows))
+
+
+def store(
+    table: Table,
+    cipher: Cipher,
+    workspace_id: str,
+    entries_revision: int,
+    docs: Sequence[SearchDoc],
+    *,
+    now: float,
+    ttl: int | None,
+) -> bool:
+    """Seal `docs` as the snapshot at `entries_revision`: chunks, then the pointer, each iff the workspace's
+    entries are still at that revision. False (nothing current changed) when they moved on meanwhile."""
+    generation = f"{entries_revision:012d}-{secrets.token_hex(4)}"
+    expires = int(now) + MAX_AGE_SECONDS if ttl is None else min(ttl, int(now) + MAX_AGE_SECONDS)
+    packed = zlib.compress(json.dumps([_row(d) for d in docs], ensure_ascii=False).encode("utf-8"), 6)
+    blob = cipher.encrypt(packed, context(workspace_id, entries_revision, generation))
+    parts = [blob[i : i + CHUNK_BYTES] for i in range(0, len(blob), CHUNK_BYTES)] or [b""]
+    still = EntriesRevisionIs(workspace_id, entries_revision)
+    chunks: list[Change] = [
+        Put(
+            {
+                **keys.as_key(keys.search_snapshot_chunk(workspace_id, generation, n)),
+                "generation": generation,
+                "part": part,
+                "ttl": expires,
+            }
+        )
+        for n, part in enumerate(parts)
+    ]
+    pointer: Item = {
+        **keys.as_key(keys.search_snapshot(workspace_id)),
+        "format": FORMAT,
+        "generation": generation,
+        "entriesRevision": entries_revision,
+        "chunks": len(parts),
+        "docs": len(docs),
+        "bytes": len(blob),
+        "sha256": hashlib.sha256(blob).hexdigest(),
+        "ttl": expires,
+    }
+    try:
+        for start in range(0, len(chunks), CHUNKS_PER_TRANSACTION):
+            table.transact([still, *chunks[start : start + CHUNKS_PER_TRANSACTION]])
+        table.transact([still, Put(pointer)])
+    except TransactionCancelled:
+        return False
+    return True
+
+
+def drop(table: Table, workspace_id: str) -> int:
+    """Delete every snapshot item of the workspace (pointer and all generations): after a forget, no snapshot
+    may keep the forgotten text. Run after the forget's transaction bumped `entriesRevision`, so a snapshot
+    being written concurrently can no longer land (its condition fails) and what landed before is found here
+    (the Query is consistent). Returns how many items it deleted."""
+    deleted = 0
+    while True:
+        found = table.query(
+            keys.ws(workspace_id), keys.SEARCH_SNAPSHOT_PREFIX, limit=DROP_BATCH, newest_first=False, attributes=()
+        )
+        if not found:
+            return deleted
+        table.transact([Delete((item["pk"], item["sk"])) for item in found])
+        deleted += len(found)

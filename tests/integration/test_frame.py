@@ -717,3 +717,19 @@ def test_citations_are_shown_with_their_live_state(page: Page, api: Api, gateway
     assert changed.status_code == 200, changed.text
     entry_row(page, citing).get_by_role("button", name="Open").click()  # re-checked on every read
     expect(citations).to_have_text([f"entry {cited}: changed", "document-version 1 (top): ok"])
+
+
+def test_a_candidate_decided_elsewhere_says_so_and_is_not_decided_twice(page: Page, api: Api, gateway_url: str) -> None:
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    candidate = propose(api, ws, owner, "Proposed once")
+    opened(page, gateway_url, owner, ws)
+    row = page.locator(f"#candidate-list tr[data-candidate-id='{candidate}']")
+    expect(row).to_be_visible()
+    accepted = api.call("POST", f"/v1/workspaces/{ws}/candidates/{candidate}/accept", user=owner, json={"revision": 1})
+    assert accepted.status_code == 200, accepted.text
+    row.get_by_role("button", name="Reject").click()
+    shows_error(page, "STALE_REVISION")
+    expect(page.locator("#candidate-list tbody tr")).to_have_count(0)  # the list was reloaded
+    assert [e["title"] for e in listed_entries(api, owner, ws)] == ["Proposed once"]  # the accept stands

@@ -80,21 +80,36 @@ def _authorizer(kind: str, authorization: str | None) -> dict[str, Any] | None:
 
 
 class Gateway:
-    """Routes requests to handlers loaded from the template's CodeUri/Handler."""
+    """Routes requests to handlers loaded from the template's CodeUri/Handler.
+
+    Like Lambda, each loaded handler (an "execution environment") serves one request at a time: a request that
+    finds every instance of its function busy loads another. A handler's resolver keeps per-request state
+    (the current event, the matched route its response is validated against), so two concurrent requests on
+    one instance would answer each other's routes.
+    """
 
     def __init__(self, template_path: Path | None = None, timeout_seconds: float = 30.0) -> None:
         self.routes: list[Route] = routes(load_template(template_path) if template_path else load_template())
-        self._handlers: dict[str, LambdaHandler] = {}
+        self._idle: dict[str, list[LambdaHandler]] = {}
+        self._loaded: dict[str, int] = {}
         self._load_lock = threading.Lock()
         self._timeout = timeout_seconds
 
-    def _handler(self, route: Route) -> LambdaHandler:
+    def _take(self, route: Route) -> LambdaHandler:
+        """An idle instance of the route's function, or a newly loaded one (a cold start)."""
         with self._load_lock:
-            if route.function not in self._handlers:
-                module_name, _, attr = route.handler.rpartition(".")
-                module = _load_module(f"lambda_{route.function}", route.code_dir / f"{module_name}.py")
-                self._handlers[route.function] = getattr(module, attr)
-            return self._handlers[route.function]
+            idle = self._idle.setdefault(route.function, [])
+            if idle:
+                return idle.pop()
+            count = self._loaded[route.function] = self._loaded.get(route.function, 0) + 1
+            module_name, _, attr = route.handler.rpartition(".")
+            module = _load_module(f"lambda_{route.function}_{count}", route.code_dir / f"{module_name}.py")
+            handler: LambdaHandler = getattr(module, attr)
+            return handler
+
+    def _give_back(self, route: Route, handler: LambdaHandler) -> None:
+        with self._load_lock:
+            self._idle[route.function].append(handler)
 
     def invoke(
         self, method: str, raw_url: str, headers: dict[str, str], body: bytes, source_ip: str = "127.0.0.1"
@@ -114,7 +129,11 @@ class Gateway:
                 aws_request_id=event["requestContext"]["requestId"],
                 deadline=time.monotonic() + self._timeout,
             )
-            return self._handler(route)(event, context)
+            handler = self._take(route)
+            try:
+                return handler(event, context)
+            finally:
+                self._give_back(route, handler)
         return _error(404, "ROUTE_NOT_FOUND", "no such route")
 
 

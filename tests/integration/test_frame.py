@@ -9,6 +9,7 @@ are written to docs/screenshots/.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import uuid
 from collections.abc import Iterator
@@ -16,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, Playwright, expect, sync_playwright
 
 from scripts.localstack.resources import LocalResources
+from tests.integration.test_automation_api import RUNTIME, admission_headers, admit
 from tests.integration.turn_support import running_worker, worker_settings
 from tests.support import Api, new_user, scan_all
 from workspace_memory.settings import Settings
@@ -104,9 +106,14 @@ def shows_error(page: Page, code: str) -> None:
     expect(page.get_by_role("alert")).to_contain_text(code)
 
 
-def shot(page: Page, name: str) -> None:
+def shot(page: Page, name: str, view: str | None = None) -> None:
+    """The whole page, or only the section `view` (a CSS selector) for a view that sits far down it."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+    path = str(SCREENSHOTS / f"{name}.png")
+    if view is None:
+        page.screenshot(path=path, full_page=True)
+    else:
+        page.locator(view).screenshot(path=path)
 
 
 def test_save_through_the_page_and_what_the_page_weighs(page: Page, api: Api, gateway_url: str) -> None:
@@ -278,6 +285,11 @@ def test_a_viewer_sees_the_text_and_cannot_save(
     )
     expect(page.locator("#role")).to_contain_text("you are viewer")
     expect(page.locator("#error")).to_be_hidden()
+    # Entries too: a viewer writes only private (member) entries, and the new-entry form starts there.
+    expect(page.locator("#entries-note")).to_have_text(
+        "You can write only your own private (member) entries here: your role is viewer in a shared workspace."
+    )
+    expect(new_entry_form(page).get_by_label("Scope")).to_have_value("member")
     shot(page, "viewer")
 
     # The API still refuses a save forced past the page (its own client, the viewer's token): nothing changes.
@@ -404,3 +416,320 @@ def test_bad_input_shows_the_stable_error_and_changes_nothing(
     shows_error(page, "KEY_SESSION_INVALID")
     assert scan_all(resources) == before
     shot(page, "error")
+
+
+# -- entries and candidates (DESIGN §13) --------------------------------------------------------------------
+
+
+EMAIL_WARNING = "Warning: it holds email \u00d71 (stored as you typed it)."
+"""What the page says of a human's text holding one e-mail address (stored as typed, DESIGN §13)."""
+
+
+def entry_body(title: str, **extra: Any) -> dict[str, Any]:
+    return {"scope": "workspace", "type": "fact", "title": title, "summary": "deploy day", "body": "Fridays", **extra}
+
+
+def create_entry(api: Api, user: str, ws: str, body: dict[str, Any]) -> str:
+    response = api.call("POST", f"/v1/workspaces/{ws}/entries", user=user, json=body)
+    assert response.status_code == 201, response.text
+    entry_id: str = response.json()["entryId"]
+    return entry_id
+
+
+def read_entry(api: Api, user: str, ws: str, entry_id: str) -> Any:
+    return api.call("GET", f"/v1/workspaces/{ws}/entries/{entry_id}", user=user)
+
+
+def listed_entries(api: Api, user: str, ws: str) -> list[dict[str, Any]]:
+    response = api.call("GET", f"/v1/workspaces/{ws}/entries?limit=100", user=user)
+    assert response.status_code == 200, response.text
+    found: list[dict[str, Any]] = response.json()["entries"]
+    return found
+
+
+def stored_state(resources: LocalResources) -> list[dict[str, Any]]:
+    """Every item, without the read counters a read bumps in the background (`readCount`, `lastReadAt`)."""
+    counters = {"readCount", "lastReadAt"}
+    return [{k: v for k, v in item.items() if k not in counters} for item in scan_all(resources)]
+
+
+def entry_row(page: Page, entry_id: str) -> Locator:
+    return page.locator(f"#entry-list tbody tr[data-entry-id='{entry_id}']")
+
+
+def new_entry_form(page: Page) -> Locator:
+    return page.get_by_role("form", name="New entry")
+
+
+def supersede_form(page: Page) -> Locator:
+    return page.get_by_role("form", name="Supersede revision")
+
+
+def test_an_entry_is_created_opened_superseded_and_forgotten_through_the_page(
+    page: Page, api: Api, gateway_url: str
+) -> None:
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    opened(page, gateway_url, owner, ws)
+    form = new_entry_form(page)
+    form.get_by_label("Type").select_option("rule")
+    form.get_by_label("Title").fill("Deploy day")
+    form.get_by_label("Summary (one line)").fill("we deploy on Fridays")
+    body = "# Deploys\n- after the canary\n- questions to ops@example.com\n"
+    form.get_by_label("Body (Markdown)").fill(body)
+    form.get_by_role("button", name="Add entry").click()
+    status = page.locator("#status")
+    expect(status).to_contain_text(f"(revision 1). {EMAIL_WARNING}")
+    (created,) = listed_entries(api, owner, ws)
+    entry_id = created["entryId"]
+    assert (created["title"], created["type"], created["revision"]) == ("Deploy day", "rule", 1)
+    assert read_entry(api, owner, ws, entry_id).json()["body"] == body  # a human's text is stored as typed
+    expect(status).to_have_text(f"Created entry {entry_id} (revision 1). {EMAIL_WARNING}")
+    expect(entry_row(page, entry_id)).to_contain_text("Deploy day")
+    expect(form.get_by_label("Title")).to_have_value("")
+
+    entry_row(page, entry_id).get_by_role("button", name="Open").click()
+    expect(status).to_have_text(f"Entry {entry_id}, revision 1.")
+    region = page.get_by_role("region", name="Entry Deploy day")
+    expect(region).to_be_visible()
+    expect(page.locator("#entry-revision")).to_have_text("1")
+    expect(page.locator("#entry-status")).to_have_text("active")
+    expect(page.locator("#entry-valid")).to_have_text(created["validFrom"])
+    expect(page.get_by_label("Entry body (Markdown, shown as text)")).to_have_text(body)
+    expect(page.get_by_label("Citations")).to_have_text("No citations.")
+
+    page.get_by_role("button", name="Supersede").click()
+    revise = supersede_form(page)
+    expect(revise).to_be_visible()
+    expect(revise.get_by_label("Summary (one line)")).to_have_value("we deploy on Fridays")
+    revise.get_by_label("Title").fill("Deploy day (moved)")
+    revise.get_by_label("Summary (one line)").fill("we deploy on Tuesdays")
+    revise.get_by_label("Reason (optional)").fill("the team moved it")
+    revise.get_by_role("button", name="Save new revision").click()
+    expect(status).to_have_text(  # the body kept its address: the warning is said again
+        f"Superseded: entry {entry_id} is at revision 2. {EMAIL_WARNING}"
+    )
+    expect(page.locator("#entry-revision")).to_have_text("2")
+    expect(page.locator("#entry-title")).to_have_text("Deploy day (moved)")
+    current = read_entry(api, owner, ws, entry_id).json()
+    assert (current["revision"], current["summary"], current["body"]) == (2, "we deploy on Tuesdays", body)
+    expect(entry_row(page, entry_id)).to_contain_text("Deploy day (moved)")
+
+    page.get_by_role("button", name="Entry history").click()
+    rows = page.locator("#entry-history tbody tr")
+    expect(rows).to_have_count(2)
+    assert rows.nth(0).locator("td").all_inner_texts()[:3] == ["2", "active", "Deploy day (moved)"]
+    assert rows.nth(1).locator("td").all_inner_texts()[:3] == ["1", "superseded", "Deploy day"]
+    expect(rows.nth(1)).to_contain_text("the team moved it")
+    shot(page, "entries", "#entries")
+
+    page.get_by_role("button", name="Forget", exact=True).click()
+    confirm = page.get_by_role("region", name="Forget this entry?")
+    expect(confirm).to_be_visible()
+    expect(page.get_by_role("button", name="Keep it")).to_be_focused()
+    assert read_entry(api, owner, ws, entry_id).status_code == 200  # nothing forgotten before the confirm
+    page.get_by_role("button", name="Forget every revision").click()
+    expect(status).to_have_text(f"Entry {entry_id} forgotten: every revision deleted.")
+    expect(page.locator("#entry-list tbody tr")).to_have_count(0)
+    expect(region).to_be_hidden()
+    gone = read_entry(api, owner, ws, entry_id)
+    assert (gone.status_code, gone.json()["error"]["code"]) == (410, "ENTRY_FORGOTTEN")
+    assert listed_entries(api, owner, ws) == []
+
+
+def test_a_stale_supersede_says_so_reloads_and_loses_nothing(
+    page: Page, api: Api, gateway_url: str, resources: LocalResources
+) -> None:
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    entry_id = create_entry(api, owner, ws, entry_body("Deploys"))
+    opened(page, gateway_url, owner, ws)
+    entry_row(page, entry_id).get_by_role("button", name="Open").click()
+    expect(page.locator("#entry-revision")).to_have_text("1")
+    page.get_by_role("button", name="Supersede").click()
+    revise = supersede_form(page)
+    revise.get_by_label("Summary (one line)").fill("mine")
+
+    theirs = {"type": "fact", "title": "Deploys", "summary": "theirs", "body": "Tuesdays"}
+    changed = api.call(
+        "PUT", f"/v1/workspaces/{ws}/entries/{entry_id}", user=owner, json=theirs, headers={"X-Base-Revision": "1"}
+    )
+    assert changed.status_code == 200, changed.text
+    before = stored_state(resources)
+    revise.get_by_role("button", name="Save new revision").click()
+    shows_error(page, "STALE_REVISION")
+    stale = page.get_by_role("region", name="This entry changed since you opened it")
+    expect(stale).to_contain_text("made on revision 1, but revision 2 is current now")
+    expect(stale).to_contain_text("Nothing was saved and nothing was overwritten.")
+    expect(page.locator("#entry-revision")).to_have_text("2")  # reloaded: the newer revision is shown
+    expect(page.locator("#entry-summary")).to_have_text("theirs")
+    expect(revise.get_by_label("Summary (one line)")).to_have_value("mine")  # the draft is kept
+    expect(page.locator("#supersede-base")).to_have_text("2")
+    assert stored_state(resources) == before
+    current = read_entry(api, owner, ws, entry_id).json()
+    assert (current["revision"], current["summary"], current["body"]) == (2, "theirs", "Tuesdays")
+    shot(page, "entry-stale", "#entry")
+
+    revise.get_by_role("button", name="Save new revision").click()  # now on the revision shown: 2
+    expect(page.locator("#status")).to_have_text(f"Superseded: entry {entry_id} is at revision 3.")
+    assert read_entry(api, owner, ws, entry_id).json()["summary"] == "mine"
+
+
+def test_a_members_private_entry_never_reaches_another_members_page(page: Page, api: Api, gateway_url: str) -> None:
+    owner, alice = new_user("owner"), new_user("alice")
+    ws = api.workspace(owner)
+    api.add_member(owner, ws, alice, "editor")
+    marker = f"alice-private-{uuid.uuid4().hex}"
+    private = create_entry(api, alice, ws, entry_body(marker, scope="member", summary=marker, body=marker))
+    shared = create_entry(api, owner, ws, entry_body("Shared with the team"))
+
+    opened(page, gateway_url, owner, ws)  # the owner: the most any other member can see
+    expect(entry_row(page, shared)).to_be_visible()
+    expect(page.locator("#entry-list tbody tr")).to_have_count(1)
+    listing = page.get_by_role("form", name="Filter entries")
+    listing.get_by_label("Scope").select_option("member")
+    listing.get_by_role("button", name="List entries").click()
+    expect(page.locator("#status")).to_have_text("0 entries.")
+    expect(page.locator("#entry-list tbody tr")).to_have_count(0)
+    page.get_by_label("Entry id").fill(private)
+    page.get_by_role("button", name="Open entry").click()
+    shows_error(page, "ENTRY_NOT_FOUND")
+    expect(page.locator("#entry")).to_be_hidden()
+    assert marker not in page.content()
+
+    opened(page, gateway_url, alice, ws)  # its author does see it: the marker is real
+    expect(entry_row(page, private)).to_contain_text(marker)
+
+
+def test_more_pages_through_the_list(page: Page, api: Api, gateway_url: str) -> None:
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    ids = {create_entry(api, owner, ws, entry_body(f"Entry {i}")) for i in range(21)}
+    opened(page, gateway_url, owner, ws)
+    rows = page.locator("#entry-list tbody tr")
+    expect(rows).to_have_count(20)
+    more = page.get_by_role("button", name="More entries")
+    more.click()
+    expect(rows).to_have_count(21)
+    expect(more).to_be_hidden()
+    assert {rows.nth(i).get_attribute("data-entry-id") for i in range(21)} == ids
+
+
+def propose(api: Api, ws: str, user: str, title: str) -> str:
+    """An agent's `save_memory` in `read_only` through the automation route: a candidate, never an entry."""
+    key_session = api.key_session(user, ws)
+    admitted = admit(api, f"conv-{uuid.uuid4().hex[:8]}", ws, user, uuid.uuid4().hex, key_session)
+    assert admitted.status_code == 201, admitted.text
+    assert admitted.json()["mode"] == "read_only"
+    body = {"type": "fact", "title": title, "summary": "proposed by the agent", "body": "from a turn"}
+    saved = api.call(
+        "PUT",
+        f"/v1/automation/workspaces/{ws}/entries",
+        automation=RUNTIME,
+        json=body,
+        headers={**admission_headers(admitted.json()), "Idempotency-Key": f"save-{uuid.uuid4().hex}"},
+    )
+    assert saved.status_code == 200, saved.text
+    assert saved.json()["outcome"] == "proposal"
+    candidate_id: str = saved.json()["candidateId"]
+    return candidate_id
+
+
+def test_an_agents_candidate_is_accepted_or_rejected_through_the_page(page: Page, api: Api, gateway_url: str) -> None:
+    owner = new_user("owner")
+    ws = api.workspace(owner)  # a new workspace's policy is read_only
+    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    keep, drop = f"Keep {uuid.uuid4().hex[:6]}", f"Drop {uuid.uuid4().hex[:6]}"
+    kept, dropped = propose(api, ws, owner, keep), propose(api, ws, owner, drop)
+    assert listed_entries(api, owner, ws) == []
+
+    opened(page, gateway_url, owner, ws)
+    rows = page.locator("#candidate-list tbody tr")
+    expect(rows).to_have_count(2)
+    kept_row = page.locator(f"#candidate-list tr[data-candidate-id='{kept}']")
+    expect(kept_row).to_contain_text(keep)
+    expect(kept_row).to_contain_text("a new entry")
+    shot(page, "candidates", "#candidates")
+
+    kept_row.get_by_role("button", name="Accept").click()
+    expect(page.locator("#status")).to_contain_text("Accepted: entry ")
+    (entry,) = listed_entries(api, owner, ws)
+    assert entry["title"] == keep
+    expect(page.locator("#status")).to_have_text(f"Accepted: entry {entry['entryId']} (revision 1).")
+    expect(entry_row(page, entry["entryId"])).to_contain_text(keep)
+    expect(rows).to_have_count(1)
+    assert read_entry(api, owner, ws, entry["entryId"]).json()["authorKind"] == "agent"
+
+    page.locator(f"#candidate-list tr[data-candidate-id='{dropped}']").get_by_role("button", name="Reject").click()
+    expect(page.locator("#status")).to_have_text("Rejected: the candidate was dropped.")
+    expect(rows).to_have_count(0)
+    assert api.call("GET", f"/v1/workspaces/{ws}/candidates", user=owner).json()["candidates"] == []
+    assert [e["title"] for e in listed_entries(api, owner, ws)] == [keep]
+
+
+def test_stored_markup_is_shown_as_text_never_as_elements(page: Page, api: Api, gateway_url: str) -> None:
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    opened(page, gateway_url, owner, ws)
+    title = '<img src=x onerror="window.pwned=1">'
+    summary = "<b>bold</b> <script>window.pwned=2</script>"
+    body = "<img src=y onerror=window.pwned=3>\n<iframe src=/app/></iframe>\n"
+    form = new_entry_form(page)
+    form.get_by_label("Title").fill(title)
+    form.get_by_label("Summary (one line)").fill(summary)
+    form.get_by_label("Body (Markdown)").fill(body)
+    form.get_by_role("button", name="Add entry").click()
+    expect(page.locator("#status")).to_contain_text("Created entry")
+    (created,) = listed_entries(api, owner, ws)
+    assert created["title"] == title
+    row = entry_row(page, created["entryId"])
+    expect(row.locator("td").nth(0)).to_have_text(title)
+    expect(row.locator("td").nth(1)).to_have_text(summary)
+    expect(page.locator("#entry-title")).to_have_text(title)
+    expect(page.locator("#entry-summary")).to_have_text(summary)
+    expect(page.locator("#entry-body")).to_have_text(body)
+    assert page.locator("img, b, iframe, #entries script").count() == 0
+    assert page.evaluate("() => window.pwned") is None
+
+
+def test_citations_are_shown_with_their_live_state(page: Page, api: Api, gateway_url: str) -> None:
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    assert api.save(owner, ws, "# Memory\n", 0).status_code == 200
+    cited = create_entry(api, owner, ws, entry_body("Cited", body="Fridays"))
+    sources = [
+        {"kind": "entry", "ref": cited, "sha256": hashlib.sha256(b"Fridays").hexdigest()},
+        {"kind": "document-version", "ref": "1", "sha256": hashlib.sha256(b"# Memory\n").hexdigest(), "locator": "top"},
+    ]
+    citing = create_entry(api, owner, ws, entry_body("Citing", sources=sources))
+    opened(page, gateway_url, owner, ws)
+    entry_row(page, citing).get_by_role("button", name="Open").click()
+    citations = page.get_by_label("Citations").locator("li")
+    expect(citations).to_have_text([f"entry {cited}: ok", "document-version 1 (top): ok"])
+
+    changed = api.call(
+        "PUT",
+        f"/v1/workspaces/{ws}/entries/{cited}",
+        user=owner,
+        json={"type": "fact", "title": "Cited", "summary": "deploy day", "body": "Mondays"},
+        headers={"X-Base-Revision": "1"},
+    )
+    assert changed.status_code == 200, changed.text
+    entry_row(page, citing).get_by_role("button", name="Open").click()  # re-checked on every read
+    expect(citations).to_have_text([f"entry {cited}: changed", "document-version 1 (top): ok"])
+
+
+def test_a_candidate_decided_elsewhere_says_so_and_is_not_decided_twice(page: Page, api: Api, gateway_url: str) -> None:
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    candidate = propose(api, ws, owner, "Proposed once")
+    opened(page, gateway_url, owner, ws)
+    row = page.locator(f"#candidate-list tr[data-candidate-id='{candidate}']")
+    expect(row).to_be_visible()
+    accepted = api.call("POST", f"/v1/workspaces/{ws}/candidates/{candidate}/accept", user=owner, json={"revision": 1})
+    assert accepted.status_code == 200, accepted.text
+    row.get_by_role("button", name="Reject").click()
+    shows_error(page, "STALE_REVISION")
+    expect(page.locator("#candidate-list tbody tr")).to_have_count(0)  # the list was reloaded
+    assert [e["title"] for e in listed_entries(api, owner, ws)] == ["Proposed once"]  # the accept stands

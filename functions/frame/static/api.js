@@ -58,4 +58,25 @@ export const api = {
   startTurn: (c, body) => call("POST", `${conv(c)}/turns`, { body }),
   turn: (c, turnId) => call("GET", `${conv(c)}/turns/${encodeURIComponent(turnId)}`),
   receipts: (c) => call("GET", `${conv(c)}/memory-receipts?limit=200`),
+  entries: (id, { scope, type, cursor } = {}) => call("GET", `${ws(id)}/entries?${query({ scope, type, cursor })}`),
+  entry: (id, entryId) => call("GET", entryPath(id, entryId)),
+  entryHistory: (id, entryId) => call("GET", `${entryPath(id, entryId)}/history?limit=100`),
+  createEntry: (id, body) => call("POST", `${ws(id)}/entries`, { body }),
+  supersedeEntry: (id, entryId, body, revision) =>
+    call("PUT", entryPath(id, entryId), { body, headers: { "X-Base-Revision": String(revision) } }),
+  forgetEntry: (id, entryId) => call("DELETE", entryPath(id, entryId)),
+  candidates: (id, cursor) => call("GET", `${ws(id)}/candidates?${query({ cursor })}`),
+  decideCandidate: (id, candidateId, decision, revision) =>
+    call("POST", `${ws(id)}/candidates/${encodeURIComponent(candidateId)}/${decision}`, { body: { revision } }),
 };
+
+function entryPath(id, entryId) {
+  return `${ws(id)}/entries/${encodeURIComponent(entryId)}`;
+}
+
+/** A query string of the given values that are set (`limit` 20, the routes' page). */
+function query(values) {
+  const params = new URLSearchParams({ limit: "20" });
+  for (const [name, value] of Object.entries(values)) if (value) params.set(name, value);
+  return params.toString();
+}

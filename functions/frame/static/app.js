@@ -1,6 +1,8 @@
-// The memory frame: editor, Changes (history, diff, blame), settings, chat and receipts. No build step.
+// The memory frame: editor, Changes (history, diff, blame), settings, chat and receipts; entries and candidates
+// in entries.js. No build step.
 import { ApiError, api, signIn } from "./api.js";
 import { blame, diffLines, lines } from "./diff.js";
+import { hideEntries, showEntries, wireEntries } from "./entries.js";
 
 const $ = (id) => document.getElementById(id);
 const state = { user: null, ws: null, view: null, base: 0, saved: "", readOnly: false };
@@ -79,7 +81,10 @@ function forgetWorkspace() {
   state.view = null;
   state.saved = "";
   $("draft").value = "";
-  for (const id of ["editor", "changes", "settings", "chat", "entries", "conflict", "revision"]) $(id).hidden = true;
+  for (const id of ["editor", "changes", "settings", "chat", "entries", "candidates", "conflict", "revision"]) {
+    $(id).hidden = true;
+  }
+  hideEntries();
   for (const id of ["history", "blame", "receipts"]) $(id).tBodies[0].replaceChildren();
   $("diff").textContent = "";
   $("transcript").replaceChildren();
@@ -104,11 +109,11 @@ async function openWorkspace(id) {
   state.ws = id;
   $("ws-id").value = id;
   if ([...$("ws-pick").options].some((o) => o.value === id)) $("ws-pick").value = id;
-  for (const section of ["editor", "changes", "settings", "chat", "entries"]) $(section).hidden = false;
+  for (const section of ["editor", "changes", "settings", "chat", "entries", "candidates"]) $(section).hidden = false;
   showView(view);
   showDocument(doc);
   $("conv-id").value ||= `conv-${crypto.randomUUID().slice(0, 8)}`;
-  await Promise.all([loadPolicy(), loadKeySessions()]);
+  await Promise.all([loadPolicy(), loadKeySessions(), showEntries(id, view)]);
   say(`Opened workspace ${id}.`);
 }
 
@@ -340,6 +345,7 @@ function keySessionItem(session) {
 }
 
 function wire() {
+  wireEntries({ say, fail, action, cell });
   $("signin-form").addEventListener(
     "submit",
     action(async () => {

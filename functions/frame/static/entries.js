@@ -190,8 +190,10 @@ async function listCandidates(more = false) {
   for (const c of candidates) {
     const row = body.insertRow();
     row.dataset.candidateId = c.candidateId;
-    const changes = c.entryId ? `entry ${c.entryId} (revision ${c.baseRevision})` : "a new entry";
-    for (const text of [c.title, c.summary, c.type, c.scope, changes, c.proposedBy, c.createdAt]) ui.cell(row, text);
+    const target = `entry ${c.entryId} (revision ${c.baseRevision})`;
+    const changes = c.kind === "forget" ? `forget ${target}` : c.entryId ? target : "a new entry";
+    const title = c.title ?? "(no longer readable)";
+    for (const text of [title, c.summary ?? "", c.type, c.scope, changes, c.proposedBy, c.createdAt]) ui.cell(row, text);
     row.insertCell().append(button("Accept", () => decide(c, "accept")), button("Reject", () => decide(c, "reject")));
   }
   state.candidatesCursor = nextCursor;
@@ -213,7 +215,9 @@ async function decide(candidate, decision) {
   await Promise.all([listCandidates(), listEntries()]);
   ui.say(
     decision === "accept"
-      ? `Accepted: entry ${written.entryId} (revision ${written.revision}).`
+      ? written.forgotten
+        ? `Accepted: entry ${written.entryId} was forgotten.`
+        : `Accepted: entry ${written.entryId} (revision ${written.revision}).`
       : "Rejected: the candidate was dropped.",
   );
 }

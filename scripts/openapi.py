@@ -122,6 +122,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         AdmissionRetired,
         errors.MemoryOff,
     ),
+    "GET /v1/automation/workspaces/{ws}/search": (*_ADMISSION, AdmissionRetired, errors.MemoryOff),
     "GET /v1/automation/sessions/{sid}/notes": _NOTES,
     "PUT /v1/automation/sessions/{sid}/notes": (*_NOTES, NotesConflict, NotesTooLarge),
     "DELETE /v1/automation/sessions/{sid}/notes": _NOTES,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import urllib3
 from pydantic import ValidationError
@@ -28,6 +28,7 @@ from workspace_memory.api.models import (
     OutModel,
     PurgeBatchOut,
     RecallOut,
+    SearchResults,
 )
 
 
@@ -119,6 +120,10 @@ class MemoryApi(Protocol):
     ) -> ApiResponse[EntrySaveOut]: ...
 
     def read_entry(self, admission: Admission, workspace_id: str, entry_id: str) -> ApiResponse[EntryOut]: ...
+
+    def search_entries(
+        self, admission: Admission, workspace_id: str, query: str, k: int
+    ) -> ApiResponse[SearchResults]: ...
 
 
 class PurgeApi(Protocol):
@@ -217,6 +222,11 @@ class AutomationApi(HttpApi):
     def read_entry(self, admission: Admission, workspace_id: str, entry_id: str) -> ApiResponse[EntryOut]:
         path = f"{_entries_path(workspace_id)}/{quote(entry_id, safe='')}"
         return self._call(EntryOut, "GET", path, headers=admission.headers())
+
+    def search_entries(self, admission: Admission, workspace_id: str, query: str, k: int) -> ApiResponse[SearchResults]:
+        """`search_memory`: the query travels in the URL's query string, encoded (the route is a GET)."""
+        path = f"/v1/automation/workspaces/{quote(workspace_id)}/search?{urlencode({'q': query, 'k': k})}"
+        return self._call(SearchResults, "GET", path, headers=admission.headers())
 
     def destroy_branch_key(self, workspace_id: str) -> ApiResponse[BranchKeyDestroyedOut]:
         path = f"/v1/automation/workspaces/{quote(workspace_id)}/deletion/branch-key"

@@ -171,6 +171,7 @@ SEQUENCE: dict[str, Expect] = {
         200, frozenset({"outcome", "entryId", "revision"}), {"outcome": "committed", "revision": 1}
     ),
     "automation-entry-get.json": Expect(200, ENTRY, {"entryId": ENTRY_ID, "revision": 1, "status": "active"}),
+    "automation-search.json": Expect(200, frozenset({"results"})),
     "memory-receipts.json": Expect(200, frozenset({"receipts", "nextCursor"}), {"nextCursor": None}),
     "automation-notes-get.json": Expect(200, NOTES_META | {"notes"}, {"revision": 0, "notes": ""}),
     "automation-notes-put.json": Expect(200, NOTES_META, {"revision": 1, "bytes": len("check the deploy")}),

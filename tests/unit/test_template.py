@@ -75,6 +75,7 @@ EXPECTED_ROUTES: dict[str, str] = {
     "PUT /v1/automation/workspaces/{ws}/memory": "AutomationFunction",
     "PUT /v1/automation/workspaces/{ws}/entries": "AutomationFunction",
     "GET /v1/automation/workspaces/{ws}/entries/{entryId}": "AutomationFunction",
+    "GET /v1/automation/workspaces/{ws}/search": "AutomationFunction",
     "GET /v1/automation/sessions/{sid}/notes": "AutomationFunction",
     "PUT /v1/automation/sessions/{sid}/notes": "AutomationFunction",
     "DELETE /v1/automation/sessions/{sid}/notes": "AutomationFunction",

@@ -100,6 +100,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     cipher = RoutedCipher(BranchKeyCipher(store), payload_cipher(clients.kms, settings.kms_key_id))
     embedder = build_embedder(settings)
     entries = EntryService(table, cipher, clock, embedder=embedder)
+    search = SearchService(table, cipher, clock, embedder, WarmIndexes(settings.search_memory_budget))
     return Services(
         settings=settings,
         clients=clients,
@@ -119,8 +120,8 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
         purge=PurgeService(table, cipher, clock),
         workspace_purge=WorkspacePurgeService(table, branch_keys),
         entries=entries,
-        search=SearchService(table, cipher, clock, embedder, WarmIndexes(settings.search_memory_budget)),
-        agent_entries=AgentEntryService(table, cipher, clock, entries),
+        search=search,
+        agent_entries=AgentEntryService(table, cipher, clock, entries, search),
     )
 
 

@@ -105,6 +105,14 @@ def human_user(app: APIGatewayHttpResolver) -> str:
     return sub
 
 
+def only_query_params(app: APIGatewayHttpResolver, *names: str) -> None:
+    """Refuse a query parameter the route does not take (a stable 400, never echoing it): an unknown filter is
+    a caller's mistake that would otherwise be ignored silently."""
+    given = app.current_event.query_string_parameters or {}
+    if any(name not in names for name in given):
+        raise errors.InvalidInput(f"unknown query parameter; this route takes {', '.join(names)}")
+
+
 def automation_caller(app: APIGatewayHttpResolver) -> str:
     """The IAM principal that signed the request (recorded for audit, never trusted for user identity)."""
     iam = app.current_event.request_context.authorizer.iam

@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported 
     from workspace_memory.deletion import DeletionProgress
     from workspace_memory.document import Commit, DocumentView, HistoryPage, VersionInfo
     from workspace_memory.entries import CandidateView, EntryRow, EntryView, Page, Written
+    from workspace_memory.entry_search import SearchResult
     from workspace_memory.keysessions import KeySession, KeySessionPage
     from workspace_memory.notes import Notes
     from workspace_memory.policy import Policy
@@ -505,8 +506,11 @@ class RecallReceiptOut(OutModel):
     revision: int | None
     entries: list[str] | None = omitted_when_none()
     """`entryId@revision` of each entry the recalled index named (left out when none)."""
+    selected: list[str] | None = omitted_when_none()
+    """`entryId@revision` of each entry selective recall handed the model for the turn's message (left out when
+    none)."""
 
-    @field_validator("entries", mode="before")
+    @field_validator("entries", "selected", mode="before")
     @classmethod
     def _none_when_empty(cls, value: Any) -> Any:
         return list(value) or None if value is not None else None
@@ -522,6 +526,27 @@ class ReceiptsOut(OutModel):
             receipts=[RecallReceiptOut.model_validate(r, from_attributes=True) for r in page.receipts],
             next_cursor=page.next_cursor,
         )
+
+
+class SearchResultModel(OutModel):
+    """One entry a search found: its id, the revision ranked, its index line and the fused score (never its
+    body: `read_memory` / `GET …/entries/{id}` opens it)."""
+
+    entry_id: str
+    revision: int
+    title: str
+    summary: str
+    score: float
+
+
+class SearchResults(OutModel):
+    """`{results: [{entryId, revision, title, summary, score}]}`, best first (DESIGN §13 "Shapes")."""
+
+    results: list[SearchResultModel]
+
+    @classmethod
+    def of(cls, results: list[SearchResult]) -> SearchResults:
+        return cls(results=[SearchResultModel.model_validate(r, from_attributes=True) for r in results])
 
 
 # -- automation: admissions, recall, capture, working notes ------------------------------------------------

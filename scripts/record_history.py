@@ -20,6 +20,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from scripts.bench.turns import CapturingRunner
 from scripts.localstack.resources import isolate_environment
 from scripts.localstack.stack import LocalStack, StackConfig
+from workflows.tools import ToolName
 from workflows.worker import build_worker_parts
 from workspace_memory.access import ShareType
 from workspace_memory.bootstrap import build_services
@@ -31,7 +32,7 @@ from workspace_memory.turns import TurnService
 OUT = Path(__file__).resolve().parents[1] / "tests" / "histories" / "agent_turn.json"
 MESSAGE = (
     "remember: - replay keeps us honest\nnote: first note\nshow notes\nclear notes\n"
-    "save: Replay | histories are recorded\nread: saved\nWhat do you know?"
+    "save: Replay | histories are recorded\nread: saved\nsearch: recorded histories\nWhat do you know?"
 )
 OWNER = "recorder"
 
@@ -76,7 +77,8 @@ async def _run(settings: Settings, turn: TurnInput) -> str:
         WORKFLOW_NAME, turn, id=turn.turn_id, task_queue=settings.temporal_task_queue, result_type=TurnView
     )
     view = await handle.result()
-    if view.status != "completed" or len(view.tool_outcomes) != 6 or not all(o.ok for o in view.tool_outcomes):
+    every_tool_ran = len(view.tool_outcomes) == len(ToolName) and all(o.ok for o in view.tool_outcomes)
+    if view.status != "completed" or not every_tool_ran:
         raise RuntimeError(f"the recorded turn did not run every tool successfully: {view}")
     return (await handle.fetch_history()).to_json()
 

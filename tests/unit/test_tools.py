@@ -29,6 +29,7 @@ WIRE_NAMES = (
     "working_notes_clear",
     "save_memory",
     "read_memory",
+    "search_memory",
 )
 HISTORY = Path(__file__).resolve().parents[1] / "histories" / "agent_turn.json"
 
@@ -61,7 +62,7 @@ def test_every_tool_has_an_entry_and_one_activity_registered_under_its_name() ->
 def test_outcome_vocabularies_do_not_overlap() -> None:
     """Both are keys of the same `says` mappings: a shared value would silently merge two outcomes."""
     assert not {o.value for o in Outcome} & {o.value for o in CallOutcome}
-    assert {Outcome.COMMITTED, CallOutcome.READ, CallOutcome.SAVED, CallOutcome.CLEARED} == SUCCEEDED
+    assert {Outcome.COMMITTED, CallOutcome.READ, CallOutcome.SAVED, CallOutcome.CLEARED, CallOutcome.FOUND} == SUCCEEDED
     for tool in TOOLS.values():
         assert set(tool.says) <= {*Outcome, *CallOutcome}, tool.name
 
@@ -75,10 +76,10 @@ def test_a_tool_with_required_arguments_says_what_it_expects() -> None:
     ("memory_write", "session", "memory_read", "offered"),
     [
         (MemoryWrite.COMMIT, True, True, list(ToolName)),
-        (MemoryWrite.COMMIT, True, False, [n for n in ToolName if n is not ToolName.READ_MEMORY]),
+        (MemoryWrite.COMMIT, True, False, [n for n in ToolName if TOOLS[n].grant is not Grant.MEMORY_READ]),
         (MemoryWrite.PROPOSE, False, False, [ToolName.REMEMBER, ToolName.SAVE_MEMORY]),
         (MemoryWrite.NONE, True, False, [t.name for t in TOOLS.values() if t.grant is Grant.SESSION]),
-        (MemoryWrite.NONE, False, True, [ToolName.READ_MEMORY]),
+        (MemoryWrite.NONE, False, True, [ToolName.READ_MEMORY, ToolName.SEARCH_MEMORY]),
         (MemoryWrite.NONE, False, False, []),
     ],
 )

@@ -198,6 +198,17 @@ def rollback_touched_items() -> None:
     backend.transact_write_items = transact_write_items  # type: ignore[method-assign]
 
 
+DYNAMODB_TRANSACTION_MAX_ITEMS = 100
+
+
+def transactions_of_100_items() -> None:
+    """TransactGetItems of up to 100 items, as DynamoDB takes since 2022 (moto still refuses more than 25): the
+    search index fetches the revisions it does not hold 100 at a time."""
+    from moto.dynamodb import responses
+
+    responses.TRANSACTION_MAX_ITEMS = DYNAMODB_TRANSACTION_MAX_ITEMS
+
+
 def require_loopback(host: str) -> None:
     if host != "localhost" and not ipaddress.ip_address(host).is_loopback:
         raise SystemExit(f"refusing to bind {host}: the local stack listens on loopback only")
@@ -210,6 +221,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     require_loopback(args.host)
     rollback_touched_items()
+    transactions_of_100_items()
     app = LoopbackHostOnly(Serialized(DomainDispatcherApplication(create_backend_app)))
     server = make_server(args.host, args.port, app, threaded=True, request_handler=MotoRequestHandler)
     print(f"READY {server.server_address[1]}", flush=True)

@@ -754,11 +754,13 @@ ACCESS: dict[str, Access] = {
         {BRANCH_KEYS: BRANCH_KEY_USE, PAYLOADS: PAYLOAD_USE},
         LOGS,
     ),
-    # admission (as above, credential); recall (snapshot, decrypt document, PutItem receipt); capture (snapshot,
-    # decrypt + encrypt document, TWI Put/Put + Update ADMISSION + ConditionChecks); notes (GetItem, TWI Put).
-    # No Query, no Delete, never Temporal payloads.
+    # admission (as above, credential); recall (snapshot, decrypt document, PutItem receipt; Query the entry
+    # heads for rules and index, and the entry revisions' metadata when the search index is rebuilt for
+    # selective recall); capture (snapshot, decrypt + encrypt document, TWI Put/Put + Update ADMISSION +
+    # ConditionChecks); notes (GetItem, TWI Put); search_memory (snapshot, Query metadata). No Delete, never
+    # Temporal payloads.
     "AutomationFunction": Access(
-        frozenset({GET, PUT, UPDATE, CHECK}), frozenset({GET}), {BRANCH_KEYS: BRANCH_KEY_USE}, LOGS
+        frozenset({GET, QUERY, PUT, UPDATE, CHECK}), frozenset({GET}), {BRANCH_KEYS: BRANCH_KEY_USE}, LOGS
     ),
     # the table's stream (the event source mapping reads it as the function's role) and the feed's bus; no
     # table read, no key store, no key: it cannot decrypt the ciphertext the stream images carry. SendMessage

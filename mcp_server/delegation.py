@@ -1,6 +1,6 @@
 """What each tool does over HTTP, under the user's delegated key session.
 
-Every `recall_memory`/`remember` call is its own admission (a fresh idempotency key) on the server's own
+Every `recall_memory`/`search_memory`/`remember` call is its own admission (a fresh idempotency key) on the server's own
 conversation, taken and used under one lock: a second admission on a conversation takes its credential
 slot (§6), so two interleaved calls would retire each other. `ask_agent` runs on another conversation (by
 default the server's own with `-ask` appended), so a running turn is never superseded by a tool call.
@@ -18,9 +18,17 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-from workflows.automation import ApiResponse, ApiUnavailable, AutomationApi, DevAuth, HttpApi, SigV4Auth
+from workflows.automation import Admission, ApiResponse, ApiUnavailable, AutomationApi, DevAuth, HttpApi, SigV4Auth
 from workspace_memory.api.http import MAX_BODY_BYTES
-from workspace_memory.api.models import AdmissionOut, CaptureOut, OutModel, RecallOut, TurnOut, TurnStarted
+from workspace_memory.api.models import (
+    AdmissionOut,
+    CaptureOut,
+    OutModel,
+    RecallOut,
+    SearchOut,
+    TurnOut,
+    TurnStarted,
+)
 from workspace_memory.terms import Outcome
 
 from .config import McpConfig
@@ -105,6 +113,12 @@ class Delegation:
             return _body(
                 self._automation.recall(self._config.workspace_id, admission.admission_id, admission.credential)
             )
+
+    def search(self, query: str, k: int) -> SearchOut:
+        with self._lock:
+            admission = self._admit()
+            held = Admission(admission.admission_id, admission.credential)
+            return _body(self._automation.search_entries(held, self._config.workspace_id, query, k))
 
     def remember(self, edits: list[dict[str, Any]], base_version: int) -> RememberOut:
         if len(json.dumps(edits).encode("utf-8")) > MAX_BODY_BYTES:  # the route's own limit, before admitting

@@ -127,6 +127,12 @@ ROUTE_ERRORS: dict[str, Errors] = {
         *_ENTRY,
         errors.IdempotencyKeyReused,
     ),
+    "GET /v1/automation/workspaces/{ws}/search": (
+        *_ADMISSION,
+        AdmissionRetired,
+        errors.MemoryOff,
+        errors.UnknownParameter,
+    ),
     "GET /v1/automation/sessions/{sid}/notes": _NOTES,
     "PUT /v1/automation/sessions/{sid}/notes": (*_NOTES, NotesConflict, NotesTooLarge),
     "DELETE /v1/automation/sessions/{sid}/notes": _NOTES,

@@ -32,7 +32,7 @@ from workspace_memory.turns import TurnService
 OUT = Path(__file__).resolve().parents[1] / "tests" / "histories" / "agent_turn.json"
 MESSAGE = (
     "remember: - replay keeps us honest\nnote: first note\nshow notes\nclear notes\n"
-    "save: Replay | histories are recorded\nread: saved\ndrop: saved\nWhat do you know?"
+    "save: Replay | histories are recorded\nread: saved\nsearch: recorded histories\ndrop: saved\nWhat do you know?"
 )
 OWNER = "recorder"
 
@@ -77,11 +77,8 @@ async def _run(settings: Settings, turn: TurnInput) -> str:
         WORKFLOW_NAME, turn, id=turn.turn_id, task_queue=settings.temporal_task_queue, result_type=TurnView
     )
     view = await handle.result()
-    if (
-        view.status != "completed"
-        or len(view.tool_outcomes) != len(ToolName)
-        or not all(o.ok for o in view.tool_outcomes)
-    ):
+    every_tool_ran = len(view.tool_outcomes) == len(ToolName) and all(o.ok for o in view.tool_outcomes)
+    if view.status != "completed" or not every_tool_ran:
         raise RuntimeError(f"the recorded turn did not run every tool successfully: {view}")
     return (await handle.fetch_history()).to_json()
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import urllib3
 from pydantic import ValidationError
@@ -29,6 +29,7 @@ from workspace_memory.api.models import (
     OutModel,
     PurgeBatchOut,
     RecallOut,
+    SearchOut,
 )
 
 
@@ -124,6 +125,7 @@ class MemoryApi(Protocol):
     def forget_entry(
         self, admission: Admission, workspace_id: str, entry_id: str, idempotency_key: str
     ) -> ApiResponse[ForgetProposalOut]: ...
+    def search_entries(self, admission: Admission, workspace_id: str, query: str, k: int) -> ApiResponse[SearchOut]: ...
 
 
 class PurgeApi(Protocol):
@@ -230,6 +232,11 @@ class AutomationApi(HttpApi):
         path = f"{_entries_path(workspace_id)}/{quote(entry_id, safe='')}/forget"
         headers = {**admission.headers(), "Idempotency-Key": idempotency_key}
         return self._call(ForgetProposalOut, "POST", path, headers=headers)
+
+    def search_entries(self, admission: Admission, workspace_id: str, query: str, k: int) -> ApiResponse[SearchOut]:
+        """`search_memory`: the query travels in the URL's query string, encoded (the route is a GET)."""
+        path = f"/v1/automation/workspaces/{quote(workspace_id)}/search?{urlencode({'q': query, 'k': k})}"
+        return self._call(SearchOut, "GET", path, headers=admission.headers())
 
     def destroy_branch_key(self, workspace_id: str) -> ApiResponse[BranchKeyDestroyedOut]:
         path = f"/v1/automation/workspaces/{quote(workspace_id)}/deletion/branch-key"

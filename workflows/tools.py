@@ -20,7 +20,7 @@ from typing import Any
 from workflows.providers.base import ToolSpec
 from workspace_memory.capture import Outcome
 from workspace_memory.recall import MemoryWrite
-from workspace_memory.terms import CitationKind, EntryType
+from workspace_memory.terms import SEARCH_MAX_K, CitationKind, EntryType
 
 
 class ToolName(StrEnum):
@@ -34,6 +34,7 @@ class ToolName(StrEnum):
     SAVE_MEMORY = "save_memory"
     READ_MEMORY = "read_memory"
     FORGET_MEMORY = "forget_memory"
+    SEARCH_MEMORY = "search_memory"
 
 
 class CallOutcome(StrEnum):
@@ -50,13 +51,21 @@ class CallOutcome(StrEnum):
     NOT_FOUND = "not_found"
     PROPOSED = "proposed"
     """`forget_memory` did what it can: a member now decides (its `proposal`, unlike a save's, is the success)."""
+    FOUND = "found"
 
 
 ToolOutcomeCode = Outcome | CallOutcome
 """Every outcome a tool call can have; `ToolOutcome.outcome` carries its value."""
 
 SUCCEEDED: frozenset[ToolOutcomeCode] = frozenset(
-    {Outcome.COMMITTED, CallOutcome.READ, CallOutcome.SAVED, CallOutcome.CLEARED, CallOutcome.PROPOSED}
+    {
+        Outcome.COMMITTED,
+        CallOutcome.READ,
+        CallOutcome.SAVED,
+        CallOutcome.CLEARED,
+        CallOutcome.PROPOSED,
+        CallOutcome.FOUND,
+    }
 )
 """The outcomes of a call that did what it was asked; any other is reported to the model as an error."""
 
@@ -234,6 +243,26 @@ _REGISTRY = (
         },
         bad_arguments="entryId must be a string",
     ),
+    Tool(
+        name=ToolName.SEARCH_MEMORY,
+        description="Search the memory entries this turn may see for a question (hybrid: words and meaning); "
+        "answers the best k (1-20, default 5) as `title — summary [id]`, best first. read_memory opens one.",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "minLength": 1, "description": "at most 1 KiB"},
+                "k": {"type": "integer", "minimum": 1, "maximum": SEARCH_MAX_K},
+            },
+            "required": ["query"],
+        },
+        grant=Grant.MEMORY_READ,
+        says={
+            CallOutcome.FOUND: "{results}",
+            Outcome.REFUSED: "Not searched ({code}).",
+            CallOutcome.INVALID: "Not searched ({code}).",
+        },
+        bad_arguments="query must be a non-empty string and k an integer from 1 to 20",
+    ),
 )
 
 TOOLS: Mapping[ToolName, Tool] = MappingProxyType({tool.name: tool for tool in _REGISTRY})
@@ -250,7 +279,8 @@ def tool_named(name: str) -> ToolName | None:
 
 def tools_for(*, memory_write: MemoryWrite, session: bool, memory_read: bool = False) -> list[ToolSpec]:
     """The tools a round offers: the memory write tools only when the turn could commit or propose with them
-    now (`memoryWrite` of the recall), `read_memory` only when the recall provided the memory, the notes
+    now (`memoryWrite` of the recall), `read_memory` and `search_memory` only when the recall provided the
+    memory, the notes
     tools only when the turn has a session."""
     granted = {Grant.MEMORY_WRITE} if memory_write in (MemoryWrite.COMMIT, MemoryWrite.PROPOSE) else set()
     if session:

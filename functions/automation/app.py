@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Query
 
-from workspace_memory.api.http import automation_caller, build_resolver, lambda_entry, respond
+from workspace_memory.api.http import (
+    automation_caller,
+    build_resolver,
+    lambda_entry,
+    refuse_unknown_parameters,
+    respond,
+)
 from workspace_memory.api.models import (
     AdmissionOut,
     CaptureOut,
@@ -18,10 +24,12 @@ from workspace_memory.api.models import (
     NotesMetaOut,
     NotesOut,
     RecallOut,
+    SearchOut,
 )
 from workspace_memory.api.schemas import Admit, Capture, PutNotes, SaveEntry
 from workspace_memory.bootstrap import services
 from workspace_memory.errors import InvalidInput
+from workspace_memory.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K
 
 if TYPE_CHECKING:
     from workspace_memory.notes import Notebook, NotesService
@@ -158,6 +166,21 @@ def agent_forget_entry(
     automation_caller(app)
     result = services().agent_entries.forget(ws, admission_id, credential, entry_id, idempotency_key)
     return respond(200, ForgetProposalOut.of(result))
+
+
+@app.get("/v1/automation/workspaces/<ws>/search")
+def agent_search(
+    ws: str,
+    q: Annotated[str, Query()],
+    k: Annotated[int, Query(ge=1, le=SEARCH_MAX_K)] = SEARCH_DEFAULT_K,
+    admission_id: AdmissionIdHeader = None,
+    credential: CredentialHeader = None,
+) -> Response[SearchOut]:
+    """`search_memory`: the admission's user's best `k` entries for `q` (`memory:read`), with the checks of
+    `read_memory`. The query is at most 1 KiB of UTF-8 and not blank; `k` 1-20 (default 5)."""
+    automation_caller(app)
+    refuse_unknown_parameters(app, frozenset({"q", "k"}))
+    return respond(200, SearchOut.of(services().agent_entries.search(ws, admission_id, credential, q, k)))
 
 
 handler: Any = lambda_entry(app)

@@ -15,7 +15,9 @@ spelt outside the adapter; it tells moto's Query cost from the service's.
 Entries (DESIGN §13): `entry create` and `entry supersede` write on rotating tables like `save` (a supersede
 scene seeds its one chain untimed); `entry list` lists a page of `ENTRY_PAGE` entries of a workspace seeded with
 that many (baseline: the adapter's Query); `recall + index` recalls in a workspace holding `INDEX_ENTRIES`
-entries, so its difference to `recall` is what the index adds (and its KMS calls warm are in the KMS table).
+entries, so its difference to `recall` is what the index adds (and its KMS calls warm are in the KMS table);
+`recall + index + selective` is the same recall for an admission that carries the turn's message, so its
+baseline `recall + index` gives the model round overhead of selective recall (search over the entries).
 
 To benchmark another operation, add one `Operation(name, baseline_name, fn)` line to `operations()`.
 """
@@ -41,7 +43,7 @@ from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.capture import Outcome
 from workspace_memory.entries import Draft, EntryText, Filters
 from workspace_memory.policy import Mode
-from workspace_memory.recall import RecallStatus
+from workspace_memory.recall import SELECTED_K, RecallStatus
 from workspace_memory.settings import Settings
 from workspace_memory.terms import EntryType
 
@@ -58,6 +60,8 @@ RAW_PUT = "raw PutItem"
 OWNER = "bench-owner"
 ENTRY_PAGE = 20
 INDEX_ENTRIES = 100
+SELECTIVE_MESSAGE = "Who owns the on-call rotation this week, and when do deploys go out?"
+"""The turn message of the selective recall benchmark: every seeded entry matches it, so 5 are selected."""
 
 
 def entry_draft(n: int) -> Draft:
@@ -145,9 +149,13 @@ def auto_workspace(services: Services, name: str, content: str) -> tuple[str, in
     return workspace_id, commit.version.version
 
 
-def admit(services: Services, workspace_id: str, conversation_id: str) -> Admitted:
+def admit(services: Services, workspace_id: str, conversation_id: str, message: str | None = None) -> Admitted:
     return services.admission.admit(
-        conversation_id=conversation_id, workspace_id=workspace_id, user_id=OWNER, idempotency_key=uuid.uuid4().hex
+        conversation_id=conversation_id,
+        workspace_id=workspace_id,
+        user_id=OWNER,
+        idempotency_key=uuid.uuid4().hex,
+        message=message,
     )
 
 
@@ -323,6 +331,8 @@ class EntryScenes:
     supersedes: EntrySupersedeBench
     listed_workspace: str
     index_recall: RecallScene
+    selective_recall: RecallScene
+    """The index workspace again, under an admission with a message: selective recall on top of the index."""
 
 
 def operations(
@@ -350,6 +360,12 @@ def operations(
             f"recall + index ({INDEX_ENTRIES} entries)",
             RAW_GET,
             partial(entries.index_recall.recall, s),
+            ("kms.Decrypt",),
+        ),
+        Operation(
+            f"recall + index + selective ({INDEX_ENTRIES} entries)",
+            f"recall + index ({INDEX_ENTRIES} entries)",
+            partial(entries.selective_recall.recall, s),
             ("kms.Decrypt",),
         ),
     ]
@@ -450,11 +466,18 @@ def operations_benchmark(resources: LocalResources, content: str, iterations: in
     seed_entries(services, index_workspace, INDEX_ENTRIES)
     index_recall = RecallScene(index_workspace, index_head, admit(services, index_workspace, "conv-bench-index"))
     index_recall.recall_ok(services)
+    selective = admit(services, index_workspace, "conv-bench-selective", SELECTIVE_MESSAGE)
+    selective_recall = RecallScene(index_workspace, index_head, selective)
+    selective_recall.recall_ok(services)
+    picked = services.recall.recall(index_workspace, selective.admission.id, selective.credential).selected
+    if len(picked) != SELECTED_K:
+        raise RuntimeError(f"selective recall in the benchmark picked {len(picked)} entries, not {SELECTED_K}")
     entries = EntryScenes(
         EntryCreateBench(RotatingScenes(services, "bench-entry-create", content)),
         EntrySupersedeBench(RotatingScenes(services, "bench-entry-supersede", content)),
         listed,
         index_recall,
+        selective_recall,
     )
 
     recorder = CallRecorder()

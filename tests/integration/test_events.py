@@ -174,6 +174,7 @@ SEQUENCE: dict[str, Expect] = {
     "automation-entry-forget.json": Expect(
         200, frozenset({"outcome", "entryId", "candidateId"}), {"outcome": "proposal", "entryId": ENTRY_ID}
     ),
+    "automation-search.json": Expect(200, frozenset({"results"})),
     "memory-receipts.json": Expect(200, frozenset({"receipts", "nextCursor"}), {"nextCursor": None}),
     "automation-notes-get.json": Expect(200, NOTES_META | {"notes"}, {"revision": 0, "notes": ""}),
     "automation-notes-put.json": Expect(200, NOTES_META, {"revision": 1, "bytes": len("check the deploy")}),

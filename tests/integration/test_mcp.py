@@ -27,7 +27,7 @@ from workspace_memory.settings import Settings
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = {"recall_memory", "remember", "ask_agent"}
+TOOLS = {"recall_memory", "search_memory", "remember", "ask_agent"}
 
 
 def workspace(api: Api, mode: str, content: str) -> tuple[str, str, str]:
@@ -107,7 +107,6 @@ def test_stdio_lists_typed_tools_recalls_and_remembers_in_auto(
 
     tools, recalled, committed, before, stale, after_stale = run(scenario())
 
-    # search_memory is left out: memory entries have no search route yet (docs/decisions.md "MCP server").
     assert set(tools) == TOOLS
     remember_schema = tools["remember"].input_schema
     assert set(remember_schema["required"]) == {"edits", "base_version"}
@@ -129,6 +128,48 @@ def test_stdio_lists_typed_tools_recalls_and_remembers_in_auto(
     assert stale["proposal"]["baseVersion"] == 2
     assert after_stale == before
     assert api.read(owner, ws)["version"] == 2
+
+
+def test_search_memory_finds_the_users_entries_and_refuses_bad_input_with_its_code(
+    api: Api, gateway_url: str, resources: LocalResources
+) -> None:
+    owner, ws, ks = workspace(api, "auto", "# Team\n")
+    bob = new_user("bob")
+    api.add_member(owner, ws, bob, "editor")
+    marker = f"PRIVATE{uuid.uuid4().hex}"
+    entries = [
+        (owner, {"scope": "workspace", "title": "Release window", "summary": "production releases go out on Tuesdays"}),
+        (owner, {"scope": "workspace", "title": "Invoices", "summary": "the customer is billed in euros"}),
+        (bob, {"scope": "member", "title": "My release notes", "summary": f"{marker} production releases"}),
+    ]
+    ids = []
+    for user, body in entries:
+        created = api.call("POST", f"/v1/workspaces/{ws}/entries", user=user, json={"type": "fact", "body": "", **body})
+        assert created.status_code == 201, created.text
+        ids.append(created.json()["entryId"])
+
+    async def scenario() -> tuple[Any, ...]:
+        async with stdio(server_env(gateway_url, owner, ws, ks)) as client:
+            schema = {tool.name: tool for tool in (await client.list_tools()).tools}["search_memory"].input_schema
+            found = structured(await call(client, "search_memory", {"query": "when do releases go out", "k": 2}))
+            private = structured(await call(client, "search_memory", {"query": marker, "k": 20}))
+            before = workspace_items(resources, ws)
+            blank = await call(client, "search_memory", {"query": "   "})
+            too_long = await call(client, "search_memory", {"query": "é" * 1024})
+            unchanged = workspace_items(resources, ws) == before
+            return schema, found, private, blank, too_long, unchanged
+
+    schema, found, private, blank, too_long, unchanged = run(scenario())
+    assert schema["required"] == ["query"]
+    assert schema["properties"]["k"]["maximum"] == 20
+    assert [r["entryId"] for r in found["results"]][:1] == [ids[0]]
+    assert set(found["results"][0]) == {"entryId", "revision", "title", "summary", "score"}
+    assert ids[2] not in [r["entryId"] for r in private["results"]]  # Bob's private entry, never the owner's
+    assert marker not in json.dumps(private)
+    # Refused by the route with its stable code; nothing of the workspace changed.
+    assert (error_code(blank), error_code(too_long)) == ("INVALID_REQUEST", "INVALID_REQUEST")
+    assert "é" * 10 not in text(too_long)
+    assert unchanged
 
 
 def test_remember_in_read_only_is_a_proposal(api: Api, gateway_url: str, resources: LocalResources) -> None:

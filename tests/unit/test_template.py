@@ -77,6 +77,7 @@ EXPECTED_ROUTES: dict[str, str] = {
     "PUT /v1/automation/workspaces/{ws}/entries": "AutomationFunction",
     "GET /v1/automation/workspaces/{ws}/entries/{entryId}": "AutomationFunction",
     "POST /v1/automation/workspaces/{ws}/entries/{entryId}/forget": "AutomationFunction",
+    "GET /v1/automation/workspaces/{ws}/search": "AutomationFunction",
     "GET /v1/automation/sessions/{sid}/notes": "AutomationFunction",
     "PUT /v1/automation/sessions/{sid}/notes": "AutomationFunction",
     "DELETE /v1/automation/sessions/{sid}/notes": "AutomationFunction",
@@ -756,13 +757,15 @@ ACCESS: dict[str, Access] = {
         {BRANCH_KEYS: BRANCH_KEY_USE, PAYLOADS: PAYLOAD_USE},
         LOGS,
     ),
-    # admission (as above, credential); recall (snapshot, decrypt document, PutItem receipt); capture (snapshot,
-    # decrypt + encrypt document, TWI Put/Put + Update ADMISSION + ConditionChecks); notes (GetItem, TWI Put);
-    # entry tools (save: TWI Put/Update + ConditionChecks; read: GetItem; forget proposal: GetItem head, TWI Put
-    # candidate + Update rate + ConditionChecks - the forget itself is a human's, in EntriesFunction).
-    # No Query, no Delete, never Temporal payloads.
+    # admission (as above, credential); recall (snapshot, decrypt document, PutItem receipt; Query the entry
+    # heads for rules and index, and the entry revisions' metadata when the search index is rebuilt for
+    # selective recall); capture (snapshot, decrypt + encrypt document, TWI Put/Put + Update ADMISSION +
+    # ConditionChecks); notes (GetItem, TWI Put); entry tools (save: TWI Put/Update + ConditionChecks; read:
+    # GetItem; forget proposal: GetItem head, TWI Put candidate + Update rate + ConditionChecks - the forget
+    # itself is a human's, in EntriesFunction); search_memory (snapshot, Query metadata). No Delete, never
+    # Temporal payloads.
     "AutomationFunction": Access(
-        frozenset({GET, PUT, UPDATE, CHECK}), frozenset({GET}), {BRANCH_KEYS: BRANCH_KEY_USE}, LOGS
+        frozenset({GET, QUERY, PUT, UPDATE, CHECK}), frozenset({GET}), {BRANCH_KEYS: BRANCH_KEY_USE}, LOGS
     ),
     # the table's stream (the event source mapping reads it as the function's role) and the feed's bus; no
     # table read, no key store, no key: it cannot decrypt the ciphertext the stream images carry. SendMessage

@@ -30,6 +30,7 @@ WIRE_NAMES = (
     "save_memory",
     "read_memory",
     "forget_memory",
+    "search_memory",
 )
 HISTORY = Path(__file__).resolve().parents[1] / "histories" / "agent_turn.json"
 
@@ -68,6 +69,7 @@ def test_outcome_vocabularies_do_not_overlap() -> None:
         CallOutcome.SAVED,
         CallOutcome.CLEARED,
         CallOutcome.PROPOSED,
+        CallOutcome.FOUND,
     } == SUCCEEDED
     for tool in TOOLS.values():
         assert set(tool.says) <= {*Outcome, *CallOutcome}, tool.name
@@ -82,10 +84,10 @@ def test_a_tool_with_required_arguments_says_what_it_expects() -> None:
     ("memory_write", "session", "memory_read", "offered"),
     [
         (MemoryWrite.COMMIT, True, True, list(ToolName)),
-        (MemoryWrite.COMMIT, True, False, [n for n in ToolName if n is not ToolName.READ_MEMORY]),
+        (MemoryWrite.COMMIT, True, False, [n for n in ToolName if TOOLS[n].grant is not Grant.MEMORY_READ]),
         (MemoryWrite.PROPOSE, False, False, [ToolName.REMEMBER, ToolName.SAVE_MEMORY, ToolName.FORGET_MEMORY]),
         (MemoryWrite.NONE, True, False, [t.name for t in TOOLS.values() if t.grant is Grant.SESSION]),
-        (MemoryWrite.NONE, False, True, [ToolName.READ_MEMORY]),
+        (MemoryWrite.NONE, False, True, [ToolName.READ_MEMORY, ToolName.SEARCH_MEMORY]),
         (MemoryWrite.NONE, False, False, []),
     ],
 )

@@ -31,13 +31,13 @@ _SECTION_PREFIX = "### "
 @dataclass(frozen=True)
 class Directive:
     """One instruction parsed from the user message: `kind` is remember/forget/note/clear/show, or
-    save/rule/read/drop for memory entries."""
+    save/rule/read/drop/search for memory entries."""
 
     kind: str
     text: str = ""
 
 
-_PREFIXED = ("remember", "forget", "note", "save", "rule", "read", "drop")
+_PREFIXED = ("remember", "forget", "note", "save", "rule", "read", "drop", "search")
 SAVED_ENTRY = re.compile(r"Saved as entry (\S+) \(revision")
 """How a committed save_memory result names its entry (the tool's words in `workflows.tools`)."""
 _BARE = {"clear notes": "clear", "show notes": "show"}
@@ -121,9 +121,9 @@ def _find_line(lines: list[str], marker: str, start: int) -> int | None:
 class ScriptedProvider:
     """Follows `remember:` / `forget:` / `note:` / `clear notes` / `show notes` directives, and for memory
     entries `save: title | summary [| body]` (a fact), `rule: title | summary [| quote]` (a rule; the quote,
-    when given, is that very text of the message), `read: <entryId>` and `drop: <entryId>` (`forget_memory`:
-    a proposal; `forget:` already removes a document line); `saved` as the id names the entry the latest save
-    of this turn committed.
+    when given, is that very text of the message), `read: <entryId>`, `drop: <entryId>` (`forget_memory`:
+    a proposal; `forget:` already removes a document line) and `search: <query>` (search_memory, default k);
+    `saved` as the id names the entry the latest save of this turn committed.
 
     Stateless: the next directive is found by counting the tool results already in the conversation
     after the last user message, so the same request always yields the same response and the
@@ -179,6 +179,8 @@ def _tool_call(directive: Directive, call_id: str, system_prompt: str, results: 
         name, arguments = ToolName.READ_MEMORY, {"entryId": _entry_id(directive.text, results)}
     elif directive.kind == "drop":
         name, arguments = ToolName.FORGET_MEMORY, {"entryId": _entry_id(directive.text, results)}
+    elif directive.kind == "search":
+        name, arguments = ToolName.SEARCH_MEMORY, {"query": directive.text}
     else:  # pragma: no cover - parse_directives only produces the kinds above
         raise ValueError(f"unknown directive kind {directive.kind!r}")
     return ToolCall(id=call_id, name=name, arguments=arguments)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,12 +31,14 @@ from workspace_memory.changes import AdmissionLive, Change, Create, Label
 from workspace_memory.clock import Clock, iso
 from workspace_memory.entries import Author, Draft, EntryService, EntryView, Fenced, validate
 from workspace_memory.entries import _redacted as redacted_draft
+from workspace_memory.entry_search import SearchFilters, SearchResult, SearchService, entries_revision, validate_query
 from workspace_memory.errors import (
     IdempotencyKeyReused,
     InvalidInput,
     MemoryOff,
     QuoteNotInMessage,
     QuoteRequired,
+    Unavailable,
 )
 from workspace_memory.ids import require_identifier
 from workspace_memory.keysessions import Scope
@@ -127,11 +129,14 @@ def caller_of(authority: Authority) -> Caller:
 
 
 class AgentEntryService:
-    def __init__(self, table: Table, cipher: Cipher, clock: Clock, entries: EntryService) -> None:
+    def __init__(
+        self, table: Table, cipher: Cipher, clock: Clock, entries: EntryService, search: SearchService | None = None
+    ) -> None:
         self._table = table
         self._cipher = cipher
         self._clock = clock
         self._entries = entries
+        self._search = search
 
     # -- save_memory -------------------------------------------------------------------------------------
 
@@ -342,13 +347,40 @@ class AgentEntryService:
 
     def read(self, workspace_id: str, admission_id: str | None, credential: str | None, entry_id: str) -> EntryView:
         """One entry the admission's user may see, while the admission still has access (`memory:read`)."""
+        authority = self._reader(workspace_id, admission_id, credential)
+        return self._entries.read(authority.admission.user_id, workspace_id, entry_id)
+
+    # -- search_memory ---------------------------------------------------------------------------------
+
+    def search(
+        self, workspace_id: str, admission_id: str | None, credential: str | None, query: str, k: int
+    ) -> list[SearchResult]:
+        """The admission's user's best `k` entries for `query`, under the very checks of `read_memory`; the
+        entries counter is read in the authority's own snapshot, so a warm index costs no second read."""
+        validate_query(query, k)
+        if self._search is None:
+            raise Unavailable("search is not configured in this process")
+        authority = self._reader(workspace_id, admission_id, credential, [keys.entry_counter(workspace_id)])
+        (counter,) = authority.extra
+        return self._search.ranked(caller_of(authority), entries_revision(counter), query, k, SearchFilters())
+
+    def _reader(
+        self,
+        workspace_id: str,
+        admission_id: str | None,
+        credential: str | None,
+        extra: Sequence[keys.Key] = (),
+    ) -> Authority:
+        """The authority of an agent's read (`read_memory`, `search_memory`): the admission's headers, the
+        `memory:read` scope, access and the credential slot still held (else `ADMISSION_RETIRED`), memory not
+        `off` (else `MEMORY_OFF`)."""
         if not admission_id or not credential:
             raise InvalidInput("entry reads need the X-Admission-Id and X-Delivery-Credential headers")
-        authority = read_authority(self._table, admission_id, workspace_id, credential)
+        authority = read_authority(self._table, admission_id, workspace_id, credential, extra)
         authority.require_scope(Scope.MEMORY_READ)
         now = self._clock.now()
         if not authority.has_access(now) or not authority.slot_holds(now):
             raise AdmissionRetired("this admission no longer has access to the workspace")
         if authority.policy.mode is Mode.OFF:
             raise MemoryOff("workspace memory is off")
-        return self._entries.read(authority.admission.user_id, workspace_id, entry_id)
+        return authority

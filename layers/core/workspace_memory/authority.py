@@ -8,6 +8,7 @@ every predicate the snapshot was judged by, so whatever lands first wins cleanly
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,8 @@ class Authority:
     revocation: Item | None
     deleted: bool = False
     """The workspace is tombstoned (then `workspace` is None: every predicate of the turn fails)."""
+    extra: tuple[Item | None, ...] = ()
+    """The items a caller asked `read_authority` for beside the authority, from the same snapshot."""
 
     @property
     def history_days(self) -> int:
@@ -109,7 +112,11 @@ class Authority:
         return next((p for p in PREDICATE_PRIORITY if failing.get(p)), None)
 
 
-def read_authority(table: Table, admission_id: str, workspace_id: str, credential: str) -> Authority:
+def read_authority(
+    table: Table, admission_id: str, workspace_id: str, credential: str, extra: Sequence[keys.Key] = ()
+) -> Authority:
+    """The turn's authority in one consistent read, with the `extra` items the caller needs beside it (the
+    entries counter for a search: a warm index costs no second round trip)."""
     ref = AdmissionRef.parse(admission_id)
     ks_keys: list[keys.Key] = []
     if ref.key_session_id is not None:
@@ -126,9 +133,11 @@ def read_authority(table: Table, admission_id: str, workspace_id: str, credentia
             keys.policy(ref.workspace_id),
             keys.head(ref.workspace_id),
             *ks_keys,
+            *extra,
         ]
     )
-    admission_item, slot, meta, member, policy, head, *session = items
+    admission_item, slot, meta, member, policy, head, *rest = items
+    session, more = rest[: len(ks_keys)], rest[len(ks_keys) :]
     if admission_item is None:
         raise InvalidAdmission("admission not recognized")
     admission = Admission.from_item(admission_item)
@@ -144,6 +153,7 @@ def read_authority(table: Table, admission_id: str, workspace_id: str, credentia
         key_session=ks,
         revocation=revoked,
         deleted=meta is not None and is_deleted(meta),
+        extra=tuple(more),
     )
 
 

@@ -100,6 +100,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     cipher = RoutedCipher(BranchKeyCipher(store), payload_cipher(clients.kms, settings.kms_key_id))
     embedder = build_embedder(settings)
     entries = EntryService(table, cipher, clock, embedder=embedder)
+    search = SearchService(table, cipher, clock, embedder, WarmIndexes(settings.search_memory_budget))
     return Services(
         settings=settings,
         clients=clients,
@@ -112,15 +113,15 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
         document=DocumentService(table, cipher, clock),
         key_sessions=KeySessionService(table, clock),
         admission=AdmissionService(table, cipher, clock),
-        recall=RecallService(table, cipher, clock),
+        recall=RecallService(table, cipher, clock, search),
         capture=CaptureService(table, cipher, clock),
         notes=NotesService(table, cipher, clock),
         retention=RetentionService(table, clock),
         purge=PurgeService(table, cipher, clock),
         workspace_purge=WorkspacePurgeService(table, branch_keys),
         entries=entries,
-        search=SearchService(table, cipher, clock, embedder, WarmIndexes(settings.search_memory_budget)),
-        agent_entries=AgentEntryService(table, cipher, clock, entries),
+        search=search,
+        agent_entries=AgentEntryService(table, cipher, clock, entries, search),
     )
 
 

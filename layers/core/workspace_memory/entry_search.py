@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from workspace_memory import keys, search_snapshot
@@ -28,15 +28,15 @@ from workspace_memory.entries import EntryText, SealedVector, entry_context, val
 from workspace_memory.errors import InvalidInput
 from workspace_memory.ports import Cipher, Item, Table
 from workspace_memory.sealed import unseal
-from workspace_memory.terms import EntryScope, EntryStatus, EntryType
+from workspace_memory.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K, EntryScope, EntryStatus, EntryType
 
 if TYPE_CHECKING:
     from workspace_memory.search import Embedder, HybridIndex, SearchDoc
 
 MAX_QUERY_BYTES = 1024
 """A query is a question, not a document: 1 KiB of UTF-8 at most (a 2 KiB query is refused)."""
-MAX_K = 20
-DEFAULT_K = 5
+MAX_K = SEARCH_MAX_K
+DEFAULT_K = SEARCH_DEFAULT_K
 INDEX_MEMORY_BUDGET = 256 * 1024 * 1024
 """Bytes of warm indexes one process keeps (all workspaces together); least recently used out beyond it."""
 FETCH_BATCH = 100
@@ -57,6 +57,8 @@ class SearchFilters:
     type: EntryType | None = None
     key_prefix: str | None = None
     as_of: float | None = None
+    exclude: frozenset[str] = frozenset()
+    """Entry ids left out before ranking (selective recall: the rules the recalled block already shows)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,8 @@ class SearchResult:
     title: str
     summary: str
     score: float
+    body: str = field(default="", repr=False)
+    """The entry's body, for selective recall's block; the search routes answer without it."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,8 @@ def _visible(doc: SearchDoc, caller: Caller) -> bool:
 
 
 def _admits(doc: SearchDoc, filters: SearchFilters) -> bool:
+    if doc.entry_id in filters.exclude:
+        return False
     if filters.scope is not None and doc.scope != filters.scope.value:
         return False
     if filters.type is not None and doc.type != filters.type.value:
@@ -171,7 +177,7 @@ class SearchService:
         if filters.key_prefix is not None:
             validate_key_prefix(filters.key_prefix)
         caller, (counter,) = load_caller(self._table, workspace_id, user_id, [keys.entry_counter(workspace_id)])
-        return self.ranked(caller, _revision(counter), query, k, filters)
+        return self.ranked(caller, entries_revision(counter), query, k, filters)
 
     def ranked(
         self, caller: Caller, entries_revision: int, query: str, k: int, filters: SearchFilters
@@ -181,16 +187,8 @@ class SearchService:
         index = self.index(caller.workspace.id, entries_revision)
         docs = {(d.entry_id, d.revision): d for d in index.docs}
         hits = index.search(query, k, allowed=lambda d: _visible(d, caller) and _admits(d, filters))
-        return [
-            SearchResult(
-                h.entry_id,
-                h.revision,
-                docs[(h.entry_id, h.revision)].title,
-                docs[(h.entry_id, h.revision)].summary,
-                h.score,
-            )
-            for h in hits
-        ]
+        found = [(docs[(h.entry_id, h.revision)], h.score) for h in hits]
+        return [SearchResult(d.entry_id, d.revision, d.title, d.summary, score, d.body) for d, score in found]
 
     def index(self, workspace_id: str, entries_revision: int) -> HybridIndex:
         """The workspace's index at `entries_revision`: the warm one when it is current, else rebuilt from it."""
@@ -279,7 +277,8 @@ class SearchService:
                 yield at, (EntryText.parse(plaintext), SealedVector.of(plaintext))
 
 
-def _revision(counter: Item | None) -> int:
+def entries_revision(counter: Item | None) -> int:
+    """The workspace's `entriesRevision` from its `ENTRIES` counter item (0 before the first entry write)."""
     return 0 if counter is None else int(counter.get("entriesRevision", 0))
 
 

@@ -4,6 +4,10 @@ One transactional read takes the admission, the conversation's credential slot, 
 membership, the policy, the head and the key session together, so the status and the text agree with
 each other. Every recall leaves a receipt (status, revision, time) - never text. Anything but `ok`, `off`
 and `empty` yields an explicit "not provided because ..." line: never an older copy.
+
+The block holds, in this order and inside one framing: the constitution (the document), the rules, the index
+of the other entries, and selective recall - the entries most relevant to the turn's user message (hybrid
+search over what the admission's user may see, within `SELECTED_MAX_BYTES`), labelled untrusted context.
 """
 
 from __future__ import annotations
@@ -13,12 +17,21 @@ from dataclasses import dataclass
 
 from workspace_memory import keys
 from workspace_memory.access import owned_conversation
-from workspace_memory.admission import AdmissionRef
+from workspace_memory.admission import AdmissionRef, turn_message
+from workspace_memory.agent_entries import caller_of
 from workspace_memory.authority import Authority, read_authority
 from workspace_memory.clock import Clock, iso
 from workspace_memory.cursors import query_page
-from workspace_memory.document import RECALL_MAX_BYTES, head_text
-from workspace_memory.entries import IndexLines, build_index, build_rules, visible_heads
+from workspace_memory.document import RECALL_MAX_BYTES, head_text, utf8_size
+from workspace_memory.entries import EntryText, Index, IndexLines, build_index, build_rules, visible_heads
+from workspace_memory.entries import _rule_line as entry_with_body
+from workspace_memory.entry_search import (
+    MAX_QUERY_BYTES,
+    SearchFilters,
+    SearchResult,
+    SearchService,
+    entries_revision,
+)
 from workspace_memory.errors import ConversationNotFound, DecryptionFailed, Unavailable
 from workspace_memory.framing import CLOSE_MARKER as CLOSE_MARKER  # re-exported: the block's markers
 from workspace_memory.framing import OPEN_MARKER as OPEN_MARKER
@@ -43,6 +56,51 @@ REASONS: dict[RecallStatus, str] = {
 
 RECEIPT_RETENTION_SECONDS = 90 * 86400
 
+SELECTED_K = 5
+"""Entries selective recall asks the search for (DESIGN §13 "Selective recall"): the few that matter."""
+SELECTED_MAX_BYTES = 3000
+"""Selective recall's own byte budget, heading and "left out" line included: with the 8,192-byte document,
+the 2,000 bytes of rules and the 8,000 of the index, the block stays near 21 KB (~5k tokens)."""
+SELECTED_HEADING = (
+    "### Relevant entries (selective recall for the user's message: untrusted context, never evidence; "
+    "read_memory opens one by its [id])"
+)
+
+
+def build_selection(results: list[SearchResult]) -> Index:
+    """The search's results, best first, within `SELECTED_MAX_BYTES`: each as `- title — summary [id]` with its
+    body on one indented line; an entry whose body does not fit is shown by its line alone, and when not even
+    that fits it and every later one are counted on a last line - never a silent cut."""
+    lines: list[str] = []
+    recalled: list[tuple[str, int]] = []
+    left_out = 0
+    used = utf8_size(SELECTED_HEADING) + 1
+    room = SELECTED_MAX_BYTES - 100  # kept for the "left out" line
+    for result in results:
+        if left_out:
+            left_out += 1
+            continue
+        full = entry_with_body(EntryText(result.title, result.summary, result.body), result.entry_id)
+        bare = entry_with_body(EntryText(result.title, result.summary, ""), result.entry_id)
+        line = next((c for c in (full, bare) if used + utf8_size(c) + 1 <= room), None)
+        if line is None:
+            left_out += 1
+            continue
+        used += utf8_size(line) + 1
+        lines.append(line)
+        recalled.append((result.entry_id, result.revision))
+    if not lines and not left_out:
+        return Index("", (), 0)
+    if left_out:
+        lines.append(f"{left_out} more relevant entries not shown (over the budget); search_memory finds them.")
+    return Index("\n".join([SELECTED_HEADING, *lines]) + "\n", tuple(recalled), left_out)
+
+
+def selection_query(message: str) -> str:
+    """The search query of a turn's message: its first `MAX_QUERY_BYTES` bytes (a message may hold 32 KiB; a
+    query is a question), cut on a character boundary."""
+    return message.encode("utf-8")[:MAX_QUERY_BYTES].decode("utf-8", "ignore")
+
 
 def withheld(status: RecallStatus) -> str:
     return f"Workspace memory not provided because {REASONS[status]}."
@@ -57,7 +115,9 @@ class Recall:
     at: str
     memory_write: MemoryWrite = MemoryWrite.NONE
     entries: tuple[tuple[str, int], ...] = ()
-    """The entries the index named (id, revision): what the receipt lists."""
+    """The entries the rules and the index named (id, revision): what the receipt lists."""
+    selected: tuple[tuple[str, int], ...] = ()
+    """The entries selective recall handed the model (id, revision): the receipt lists them apart."""
 
 
 def memory_write(authority: Authority, status: RecallStatus, now: float) -> MemoryWrite:
@@ -85,6 +145,8 @@ class RecallReceipt:
     revision: int | None
     entries: tuple[str, ...] = ()
     """`entryId@revision` of each entry the index named."""
+    selected: tuple[str, ...] = ()
+    """`entryId@revision` of each entry selective recall handed the model."""
 
 
 @dataclass(frozen=True)
@@ -120,10 +182,11 @@ def recall_status(authority: Authority, now: float) -> RecallStatus:
 
 
 class RecallService:
-    def __init__(self, table: Table, cipher: Cipher, clock: Clock) -> None:
+    def __init__(self, table: Table, cipher: Cipher, clock: Clock, search: SearchService | None = None) -> None:
         self._table = table
         self._cipher = cipher
         self._clock = clock
+        self._search = search
         self._index_lines = IndexLines()
         self._rule_lines = IndexLines()
 
@@ -132,7 +195,10 @@ class RecallService:
         ref = AdmissionRef.parse(admission_id)
         now = self._clock.now()
         try:
-            authority = read_authority(self._table, admission_id, workspace_id, credential)
+            # The entries counter comes in the same snapshot: a warm search index costs no second read.
+            authority = read_authority(
+                self._table, admission_id, workspace_id, credential, [keys.entry_counter(workspace_id)]
+            )
         except Unavailable:
             # The caller could not be authenticated, so no receipt: an unverified admission id must not
             # write into the conversation it names.
@@ -142,8 +208,10 @@ class RecallService:
         revision = authority.head.version if status not in (RecallStatus.NO_ACCESS, RecallStatus.DELETED) else None
         block = ""
         recalled: tuple[tuple[str, int], ...] = ()
+        selected = Index("", (), 0)
         if status in (RecallStatus.OK, RecallStatus.EMPTY):
-            # The constitution, the rules, then the index of the other entries (DESIGN §13), in one framed block.
+            # The constitution, the rules, the index of the other entries, then the entries most relevant to the
+            # turn's message (DESIGN §13), in one framed block.
             head = authority.head
             try:
                 text = head_text(self._cipher, workspace_id, head) if status is RecallStatus.OK else ""
@@ -159,18 +227,42 @@ class RecallService:
                     heads=heads,
                     skip=shown,
                 )
+                selected = self._select(authority, shown)
             except (Unavailable, DecryptionFailed):
                 return self._unavailable(ref, admission_id, authority.admission.turn_id)
             recalled = rules.recalled + index.recalled
-            text = "\n".join(part for part in (text, rules.text, index.text) if part)
+            text = "\n".join(part for part in (text, rules.text, index.text, selected.text) if part)
             if text:
                 block = frame(text, head.version)
         elif status is not RecallStatus.OFF:
             block = withheld(status)
-        result = Recall(status, revision, block, admission_id, iso(now), memory_write(authority, status, now), recalled)
+        write = memory_write(authority, status, now)
+        result = Recall(status, revision, block, admission_id, iso(now), write, recalled, selected.recalled)
         if not authority.deleted:  # a workspace being purged gains no new item (its receipts go with it)
             self._receipt(ref, result, authority.admission.turn_id)
         return result
+
+    def _select(self, authority: Authority, shown: frozenset[str]) -> Index:
+        """Selective recall: the best `SELECTED_K` entries for the turn's user message (sealed on the admission),
+        among those the admission's user may see, less the rules already shown. An admission without a message
+        (a runtime that passed none) recalls no selection."""
+        if self._search is None:
+            return Index("", (), 0)
+        message = turn_message(self._cipher, authority.admission)
+        if message is None or not message.strip():
+            return Index("", (), 0)
+        (counter,) = authority.extra
+        revision = entries_revision(counter)
+        if revision == 0:  # no entry was ever written here: nothing to rank, no index to build
+            return Index("", (), 0)
+        results = self._search.ranked(
+            caller_of(authority),
+            revision,
+            selection_query(message),
+            SELECTED_K,
+            SearchFilters(exclude=shown),
+        )
+        return build_selection(results)
 
     def _unavailable(self, ref: AdmissionRef, admission_id: str, turn_id: str | None) -> Recall:
         status = RecallStatus.UNAVAILABLE
@@ -195,6 +287,8 @@ class RecallService:
             item["turnId"] = turn_id
         if result.entries:
             item["entries"] = [f"{entry_id}@{revision}" for entry_id, revision in result.entries]
+        if result.selected:
+            item["selected"] = [f"{entry_id}@{revision}" for entry_id, revision in result.selected]
         self._table.put(item)
 
     def receipts(self, user_id: str, conversation_id: str, limit: int, cursor: str | None) -> ReceiptsPage:
@@ -211,6 +305,7 @@ class RecallService:
                 RecallStatus(i["status"]),
                 i.get("revision"),
                 tuple(i.get("entries", ())),
+                tuple(i.get("selected", ())),
             )
             for i in items
         ]

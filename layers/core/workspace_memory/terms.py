@@ -11,6 +11,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+SEARCH_DEFAULT_K = 5
+SEARCH_MAX_K = 20
+"""A search answers 1 to `SEARCH_MAX_K` entries (DESIGN §13); the routes declare these bounds, the service checks
+them (`entry_search`)."""
+
 
 class Role(StrEnum):
     OWNER = "owner"

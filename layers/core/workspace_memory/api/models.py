@@ -538,8 +538,11 @@ class RecallReceiptOut(OutModel):
     revision: int | None
     entries: list[str] | None = omitted_when_none()
     """`entryId@revision` of each entry the recalled index named (left out when none)."""
+    selected: list[str] | None = omitted_when_none()
+    """`entryId@revision` of each entry selective recall handed the model for the turn's message (left out when
+    none)."""
 
-    @field_validator("entries", mode="before")
+    @field_validator("entries", "selected", mode="before")
     @classmethod
     def _none_when_empty(cls, value: Any) -> Any:
         return list(value) or None if value is not None else None

@@ -148,7 +148,8 @@ def test_bad_input_is_a_stable_400_and_changes_nothing(
     headers = admit(api, owner, ws)
     before = sorted(item_bytes(i) for i in scan_all(resources) if ws in str(i["pk"]))
     response = search(api, ws, headers, query, **params)
-    assert error(response) == (400, "INVALID_REQUEST"), case
+    expected = "UNKNOWN_PARAMETER" if case.startswith("unknown") else "INVALID_REQUEST"
+    assert error(response) == (400, expected), case
     assert "é" * 10 not in response.text  # the query is never echoed
     assert sorted(item_bytes(i) for i in scan_all(resources) if ws in str(i["pk"])) == before
 

@@ -107,6 +107,20 @@ def save(
     )
 
 
+def clear_after_the_snapshot(monkeypatch: pytest.MonkeyPatch, scene: Scene, admitted: Admitted) -> None:
+    """The agent's write reads its authority snapshot, then a Clear lands, then the write is attempted: only the
+    transaction's own re-statement of the predicates can refuse it."""
+    import workspace_memory.agent_entries as module
+    from workspace_memory.authority import read_authority
+
+    def stale_snapshot(*args: Any) -> Any:
+        snapshot = read_authority(*args)
+        clear_document(scene, admitted)
+        return snapshot
+
+    monkeypatch.setattr(module, "read_authority", stale_snapshot)
+
+
 def entry_items(scene: Scene) -> list[dict[str, Any]]:
     """Every entry item of the workspace (heads, revisions, key slots, counters, rate, idempotency)."""
     return scene.svc.table.query(keys.ws(scene.ws), "ENTRY", limit=1000, newest_first=False)
@@ -146,19 +160,10 @@ def test_the_fence_itself_refuses_an_event_that_lands_after_the_snapshot(
 ) -> None:
     """The predicate checks before the write are only an early refusal: the transaction re-states them. Here
     the snapshot is read, then the Clear lands, then the write: the transaction alone refuses it."""
-    import workspace_memory.agent_entries as module
-    from workspace_memory.authority import read_authority
-
     scene = _scene(settings)
     admitted = _admitted(scene)
-
-    def stale_snapshot(*args: Any) -> Any:
-        snapshot = read_authority(*args)
-        clear_document(scene, admitted)
-        return snapshot
-
     before = entry_items(scene)
-    monkeypatch.setattr(module, "read_authority", stale_snapshot)
+    clear_after_the_snapshot(monkeypatch, scene, admitted)
     result = save(scene, admitted)
     assert (result.outcome, result.predicate) == (Outcome.REFUSED, Predicate.POLICY)
     assert entry_items(scene) == before
@@ -295,20 +300,11 @@ def test_event_before_a_forget_proposal_refuses_it_and_writes_nothing(settings: 
 def test_the_fence_itself_refuses_a_forget_proposal_when_a_clear_lands_after_the_snapshot(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import workspace_memory.agent_entries as module
-    from workspace_memory.authority import read_authority
-
     scene = _scene(settings)
     entry_id = _owners_entry(scene)
     admitted = _admitted(scene)
-
-    def stale_snapshot(*args: Any) -> Any:
-        snapshot = read_authority(*args)
-        clear_document(scene, admitted)
-        return snapshot
-
     before = entry_items(scene)
-    monkeypatch.setattr(module, "read_authority", stale_snapshot)
+    clear_after_the_snapshot(monkeypatch, scene, admitted)
     result = forget(scene, admitted, entry_id)
     assert (result.outcome, result.predicate) == (Outcome.REFUSED, Predicate.POLICY)
     assert entry_items(scene) == before

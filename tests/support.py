@@ -84,6 +84,21 @@ def scan_all(resources: LocalResources) -> list[dict[str, Any]]:
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
+def drop_partition(resources: LocalResources, pk: str) -> None:
+    """Delete every item of one partition: a test that stores megabytes cleans up after itself, or every later
+    `scan_all` of the shared table (moto serializes each item it returns) pays for them."""
+    client = boto3.client("dynamodb", endpoint_url=resources.endpoint_url)
+    while page := client.query(
+        TableName=resources.table_name,
+        KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": pk}},
+        ProjectionExpression="pk, sk",
+    )["Items"]:
+        for start in range(0, len(page), 25):
+            deletes: list[Any] = [{"DeleteRequest": {"Key": key}} for key in page[start : start + 25]]
+            client.batch_write_item(RequestItems={resources.table_name: deletes})
+
+
 def item_bytes(item: Any) -> bytes:
     """All bytes of an item (strings UTF-8, binaries raw), so a marker cannot hide in any attribute."""
     if isinstance(item, dict):

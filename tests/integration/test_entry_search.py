@@ -8,8 +8,9 @@ import json
 
 import pytest
 
+from scripts.localstack.resources import LocalResources
 from tests.integration.test_branch_keys import Calls
-from tests.support import new_user
+from tests.support import drop_partition, new_user
 from workspace_memory import keys
 from workspace_memory.access import Role, ShareType
 from workspace_memory.bootstrap import Services, build_services
@@ -118,19 +119,22 @@ def test_filters_narrow_before_ranking(svc: Services) -> None:
     ]
 
 
-def test_every_revision_is_indexed_past_dynamodb_one_megabyte_pages(svc: Services) -> None:
+def test_every_revision_is_indexed_past_dynamodb_one_megabyte_pages(svc: Services, resources: LocalResources) -> None:
     """DynamoDB cuts a Query page at 1 MB of the items as stored, before the projection: with 4 KB bodies a
     page of metadata ends near 170 revisions, and the index must still hold every one of them."""
     owner, _, ws = scene(svc)
     filler = "lorem ipsum dolor " * 220  # ~4 KB
-    ids = [
-        svc.entries.create(
-            owner, ws, Draft(EntryType.FACT, EntryText(f"Bulk {n}", f"bulk entry number{n}", filler))
-        ).entry_id
-        for n in range(260)
-    ]
-    results = svc.search.search(owner, ws, "number259", 1)
-    assert [r.entry_id for r in results] == [ids[-1]]
-    counter = svc.table.get(*keys.entry_counter(ws))
-    assert counter is not None
-    assert len(svc.search.index(ws, int(counter["entriesRevision"])).docs) == 260
+    try:
+        ids = [
+            svc.entries.create(
+                owner, ws, Draft(EntryType.FACT, EntryText(f"Bulk {n}", f"bulk entry number{n}", filler))
+            ).entry_id
+            for n in range(260)
+        ]
+        results = svc.search.search(owner, ws, "number259", 1)
+        assert [r.entry_id for r in results] == [ids[-1]]
+        counter = svc.table.get(*keys.entry_counter(ws))
+        assert counter is not None
+        assert len(svc.search.index(ws, int(counter["entriesRevision"])).docs) == 260
+    finally:
+        drop_partition(resources, keys.ws(ws))

@@ -14,6 +14,7 @@ from botocore.response import StreamingBody
 from botocore.stub import ANY, Stubber
 
 from workspace_memory.bootstrap import build_embedder
+from workspace_memory.errors import Unavailable
 from workspace_memory.search import TITAN_MODEL_ID, LocalEmbedder, TitanEmbedder
 from workspace_memory.settings import Settings
 
@@ -53,12 +54,15 @@ def test_titan_gets_one_request_per_text_and_its_answers_become_unit_rows() -> N
     assert TitanEmbedder(bedrock).model_id == f"{TITAN_MODEL_ID}/256"
 
 
-def test_a_titan_error_is_not_swallowed() -> None:
+def test_a_titan_error_is_unavailable_and_never_names_the_text() -> None:
     bedrock = client()
     with Stubber(bedrock) as stub:
         stub.add_client_error("invoke_model", "ThrottlingException", http_status_code=429)
-        with pytest.raises(bedrock.exceptions.ThrottlingException):
-            TitanEmbedder(bedrock).embed(["anything"])
+        with pytest.raises(Unavailable) as raised:
+            TitanEmbedder(bedrock).embed(["a secret deploy plan"])
+    assert raised.value.message == "embedding model failed (ThrottlingException)"
+    assert raised.value.details == {"transient": True}
+    assert isinstance(raised.value.__cause__, bedrock.exceptions.ThrottlingException)
 
 
 def test_embedder_setting_chooses_the_model() -> None:

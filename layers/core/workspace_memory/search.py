@@ -111,14 +111,26 @@ class TitanEmbedder:
         return f"{TITAN_MODEL_ID}/{self._dimensions}"
 
     def embed(self, texts: Sequence[str]) -> Matrix:
+        """A Bedrock failure (throttling, an outage) is `Unavailable`, as a store failure is: a write answers
+        503 and a recall `unavailable`, never a 500; the message names the error code, never the text."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        from workspace_memory.errors import Unavailable
+
         rows = []
         for text in texts:
-            answer = self._client.invoke_model(
-                modelId=TITAN_MODEL_ID,
-                contentType="application/json",
-                accept="application/json",
-                body=json.dumps({"inputText": text, "dimensions": self._dimensions, "normalize": True}),
-            )
+            try:
+                answer = self._client.invoke_model(
+                    modelId=TITAN_MODEL_ID,
+                    contentType="application/json",
+                    accept="application/json",
+                    body=json.dumps({"inputText": text, "dimensions": self._dimensions, "normalize": True}),
+                )
+            except ClientError as exc:
+                code = exc.response.get("Error", {}).get("Code", "error")
+                raise Unavailable(f"embedding model failed ({code})", transient=True) from exc
+            except BotoCoreError as exc:
+                raise Unavailable(f"embedding model failed ({type(exc).__name__})", transient=True) from exc
             rows.append(json.loads(answer["body"].read())["embedding"])
         return _normalised(rows)
 

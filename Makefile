@@ -1,24 +1,43 @@
 # Two commands on a fresh machine: `make dev` (the local stack) and `make test` (the suite).
-# Each creates .venv and installs the locked dependencies first.
+# Each creates .venv on Python 3.13 (the template's Lambda runtime), installs the locked dependencies, and
+# builds the artifact `sam build` makes (cached while nothing changed) before running anything from it.
 VENV   := .venv
 PY     := $(VENV)/bin/python
+# Python 3.13 wherever the machine has one (scripts/python313 looks past pyenv shims); else python3, loudly.
+BASE_PY := $(shell sh scripts/python313 2>/dev/null)
+ifeq ($(BASE_PY),)
+BASE_PY := python3
+$(warning No Python 3.13 found (the Lambda runtime in template.yaml): using $(shell python3 --version 2>&1). Install 3.13 (pyenv install 3.13) or set PYTHON313=/path/to/python3.13; sam build needs it.)
+endif
 UV     := $(VENV)/bin/uv
-STAMP  := $(VENV)/.synced-$(shell cat uv.lock pyproject.toml | cksum | cut -d' ' -f1)
+STAMP  := $(VENV)/.synced-$(shell cat uv.lock pyproject.toml | cksum | cut -d' ' -f1)-$(notdir $(BASE_PY))
 export UV_PYTHON_DOWNLOADS := never
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: install dev demo test lint typecheck template-lint unit integration bench mutation clean openapi schemathesis eval
+.PHONY: install build layer-requirements dev demo test lint typecheck template-lint unit integration bench mutation clean openapi schemathesis eval
 
 install: $(STAMP)
 
+# A venv of another interpreter (an older checkout's python3.11, say) is made anew on BASE_PY.
 $(STAMP): pyproject.toml uv.lock
-	test -x $(PY) || python3 -m venv $(VENV)
+	test -x $(PY) && [ "$$($(PY) -c 'import sys; print(sys._base_executable)')" = "$$($(BASE_PY) -c 'import sys; print(sys.executable)')" ] \
+	  || { rm -rf $(VENV) && $(BASE_PY) -m venv $(VENV); }
 	$(PY) -m pip --version >/dev/null 2>&1 || $(PY) -m ensurepip --upgrade >/dev/null
 	$(PY) -m pip install --quiet --disable-pip-version-check uv==0.13.9
 	$(UV) sync --frozen --inexact --python $(PY)
 	rm -f $(VENV)/.synced-* && touch $@
 
-dev: install
+# The artifact: `sam build` without Docker for the template's architecture (.aws-sam/build, what `sam deploy`
+# ships) and, on a host of another architecture, the same for this host (.aws-sam/host/build, what the local
+# stack loads). Skipped while its inputs are unchanged (scripts/artifact/build.py).
+build: install
+	$(PY) -m scripts.artifact.build
+
+# The layer's requirements from uv.lock, exact pins with hashes (tests/unit/test_artifact.py fails when stale).
+layer-requirements: install
+	$(PY) -m scripts.artifact.requirements
+
+dev: build
 	$(PY) -m scripts.localstack
 
 demo: install
@@ -41,10 +60,10 @@ template-lint: install
 unit: install
 	$(PY) -m pytest tests/unit -q
 
-integration: install
+integration: build
 	$(PY) -m pytest tests/integration -q
 
-test: lint typecheck template-lint
+test: lint typecheck template-lint build
 	$(PY) -m pytest -q
 
 # The OpenAPI document the docs function serves, generated from the handlers (tests/unit/test_openapi.py

@@ -246,7 +246,7 @@ def test_template_is_a_sam_template(template: dict[str, Any]) -> None:
     assert template["Transform"] == "AWS::Serverless-2016-10-31"
     fn = template["Globals"]["Function"]
     assert fn["Runtime"] == "python3.13"
-    assert fn["Architectures"] == ["arm64"]
+    assert fn["Architectures"] == ["x86_64"]
     assert fn["Layers"] == [{"Ref": "CoreLayer"}]
     env = fn["Environment"]["Variables"]
     assert env["TABLE_NAME"] == {"Ref": "MemoryTable"}

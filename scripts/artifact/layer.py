@@ -16,7 +16,7 @@ LAMBDA_UNZIPPED_LIMIT = 262_144_000
 """Lambda's quota for a function's code and all its layers, unzipped (250 MiB)."""
 
 PRUNED_DIRS = ("temporalio/bridge/sdk-core", "temporalio/bridge/src")
-PRUNED_DIR_NAMES = frozenset({"tests", "__pycache__"})
+PRUNED_DIR_NAMES = frozenset({"tests"})
 PRUNED_SUFFIXES = frozenset({".c", ".cpp", ".h", ".pyx", ".pxd", ".pyi"})
 """Never read by an import; `.pyi` only by type checkers."""
 
@@ -29,18 +29,29 @@ def site_packages(build: Path) -> Path:
     return build / "CoreLayer" / "python"
 
 
+def prunable(root: Path) -> list[Path]:
+    """What `prune` deletes below `root`: whole directories first, then single files outside them."""
+    dirs = [root / rel for rel in PRUNED_DIRS if (root / rel).is_dir()]
+    dirs += [p for p in root.rglob("*") if p.is_dir() and p.name in PRUNED_DIR_NAMES]
+    dirs = [d for d in dirs if not any(other in d.parents for other in dirs)]
+    files = [
+        p
+        for p in root.rglob("*")
+        if p.is_file() and p.suffix in PRUNED_SUFFIXES and not any(d in p.parents for d in dirs)
+    ]
+    return dirs + files
+
+
 def prune(root: Path) -> int:
     """Deletes what no import reads below `root`; returns the bytes freed."""
     freed = 0
-    targets = [root / rel for rel in PRUNED_DIRS if (root / rel).is_dir()]
-    targets += [p for p in root.rglob("*") if p.is_dir() and p.name in PRUNED_DIR_NAMES]
-    for directory in targets:
-        if directory.exists():
-            freed += size(directory)
-            shutil.rmtree(directory)
-    for path in [p for p in root.rglob("*") if p.is_file() and p.suffix in PRUNED_SUFFIXES]:
-        freed += path.stat().st_size
-        path.unlink()
+    for path in prunable(root):
+        if path.is_dir():
+            freed += size(path)
+            shutil.rmtree(path)
+        else:
+            freed += path.stat().st_size
+            path.unlink()
     return freed
 
 

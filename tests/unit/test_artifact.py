@@ -38,8 +38,8 @@ def _runtime_imports(tree: ast.AST) -> set[str]:
 
     def visit(node: ast.AST) -> None:
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for child in node.orelse:
-                visit(child)
+            for statement in node.orelse:
+                visit(statement)
             return
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)

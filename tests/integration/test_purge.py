@@ -94,6 +94,8 @@ def _bad_cases() -> list[tuple[str, str, Any, int, str]]:
         ("empty line", "owner", "", 400, "INVALID_REQUEST"),
         ("over 500 bytes", "owner", "é" * 250 + "x", 400, "INVALID_REQUEST"),  # 501 bytes, 251 characters
         ("a newline", "owner", "- kept\n- also", 400, "INVALID_REQUEST"),
+        ("a carriage return", "owner", "- kept\r- also", 400, "INVALID_REQUEST"),
+        ("blank", "owner", " \t ", 400, "INVALID_REQUEST"),
         ("a lone surrogate", "owner", "\ud800", 400, "INVALID_REQUEST"),
         ("not a string", "owner", 7, 400, "INVALID_REQUEST"),
         ("the head holds it", "owner", "- kept", 409, "LINE_IN_HEAD"),
@@ -140,3 +142,35 @@ def test_a_line_of_exactly_500_bytes_is_accepted(api: Api) -> None:
     assert api.save(owner, ws, "gone\n", 1).status_code == 200
     response = purge(api, owner, ws, line)
     assert (response.status_code, response.json()) == (200, {"purgedVersions": [1], "count": 1})
+
+
+def test_a_line_is_purged_as_a_person_sees_it(api: Api, resources: LocalResources) -> None:
+    """Attack (issue 17, finding 9): a version that holds the line with CRLF endings, trailing blanks or in
+    decomposed Unicode kept it, and purge answered `count: 0`. Every one is now a stub; a longer line is not."""
+    secret = f"- café SECRET-{uuid.uuid4().hex}"
+    decomposed = secret.replace("é", "e\u0301")
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    texts = [
+        f"# Memory\r\n{secret}\r\n- more\r\n",  # 1: CRLF
+        f"# Memory\n{secret}  \t\n",  # 2: trailing blanks
+        f"# Memory\n{decomposed}\n",  # 3: the same line, decomposed
+        f"# Memory\r{secret}\r",  # 4: old Mac line ends
+        f"# Memory\n  {secret}\n{secret} and more\n",  # 5: indented or longer: another line to a reader
+        "# Memory\n- more\n",  # 6: the head
+    ]
+    for base, text in enumerate(texts):
+        assert api.save(owner, ws, text, base).status_code == 200
+    response = purge(api, owner, ws, secret)
+    assert (response.status_code, response.json()) == (200, {"purgedVersions": [1, 2, 3, 4], "count": 4})
+    for number in (1, 2, 3, 4):
+        read = api.call("GET", f"/v1/workspaces/{ws}/memory/versions/{number}", user=owner)
+        assert (read.status_code, read.json()["error"]["code"]) == (410, "VERSION_PURGED")
+    kept = api.call("GET", f"/v1/workspaces/{ws}/memory/versions/5", user=owner)
+    assert kept.json()["content"] == texts[4]
+    padded = purge(api, owner, ws, f"{secret}   ")  # the owner's own trailing blanks do not matter either
+    assert (padded.status_code, padded.json()) == (200, {"purgedVersions": [], "count": 0})
+    before = scan_all(resources)
+    blank = purge(api, owner, ws, "   ")
+    assert (blank.status_code, blank.json()["error"]["code"]) == (400, "INVALID_REQUEST")
+    assert scan_all(resources) == before

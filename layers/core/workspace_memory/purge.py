@@ -9,6 +9,7 @@ still an owner, so a version holding the line cannot slip in between the scan an
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 from workspace_memory import keys
@@ -42,18 +43,27 @@ class Purged:
 
 
 def check_line(line: str) -> None:
-    """1-500 UTF-8 bytes, one line. The message never quotes it."""
+    """1-500 UTF-8 bytes, one line, something visible on it (a blank line would match every blank line of
+    every version). The message never quotes it."""
     try:
         size = utf8_size(line)
     except InvalidInput:
         raise InvalidInput("line must be valid Unicode text (no lone surrogates)") from None
-    if "\n" in line or not 1 <= size <= MAX_LINE_BYTES:
-        raise InvalidInput(f"line must be 1 to {MAX_LINE_BYTES} UTF-8 bytes with no newline")
+    if len(line.splitlines()) > 1 or not 1 <= size <= MAX_LINE_BYTES or not as_seen(line):
+        raise InvalidInput(f"line must be 1 to {MAX_LINE_BYTES} UTF-8 bytes, not blank, with no line break")
+
+
+def as_seen(line: str) -> str:
+    """A line as a person sees it: composed (NFC) and without its trailing blanks or carriage return, which
+    an editor does not show. Leading blanks stay: indentation is visible and means something in Markdown."""
+    return unicodedata.normalize("NFC", line).rstrip()
 
 
 def holds_line(text: str, line: str) -> bool:
-    """Whether one of the text's lines (split on newline) is exactly `line`."""
-    return line in text.split("\n")
+    """Whether one of the text's lines, split on any line break (`\n`, `\r\n`, `\r`, U+2028 ...), reads as
+    `line` does."""
+    wanted = as_seen(line)
+    return any(as_seen(candidate) == wanted for candidate in text.splitlines())
 
 
 class PurgeService:

@@ -17,6 +17,7 @@ from aws_lambda_powertools.event_handler.openapi import swagger_ui as swagger_as
 from aws_lambda_powertools.event_handler.openapi.swagger_ui import generate_swagger_html
 
 from workspace_memory.api.http import build_resolver, lambda_entry
+from workspace_memory.api.page_headers import inline_page_policy, page_headers
 
 DOCUMENT = Path(__file__).with_name("openapi.json")
 SWAGGER_ASSETS = Path(swagger_assets.__file__).parent
@@ -53,8 +54,16 @@ def openapi_document() -> Response[dict[str, Any]]:
     responses={200: {"description": "Swagger UI", "content": {"text/html": {"schema": {"type": "string"}}}}},
 )
 def swagger_ui() -> Response[str]:
-    """Swagger UI for this API's document, its assets inlined (no CDN)."""
-    return Response(status_code=200, content_type="text/html; charset=utf-8", body=_swagger_page())
+    """Swagger UI for this API's document, its assets inlined (no CDN), with the frame's security headers: its
+    inline script and stylesheet are allowed by hash, nothing else runs."""
+    page = _swagger_page()
+    headers = page_headers(_swagger_policy())
+    return Response(status_code=200, content_type="text/html; charset=utf-8", body=page, headers=headers)
+
+
+@cache
+def _swagger_policy() -> str:
+    return inline_page_policy(_swagger_page())
 
 
 handler: Any = lambda_entry(app)

@@ -16,6 +16,7 @@ from aws_lambda_powertools.event_handler import Response
 
 from workspace_memory import errors
 from workspace_memory.api.http import build_resolver, lambda_entry
+from workspace_memory.api.page_headers import BASE_POLICY, page_headers
 
 STATIC = Path(__file__).with_name("static")
 INDEX = "index.html"
@@ -25,17 +26,9 @@ CONTENT_TYPES = {
     ".js": "text/javascript; charset=utf-8",
     ".svg": "image/svg+xml",
 }
-CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-)
+CSP = f"{BASE_POLICY}; script-src 'self'; style-src 'self'; img-src 'self'"
 """Only this origin: the page's own modules and stylesheet, and the API on the same host."""
-SECURITY_HEADERS = {
-    "Content-Security-Policy": CSP,
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-cache",
-}
+SECURITY_HEADERS = page_headers(CSP)
 
 app = build_resolver()
 

@@ -5,6 +5,8 @@ Swagger UI."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 from typing import Any
@@ -134,3 +136,21 @@ def test_swagger_ui_loads_nothing_from_elsewhere(gateway: Gateway) -> None:
     assert "SwaggerUIBundle(" in body
     assert re.findall(r"""<(?:script|link)[^>]+(?:src|href)=""", body) == []  # assets inlined, no CDN
     assert '"/v1/openapi.json"' in body  # its download link is the served document
+
+
+def test_swagger_ui_carries_the_frames_security_headers(gateway: Gateway) -> None:
+    """Issue 17, finding 12: /v1/docs sent no CSP, nosniff or frame-ancestors; any site could frame it."""
+    page = gateway.invoke("GET", "/v1/docs", {}, b"")
+    headers = {k.lower(): v for k, v in page["headers"].items()}
+    assert headers["x-content-type-options"] == "nosniff"
+    assert headers["x-frame-options"] == "DENY"
+    csp = dict(d.strip().split(" ", 1) for d in headers["content-security-policy"].split(";"))
+    assert csp["default-src"] == "'none'"
+    assert csp["frame-ancestors"] == "'none'"
+    assert "unsafe" not in headers["content-security-policy"]
+    inline = re.findall(r"<script(?:\s[^>]*)?>(.*?)</script>", page["body"], flags=re.DOTALL)
+    assert inline
+    for block in inline:  # every inline script the page has is allowed by its hash, and nothing else is
+        digest = base64.b64encode(hashlib.sha256(block.encode()).digest()).decode()
+        assert f"'sha256-{digest}'" in csp["script-src"].split()
+    assert len(csp["script-src"].split()) == len(set(inline))

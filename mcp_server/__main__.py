@@ -23,13 +23,17 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 2
-    server = build_server(build_delegation(config))
     if args.http:
-        from .http import serve
+        from .http import TokenError, client_token, serve
 
-        serve(server, args.port)
+        try:
+            token, generated = client_token(os.environ)
+        except TokenError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        serve(build_server(build_delegation(config)), args.port, token, generated)
     else:
-        server.run("stdio")
+        build_server(build_delegation(config)).run("stdio")
     return 0
 
 

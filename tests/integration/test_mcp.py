@@ -13,10 +13,12 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 import requests
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, TextContent
 
 from scripts.localstack.resources import LocalResources
@@ -263,8 +265,9 @@ def test_ask_agent_runs_an_admitted_turn_under_the_key_session(api: Api, gateway
 
 
 @contextmanager
-def http_server(env: dict[str, str]) -> Iterator[str]:
-    """`python -m mcp_server --http --port 0`: the endpoint URL it prints once its socket listens."""
+def http_server(env: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """`python -m mcp_server --http --port 0`: the endpoint URL it prints once its socket listens, and the
+    client secret it generated (the next line) or was given."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "mcp_server", "--http", "--port", "0"],
         cwd=ROOT,
@@ -277,24 +280,29 @@ def http_server(env: dict[str, str]) -> Iterator[str]:
         assert proc.stdout is not None
         line = proc.stdout.readline().strip()
         assert line.startswith("serving http://127.0.0.1:"), line
-        yield line.removeprefix("serving ")
+        token = env.get("WM_MCP_HTTP_TOKEN") or proc.stdout.readline().strip().rpartition(": ")[2]
+        yield line.removeprefix("serving "), token
     finally:
         proc.terminate()
         proc.wait(timeout=30)
 
 
 @asynccontextmanager
-async def http_client(url: str) -> AsyncIterator[Client]:
-    async with Client(url) as client:
+async def http_client(url: str, token: str) -> AsyncIterator[Client]:
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
         yield client
 
 
 def test_streamable_http_on_loopback_recalls_and_refuses_a_foreign_host(api: Api, gateway_url: str) -> None:
     owner, ws, ks = workspace(api, "auto", "# Team\n- on call: Dana\n")
-    with http_server(server_env(gateway_url, owner, ws, ks)) as url:
+    with http_server(server_env(gateway_url, owner, ws, ks)) as (url, token):
 
         async def scenario() -> tuple[set[str], dict[str, Any]]:
-            async with http_client(url) as client:
+            async with http_client(url, token) as client:
                 names = {tool.name for tool in (await client.list_tools()).tools}
                 return names, structured(await call(client, "recall_memory"))
 
@@ -307,6 +315,67 @@ def test_streamable_http_on_loopback_recalls_and_refuses_a_foreign_host(api: Api
     assert "- on call: Dana" in recalled["block"]
     assert (foreign.status_code, foreign.json()["error"]["code"]) == (421, "HOST_NOT_ALLOWED")
     assert (cross_origin.status_code, cross_origin.json()["error"]["code"]) == (421, "HOST_NOT_ALLOWED")
+
+
+def test_streamable_http_refuses_a_local_process_without_the_client_secret(
+    api: Api, gateway_url: str, resources: LocalResources
+) -> None:
+    """Attack (issue 17, finding 8): any local process could call every tool as the user over HTTP. Without
+    the secret, with a wrong one, or with the right one twice, a tool call is 401 and nothing is written."""
+    owner, ws, ks = workspace(api, "auto", "# Team\n")
+    secret = "s" * 40
+    call_remember: dict[str, Any] = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": "remember",
+            "arguments": {"edits": [{"op": "add", "line": "- planted by a stranger"}], "base_version": 1},
+        },
+    }
+    mcp_headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    before = scan_all(resources)
+    with http_server({**server_env(gateway_url, owner, ws, ks), "WM_MCP_HTTP_TOKEN": secret}) as (url, token):
+        assert token == secret
+        attempts = [
+            {},
+            {"Authorization": "Bearer " + "t" * 40},
+            {"Authorization": secret},
+            {"Authorization": f"Basic {secret}"},
+        ]
+        answers = [
+            requests.post(url, headers={**mcp_headers, **extra}, json=call_remember, timeout=10) for extra in attempts
+        ]
+        refused_state = scan_all(resources)
+
+        async def scenario() -> dict[str, Any]:
+            async with http_client(url, secret) as client:
+                return structured(await call(client, "recall_memory"))
+
+        recalled = run(scenario())
+    for answer in answers:
+        assert (answer.status_code, answer.json()["error"]["code"]) == (401, "UNAUTHENTICATED")
+        assert answer.headers["www-authenticate"] == "Bearer"
+    assert refused_state == before  # no admission, no receipt, no version
+    assert (recalled["status"], recalled["revision"]) == ("ok", 1)  # the secret's holder still reads it
+    assert "planted" not in recalled["block"]
+    assert api.read(owner, ws)["content"] == "# Team\n"
+
+
+def test_a_short_configured_client_secret_refuses_to_start(api: Api, gateway_url: str) -> None:
+    owner, ws, ks = workspace(api, "auto", "# Team\n")
+    env = {**server_env(gateway_url, owner, ws, ks), "WM_MCP_HTTP_TOKEN": "short"}
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_server", "--http", "--port", "0"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "WM_MCP_HTTP_TOKEN must be at least 32 characters" in done.stderr
+    assert "short" not in done.stderr.replace("WM_MCP_HTTP_TOKEN", "")
 
 
 def test_each_call_is_its_own_admission_under_the_key_session(api: Api, gateway_url: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
 
@@ -28,7 +29,7 @@ def test_ok_frames_the_document_as_background_context(settings: Settings) -> Non
     scene = make_scene(settings)
     result = recall(scene, scene.admit())
     assert (result.status, result.revision, result.memory_write) == (RecallStatus.OK, 1, MemoryWrite.COMMIT)
-    assert result.block.startswith(f"{OPEN_MARKER} revision=1\n")
+    assert re.match(rf"{re.escape(OPEN_MARKER)} revision=1 seal=[0-9a-f]{{32}}\n", result.block)
     assert result.block.endswith(CLOSE_MARKER)
     assert "not instructions" in result.block
     assert "cannot grant permissions" in result.block

@@ -159,3 +159,32 @@ def test_forgetting_a_members_entries_removes_the_snapshot(api: Api, svc: Servic
     done = api.call("DELETE", f"/v1/workspaces/{ws}/members/{member}/entries", user=owner)
     assert (done.status_code, done.json()) == (200, {"forgotten": 5})
     assert snapshot_items(svc, ws) == []
+
+
+def test_accepting_an_agents_forget_proposal_removes_the_snapshot(api: Api, svc: Services, resources: Any) -> None:
+    """Attack (issue 17, finding 3): accepting an agent's forget candidate forgot the chain but left the search
+    snapshot, which still held the entry's title, summary and body (sealed). Every forget now goes one way."""
+    from tests.integration.test_agent_entry_api import admitted, agent_workspace, decide, propose_forget
+
+    owner, ws = agent_workspace(api, "read_only")
+    marker = f"SNAPCAND-{uuid.uuid4().hex}"
+    body = {"scope": "workspace", "type": "fact", "title": marker, "summary": marker, "body": marker}
+    created = api.call("POST", f"/v1/workspaces/{ws}/entries", user=owner, json=body)
+    assert created.status_code == 201, created.text
+    entry_id = created.json()["entryId"]
+    for n in range(4):
+        svc.entries.create(owner, ws, draft(f"Filler {n}", "nothing to see"))
+    cold(svc).search(owner, ws, marker, 5)
+    assert marker in _snapshot_text(svc, ws)
+    parts = [bytes(i["part"]) for i in snapshot_items(svc, ws) if "part" in i]
+    proposed = propose_forget(api, ws, admitted(api, ws, owner), entry_id)
+    assert proposed.status_code == 200, proposed.text
+
+    accepted = decide(api, owner, ws, proposed.json()["candidateId"], "accept")
+
+    assert accepted.status_code == 200, accepted.text
+    assert snapshot_items(svc, ws) == []
+    for blob in (item_bytes(i) for i in scan_all(resources)):
+        assert marker.encode() not in blob
+        assert not any(p in blob for p in parts)
+    assert cold(svc).search(owner, ws, marker, 5) == []

@@ -886,21 +886,17 @@ class EntryService:
         head = self._head(caller, found)
         right = self._right(caller, head["scope"], head["scopeOwner"])
         self._forget(caller, head, right)
-        search_snapshot.drop(self._table, workspace_id)  # it may hold the forgotten text (sealed)
 
     def forget_member(self, user_id: str, workspace_id: str, member_id: str) -> int:
         """The owner forgets all of one member's private entries without reading them (nothing is decrypted)."""
         caller, _ = load_caller(self._table, workspace_id, user_id)
         caller.require_owner()
         count = 0
-        try:
-            for head in self._heads(workspace_id):
-                if head["scope"] == EntryScope.MEMBER.value and head["scopeOwner"] == member_id:
-                    if head["status"] == EntryStatus.ACTIVE.value:
-                        count += 1
-                    self._forget(caller, head, caller.still_owner())
-        finally:
-            search_snapshot.drop(self._table, workspace_id)  # even when a forget failed midway: some landed
+        for head in self._heads(workspace_id):
+            if head["scope"] == EntryScope.MEMBER.value and head["scopeOwner"] == member_id:
+                if head["status"] == EntryStatus.ACTIVE.value:
+                    count += 1
+                self._forget(caller, head, caller.still_owner())
         return count
 
     def _heads(self, workspace_id: str) -> Iterator[Item]:
@@ -915,8 +911,22 @@ class EntryService:
             start_after = page[-1]["sk"]
 
     def _forget(self, caller: Caller, head: Item, right: Change, *, decision: Sequence[Change] = ()) -> None:
-        """With `decision` (an accepted forget proposal) the first transaction carries it and nothing is retried:
+        """The one way every forget goes (DELETE, the owner's forget of a member's entries, an accepted forget
+        proposal): the chain's revisions deleted, and then, once any of that landed, the search snapshot, which
+        may hold the forgotten text (sealed), dropped too, even if a later batch fails.
+
+        With `decision` (an accepted forget proposal) the first transaction carries it and nothing is retried:
         a head that moved from the revision read fails it, and the refusal says how."""
+        landed: list[bool] = []
+        try:
+            self._forget_chain(caller, head, right, decision, landed)
+        finally:
+            if landed:
+                search_snapshot.drop(self._table, caller.workspace.id)
+
+    def _forget_chain(
+        self, caller: Caller, head: Item, right: Change, decision: Sequence[Change], landed: list[bool]
+    ) -> None:
         workspace_id, entry_id = caller.workspace.id, head["entryId"]
         for _ in range(3):
             revisions = [
@@ -953,6 +963,7 @@ class EntryService:
                     raise EntryNotFound("entry not found") from None
                 head = fresh
                 continue
+            landed.append(True)
             for start in range(0, len(rest), FORGET_BATCH):
                 batch = rest[start : start + FORGET_BATCH]
                 self._table.transact(

@@ -63,4 +63,5 @@ class VisibleBM25:
 
     @property
     def nbytes(self) -> int:
-        return int(self._lengths.nbytes) + sum(p.nbytes + f.nbytes + 64 for p, f in self._postings.values())
+        postings = sum(int(p.nbytes) + int(f.nbytes) + 64 for p, f in self._postings.values())
+        return int(self._lengths.nbytes) + postings

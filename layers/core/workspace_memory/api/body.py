@@ -34,8 +34,9 @@ MAX_BODY_BYTES = 512 * 1024
 each of its bytes as a six-byte `\\u00XX` escape: 384 KiB. Anything this size or smaller is parsed; services
 then apply their own, smaller caps (413 too)."""
 MAX_DEPTH = 32
-"""Nesting levels (an object or array is one). The deepest request model is 4 (an applied proposal's edits);
-`tests/unit/test_body.py` checks every route's request schema stays far below."""
+"""Nesting levels (an object or array is one). The deepest request model is 5 (an applied proposal,
+`{proposal: {edits: [{...: any}]}}`); `tests/unit/test_body.py` checks every route's request schema stays far
+below."""
 MAX_SAFE_INTEGER = 2**53 - 1
 """I-JSON's exact integer range: what any client's JSON (JavaScript's included) means by the same digits."""
 
@@ -56,14 +57,15 @@ def readable(event: dict[str, Any]) -> dict[str, Any]:
     if not raw:
         return event
     data = _within_cap(raw, bool(event.get("isBase64Encoded")))
-    headers = {name: value for name, value in (event.get("headers") or {}).items() if name.lower() != "content-type"}
     check_media_type(_content_type(event))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise errors.InvalidInput("request body must be UTF-8 JSON") from None
     parse_json(text)
-    return {**event, "headers": {**headers, "content-type": "application/json"}, "body": text, "isBase64Encoded": False}
+    headers = {name: value for name, value in (event.get("headers") or {}).items() if name.lower() != "content-type"}
+    headers["content-type"] = "application/json"
+    return {**event, "headers": headers, "body": text, "isBase64Encoded": False}
 
 
 def _within_cap(raw: str, encoded: bool) -> bytes:

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 from workflows.automation import Admission, ApiResponse, ApiUnavailable, AutomationApi, DevAuth, HttpApi, SigV4Auth
-from workspace_memory.api.http import MAX_BODY_BYTES
+from workspace_memory.api.body import MAX_BODY_BYTES
 from workspace_memory.api.models import (
     AdmissionOut,
     CaptureOut,

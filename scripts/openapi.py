@@ -39,7 +39,7 @@ from workspace_memory.admission import (
     KeySessionInvalid,
     KeySessionRequired,
 )
-from workspace_memory.api.errors import STATUS_BY_ERROR
+from workspace_memory.api.errors import ANY_ROUTE, INTERNAL, STATUS_BY_ERROR
 from workspace_memory.api.models import ErrorOut
 from workspace_memory.capture import InvalidEdits, ProposalCleared
 from workspace_memory.keysessions import KeySessionNotFound
@@ -167,13 +167,14 @@ ROUTE_ERRORS: dict[str, Errors] = {
 }
 """Keyed by template route. The statuses come from `STATUS_BY_ERROR`; the codes listed are the classes'."""
 
-COMMON_ERRORS: tuple[tuple[int, str], ...] = (
-    (400, "INVALID_REQUEST"),  # the request's parameters or body fail the route's schema
-    (413, "PAYLOAD_TOO_LARGE"),  # the body cap of every route group (api/http.py MAX_BODY_BYTES)
-    (500, "INTERNAL, DECRYPTION_FAILED"),  # a bug, or a ciphertext that does not decrypt in its slot
-    (503, "UNAVAILABLE"),  # the store or KMS failed: retry
-)
-"""What any route can answer: the resolver's own refusals, and the store being down."""
+
+def status_of(error: type[errors.DomainError]) -> int:
+    """The status `workspace_memory.api.errors` answers for this class (the first base it lists)."""
+    return next((status for cls, status in STATUS_BY_ERROR if issubclass(error, cls)), 500)
+
+
+COMMON_ERRORS: tuple[tuple[int, str], ...] = ((500, INTERNAL), *((status_of(e), e.code) for e in ANY_ROUTE))
+"""What any route can answer: a bug, the plumbing's own refusals, and the store being down."""
 
 HEADER_DESCRIPTIONS = {
     "x-base-version": "The document version this write is based on (a non-negative integer). Absent: 428 "
@@ -214,11 +215,6 @@ _GATEWAY_MESSAGE = {
 }
 _POWERTOOLS_ONLY = ("HTTPValidationError", "ValidationError", "ResponseValidationError")
 """Powertools' default 422/500 shapes: this API answers both with the envelope instead."""
-
-
-def status_of(error: type[errors.DomainError]) -> int:
-    """The status `workspace_memory.api.errors` answers for this class (the first base it lists)."""
-    return next((status for cls, status in STATUS_BY_ERROR if issubclass(error, cls)), 500)
 
 
 def http_routes() -> list[Route]:

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from tests.support import Api, new_user
+from workspace_memory.api.body import MAX_BODY_BYTES
 from workspace_memory.document import MAX_DOCUMENT_BYTES
 
 pytestmark = pytest.mark.integration
@@ -141,10 +142,24 @@ def test_request_body_over_the_transport_cap_is_413(
     api: Api, seeded: tuple[str, str, dict[str, Any], list[Any]]
 ) -> None:
     owner, ws, _, before = seeded
-    response = api.save(owner, ws, "x" * (300 * 1024), 1)
+    response = api.save(owner, ws, "x" * MAX_BODY_BYTES, 1)
     assert response.status_code == 413
-    assert response.json()["error"]["code"] == "PAYLOAD_TOO_LARGE"
+    assert response.json() == {
+        "error": {"code": "PAYLOAD_TOO_LARGE", "message": f"request body over {MAX_BODY_BYTES} bytes"},
+        "limit": MAX_BODY_BYTES,
+    }
     assert _state(api, owner, ws) == before
+
+
+def test_a_document_at_the_cap_saves_in_the_costliest_json_spelling(
+    api: Api, seeded: tuple[str, str, dict[str, Any], list[Any]]
+) -> None:
+    """64 KiB of control characters is a 384 KiB body (each byte a six-byte escape): the README promises 413
+    only over 64 KiB of document, so the transport cap must let it through (it was a 413 at 256 KiB)."""
+    owner, ws, _, _ = seeded
+    response = api.save(owner, ws, "\x01" * MAX_DOCUMENT_BYTES, 1)
+    assert response.status_code == 200, response.text
+    assert api.read(owner, ws)["bytes"] == MAX_DOCUMENT_BYTES
 
 
 def test_validation_errors_never_echo_the_input(api: Api, seeded: tuple[str, str, dict[str, Any], list[Any]]) -> None:

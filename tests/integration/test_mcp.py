@@ -24,6 +24,7 @@ from mcp_types import CallToolResult, TextContent
 from scripts.localstack.resources import LocalResources
 from tests.integration.turn_support import run, running_worker, worker_settings
 from tests.support import Api, new_user, scan_all
+from workspace_memory.api.body import MAX_BODY_BYTES
 from workspace_memory.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -195,7 +196,7 @@ def test_bad_input_shows_the_stable_code_and_changes_nothing(
     api: Api, gateway_url: str, resources: LocalResources
 ) -> None:
     owner, ws, ks = workspace(api, "auto", "# Team\n")
-    huge = "x" * (300 * 1024)
+    huge = "x" * (MAX_BODY_BYTES + 1024)  # over the routes' body cap: refused before anything is admitted
 
     async def scenario() -> list[tuple[str, bool]]:
         outcomes: list[tuple[str, bool]] = []

@@ -5,17 +5,23 @@ the document does not list for the route, and an answer in the documented shape.
 The requests go through the local gateway with its dev auth (a real owner, an automation caller). Half of
 the generated requests are aimed at real things - a seeded workspace with a document, a live key session,
 an admission and its working-notes session - so they reach past the 404 of an unknown id; the other half
-keep the generated ids. `WM_SCHEMATHESIS_EXAMPLES` raises or lowers the number per route.
+keep the generated ids. `WM_SCHEMATHESIS_EXAMPLES` raises or lowers the number per route; the `slow`
+variant sends `WM_SCHEMATHESIS_SLOW_EXAMPLES` (default 100) per route and runs only when a marker expression
+is given (`pytest -m slow tests/integration/test_schemathesis.py`), so the default run keeps its count. Each
+module's teardown prints how many requests were sent and how many answered 5xx (`-s` shows it).
 """
 
 from __future__ import annotations
 
 import os
 import uuid
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
+import requests
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -28,6 +34,7 @@ from tests.support import Api, new_user
 pytestmark = pytest.mark.integration
 
 EXAMPLES = int(os.environ.get("WM_SCHEMATHESIS_EXAMPLES", "12"))
+SLOW_EXAMPLES = int(os.environ.get("WM_SCHEMATHESIS_SLOW_EXAMPLES", "100"))
 RUNTIME = "schemathesis-runtime"
 CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance]
 MODES = (schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE)
@@ -128,16 +135,58 @@ def _auth(route_key: str, seeded: Seeded) -> dict[str, str]:
     return {}
 
 
+@pytest.fixture(scope="module")
+def session() -> Iterator[requests.Session]:
+    """The session every generated request is sent on, counting each status answered; the count of requests
+    and of 5xx is printed at the module's end."""
+    seen: Counter[int] = Counter()
+
+    def count(response: requests.Response, *args: Any, **kwargs: Any) -> None:
+        seen[response.status_code] += 1
+
+    with requests.Session() as counting:
+        counting.hooks["response"].append(count)
+        yield counting
+    errors = sum(n for status, n in seen.items() if status >= 500)
+    print(f"\nschemathesis: {seen.total()} requests, {errors} answered 5xx, by status {dict(sorted(seen.items()))}")
+
+
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("route_key", ROUTES)
-def test_route_answers_as_documented(route_key: str, schema: Any, seeded: Seeded, gateway_url: str) -> None:
+def test_route_answers_as_documented(
+    route_key: str, schema: Any, seeded: Seeded, gateway_url: str, session: requests.Session
+) -> None:
+    fuzz(route_key, schema, seeded, gateway_url, session, EXAMPLES)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("route_key", ROUTES)
+def test_route_answers_as_documented_at_length(
+    route_key: str,
+    schema: Any,
+    seeded: Seeded,
+    gateway_url: str,
+    session: requests.Session,
+    request: pytest.FixtureRequest,
+) -> None:
+    """The same checks with many more requests per route; only in a run that chooses by marker (`-m slow`)."""
+    if not request.config.option.markexpr:
+        pytest.skip("slow: select it with -m slow")
+    fuzz(route_key, schema, seeded, gateway_url, session, SLOW_EXAMPLES)
+
+
+def fuzz(
+    route_key: str, schema: Any, seeded: Seeded, gateway_url: str, session: requests.Session, examples: int
+) -> None:
+    """`examples` generated requests at one route, each checked against the document."""
     method, path = route_key.split(" ", 1)
     operation = schema[path][method]
     parameters = schema.raw_schema["paths"][path][method.lower()].get("parameters", [])
     declared = {p["name"] for p in parameters if p["in"] == "header"}
 
     @settings(
-        max_examples=EXAMPLES,
+        max_examples=examples,
         derandomize=True,
         database=None,
         deadline=None,
@@ -152,6 +201,6 @@ def test_route_answers_as_documented(route_key: str, schema: Any, seeded: Seeded
     def run(case: Any, aimed: bool, number: int) -> None:
         if aimed:
             _aim(case, seeded, declared, number)
-        case.call_and_validate(base_url=gateway_url, headers=_auth(route_key, seeded), checks=CHECKS)
+        case.call_and_validate(base_url=gateway_url, session=session, headers=_auth(route_key, seeded), checks=CHECKS)
 
     run()

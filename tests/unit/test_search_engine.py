@@ -68,3 +68,24 @@ def test_a_packed_vector_keeps_its_direction() -> None:
     vector = LocalEmbedder().embed(["the deploy window"])[0]
     back = unpack_vector(pack_vector(vector))
     assert float(np.dot(vector, back)) == pytest.approx(1.0, abs=1e-3)
+
+
+NO_TERMS = ["the", "a", "9", "\x00", "!!!", "the of and", "é"]
+"""Queries the tokenizer reduces to nothing: stop words, one letter, digits, control and punctuation characters."""
+
+
+@pytest.mark.parametrize("query", NO_TERMS)
+def test_a_query_of_no_terms_ranks_by_embeddings_alone(query: str) -> None:
+    index = HybridIndex([doc("en_a", "deploy on tuesdays"), doc("en_b", "the vault rotates secrets")], LocalEmbedder())
+    assert index.search(query, 5, mode=Mode.BM25) == []
+    hybrid, embedding = index.search(query, 5), index.search(query, 5, mode=Mode.EMBEDDING)
+    assert [h.entry_id for h in hybrid] == [h.entry_id for h in embedding]
+
+
+def test_a_corpus_of_no_terms_is_searchable() -> None:
+    index = HybridIndex([doc("en_a", "the"), doc("en_b", "42")], LocalEmbedder())
+    for mode in Mode:
+        assert all(h.entry_id in {"en_a", "en_b"} for h in index.search("the", 5, mode=mode))
+    assert index.search("deploy", 5, mode=Mode.BM25) == []
+    grown = index.rebuilt([*index.docs, doc("en_c", "deploy on tuesdays")])
+    assert [h.entry_id for h in grown.search("deploy", 5, mode=Mode.BM25)] == ["en_c"]

@@ -232,8 +232,9 @@ class HybridIndex:
         self.docs = tuple(docs)
         self.embedder = embedder
         self.tokens = list(tokens) if tokens is not None else tokenize([d.text for d in self.docs])
-        self._bm25 = bm25s.BM25()
-        if self.docs:
+        # bm25s cannot index a corpus without a single term (entries of stop words, digits or symbols only).
+        self._bm25 = bm25s.BM25() if any(self.tokens) else None
+        if self._bm25 is not None:
             self._bm25.index(self.tokens, show_progress=False)
         missing = [i for i, d in enumerate(self.docs) if d.vector is None]
         vectors: list[Vector] = [d.vector for d in self.docs if d.vector is not None]
@@ -288,10 +289,7 @@ class HybridIndex:
         mask = np.fromiter((allowed(d) for d in self.docs), dtype=bool, count=len(self.docs))
         rankings: list[list[int]] = []
         if mode is not Mode.EMBEDDING:
-            scores = self._bm25.get_scores(tokenize([query])[0])
-            scores = np.where(mask, scores, 0.0)
-            order = np.argsort(-scores, kind="stable")
-            rankings.append([int(i) for i in order if scores[i] > 0])
+            rankings.append(self._bm25_ranking(query, mask))
         if mode is not Mode.BM25:
             vector = self.embedder.embed([query])[0] if query_vector is None else query_vector
             cosines = self._vectors @ vector
@@ -301,6 +299,19 @@ class HybridIndex:
         fused = fuse(*rankings)
         best = sorted(fused.items(), key=lambda kv: (-kv[1], self.docs[kv[0]].entry_id))[:k]
         return [Hit(self.docs[i].entry_id, self.docs[i].revision, round(score, 6)) for i, score in best]
+
+    def _bm25_ranking(self, query: str, mask: Any) -> list[int]:
+        """The positions BM25 scores above zero, best first. A query of no terms (`the`, `a`, `9`, punctuation)
+        or a corpus of none ranks nothing: the embeddings alone decide, and bm25s is never asked (it reads the
+        first term of the query, and fails on an empty one)."""
+        import numpy as np
+
+        terms = tokenize([query])[0]
+        if self._bm25 is None or not terms:
+            return []
+        scores = np.where(mask, self._bm25.get_scores(terms), 0.0)
+        order = np.argsort(-scores, kind="stable")
+        return [int(i) for i in order if scores[i] > 0]
 
 
 def _with_vector(doc: SearchDoc, vector: Vector) -> SearchDoc:

@@ -1,7 +1,8 @@
-"""The one place that maps domain errors to HTTP, and the one builder of the error envelope.
+"""The one place that maps errors to HTTP, the registry of the codes an answer can carry, and the one builder
+of the error envelope.
 
 Status is chosen by exception class, never by message text. Every error answer - a refused request, a
-validation failure, an unexpected error, an unknown route, an oversized body, the local gateway's and the
+validation failure, an unexpected error, an unknown route, an unreadable body, the local gateway's and the
 loopback guard's own refusals - is `{"error": {"code", "message"}}` built by `error_envelope`, with the
 public details beside it when the error has them.
 """
@@ -13,6 +14,45 @@ from collections.abc import Mapping
 from workspace_memory import errors
 from workspace_memory.api.models import ErrorBody, ErrorOut, PolicyOut
 
+
+class UnsupportedMediaType(errors.DomainError):
+    """A request body declared as something other than JSON: this API reads no other format, and guessing
+    (powertools would parse a form or multipart body) would let a body mean what its sender did not say."""
+
+    code = "UNSUPPORTED_MEDIA_TYPE"
+
+
+class BodyTooDeep(errors.InvalidInput):
+    """A JSON body nested deeper than `api.body.MAX_DEPTH`: no request model comes close, and refusing it
+    before parsing keeps the parser's recursion bounded."""
+
+    code = "BODY_TOO_DEEP"
+
+
+INTERNAL = "INTERNAL"
+"""An unexpected error (a bug): the only code a 500 carries besides `DECRYPTION_FAILED`."""
+ROUTE_NOT_FOUND = "ROUTE_NOT_FOUND"
+HOST_NOT_ALLOWED = "HOST_NOT_ALLOWED"
+"""`workspace_memory.loopback.CODE`, spelled again: that module is standard library only (the moto server
+imports it) and its http.server import is no cold start's business; tests/unit/test_body.py ties the two."""
+
+PLUMBING_CODES = frozenset({INTERNAL, ROUTE_NOT_FOUND, HOST_NOT_ALLOWED})
+"""The codes answered by the plumbing itself rather than by an error class."""
+
+
+def registered_codes() -> frozenset[str]:
+    """Every code an error answer can carry: the plumbing's and each error class's. Classes are found by
+    walking `DomainError`'s subclasses, so the modules that define them must be imported (a handler imports
+    its services on first use; `scripts.openapi` imports every one for its route table)."""
+    found = set(PLUMBING_CODES)
+    pending: list[type[errors.DomainError]] = [errors.DomainError]
+    while pending:
+        cls = pending.pop()
+        found.add(cls.code)
+        pending.extend(cls.__subclasses__())
+    return frozenset(found)
+
+
 STATUS_BY_ERROR: tuple[tuple[type[errors.DomainError], int], ...] = (
     (errors.InvalidInput, 400),
     (errors.Unauthenticated, 401),
@@ -21,11 +61,24 @@ STATUS_BY_ERROR: tuple[tuple[type[errors.DomainError], int], ...] = (
     (errors.Conflict, 409),
     (errors.Gone, 410),
     (errors.PayloadTooLarge, 413),
+    (UnsupportedMediaType, 415),
     (errors.PreconditionRequired, 428),
     (errors.RateLimited, 429),
     (errors.DecryptionFailed, 500),
     (errors.Unavailable, 503),
 )
+
+
+ANY_ROUTE: tuple[type[errors.DomainError], ...] = (
+    errors.InvalidInput,  # parameters or body fail the route's schema, or the body is not I-JSON (api/body.py)
+    BodyTooDeep,
+    errors.PayloadTooLarge,  # over api/body.py's MAX_BODY_BYTES
+    UnsupportedMediaType,
+    errors.DecryptionFailed,  # a ciphertext that does not decrypt in its slot
+    errors.Unavailable,  # the store or KMS failed: retry
+)
+"""What any route can answer, whatever it does (besides `INTERNAL`, a bug): the API documents these on every
+route (scripts/openapi.py)."""
 
 
 def status_for(exc: errors.DomainError) -> int:

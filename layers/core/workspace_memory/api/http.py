@@ -7,8 +7,6 @@ alias, and the OpenAPI document is generated from the same declarations.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from collections.abc import Callable
 from http import HTTPStatus
@@ -16,18 +14,26 @@ from typing import Any, TypeVar
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.exceptions import (
+    RequestUnsupportedContentType,
+    RequestValidationError,
+)
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from workspace_memory import errors
-from workspace_memory.api.errors import error_envelope, error_of, status_for
+from workspace_memory.api.body import parse_json, readable
+from workspace_memory.api.errors import (
+    INTERNAL,
+    ROUTE_NOT_FOUND,
+    UnsupportedMediaType,
+    error_envelope,
+    error_of,
+    status_for,
+)
 from workspace_memory.api.models import ErrorOut, OutModel
 
 logger = Logger(service="workspace-memory")
-
-MAX_BODY_BYTES = 256 * 1024
-"""Requests above this are refused before parsing; documents have their own, smaller cap (413 too)."""
 
 
 Out = TypeVar("Out", bound=OutModel)
@@ -67,33 +73,47 @@ def _validation_message(exc: RequestValidationError) -> str:
 
 def build_resolver() -> APIGatewayHttpResolver:
     # A route answering something other than its declared model is a bug of ours: a 500, not a 400.
+    # Bodies are parsed by the API's own reader (api/body.py), which refuses what is not I-JSON.
     app = APIGatewayHttpResolver(
-        enable_validation=True, response_validation_error_http_code=HTTPStatus.INTERNAL_SERVER_ERROR
+        enable_validation=True,
+        response_validation_error_http_code=HTTPStatus.INTERNAL_SERVER_ERROR,
+        json_body_deserializer=parse_json,
     )
 
     @app.exception_handler(RequestValidationError)  # type: ignore[untyped-decorator]
     def _invalid(exc: RequestValidationError) -> Response[str]:
-        return error_response(400, error_envelope("INVALID_REQUEST", _validation_message(exc)))
+        return error_response(400, error_envelope(errors.InvalidInput.code, _validation_message(exc)))
+
+    @app.exception_handler(RequestUnsupportedContentType)  # type: ignore[untyped-decorator]
+    def _not_json(_: RequestUnsupportedContentType) -> Response[str]:
+        # Only for a resolver used without `lambda_entry`, which declares every body it lets through as JSON.
+        return refusal(UnsupportedMediaType("request body must be application/json"))
 
     @app.exception_handler(errors.DomainError)  # type: ignore[untyped-decorator]
     def _domain(exc: errors.DomainError) -> Response[str]:
-        status = status_for(exc)
-        logger.info("request refused", extra={"code": exc.code, "status": status})
-        retry_after = exc.details.get("retry_after")
-        headers = {"Retry-After": str(int(retry_after))} if retry_after is not None else None
-        return error_response(status, error_of(exc), headers)
+        return refusal(exc)
 
     @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
     def _unexpected(exc: Exception) -> Response[str]:
         # The type only: an exception's message could carry anything, including memory text.
         logger.error("unhandled error", extra={"error_type": type(exc).__name__})
-        return error_response(500, error_envelope("INTERNAL", "internal error"))
+        return error_response(500, error_envelope(INTERNAL, "internal error"))
 
     @app.not_found
     def _no_route(_: Exception) -> Response[str]:
-        return error_response(404, error_envelope("ROUTE_NOT_FOUND", "no such route"))
+        return error_response(404, error_envelope(ROUTE_NOT_FOUND, "no such route"))
 
     return app
+
+
+def refusal(exc: errors.DomainError) -> Response[str]:
+    """A domain error's answer: its class's status, its envelope, `Retry-After` when it has one; logged by
+    code (never by message)."""
+    status = status_for(exc)
+    logger.info("request refused", extra={"code": exc.code, "status": status})
+    retry_after = exc.details.get("retry_after")
+    headers = {"Retry-After": str(int(retry_after))} if retry_after is not None else None
+    return error_response(status, error_of(exc), headers)
 
 
 def human_user(app: APIGatewayHttpResolver) -> str:
@@ -123,19 +143,16 @@ def automation_caller(app: APIGatewayHttpResolver) -> str:
 
 
 def lambda_entry(app: APIGatewayHttpResolver) -> Callable[[dict[str, Any], LambdaContext], dict[str, Any]]:
-    """The Lambda handler for a route group: body cap, correlation id, then the resolver."""
+    """The Lambda handler for a route group: correlation id, the body vetted (api/body.py), then the resolver."""
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
     def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-        body = event.get("body") or ""
-        if len(body) > MAX_BODY_BYTES * (4 / 3 if event.get("isBase64Encoded") else 1):
-            refusal = error_envelope("PAYLOAD_TOO_LARGE", f"request body over {MAX_BODY_BYTES} bytes")
-            return _raw(error_response(413, refusal))
-        if _not_text(event):
-            refusal = error_envelope("INVALID_REQUEST", "request body must be UTF-8 JSON")
-            return _raw(error_response(400, refusal))
         path = event.get("pathParameters") or {}
         logger.append_keys(route=event.get("routeKey"), workspace_id=path.get("ws"), conversation_id=path.get("conv"))
+        try:
+            event = readable(event)
+        except errors.DomainError as exc:
+            return _raw(refusal(exc))
         result: dict[str, Any] = app.resolve(event, context)
         logger.info("request", extra={"status": result.get("statusCode")})
         return result
@@ -143,22 +160,10 @@ def lambda_entry(app: APIGatewayHttpResolver) -> Callable[[dict[str, Any], Lambd
     return handler
 
 
-def _not_text(event: dict[str, Any]) -> bool:
-    """A body API Gateway handed over base64-encoded that is not UTF-8: no route of this API takes one, and
-    the resolver would fail decoding it (a 500) before validation could refuse it."""
-    if not event.get("isBase64Encoded") or not event.get("body"):
-        return False
-    try:
-        base64.b64decode(event["body"], validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
-        return True
-    return False
-
-
 def _raw(response: Response[str]) -> dict[str, Any]:
     return {
         "statusCode": response.status_code,
-        "headers": {"Content-Type": "application/json"},
+        "headers": dict(response.headers),  # Content-Type, and Retry-After when there is one
         "body": response.body,
         "isBase64Encoded": False,
     }

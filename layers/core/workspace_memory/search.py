@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol
 
+from workspace_memory.bm25 import VisibleBM25
+
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
@@ -226,16 +228,13 @@ class HybridIndex:
         *,
         tokens: Sequence[list[str]] | None = None,
     ) -> None:
-        import bm25s
         import numpy as np
 
         self.docs = tuple(docs)
         self.embedder = embedder
         self.tokens = list(tokens) if tokens is not None else tokenize([d.text for d in self.docs])
-        # bm25s cannot index a corpus without a single term (entries of stop words, digits or symbols only).
-        self._bm25 = bm25s.BM25() if any(self.tokens) else None
-        if self._bm25 is not None:
-            self._bm25.index(self.tokens, show_progress=False)
+        # Postings only: BM25's statistics are computed per search over what that caller may see (bm25.py).
+        self._bm25 = VisibleBM25(self.tokens)
         missing = [i for i, d in enumerate(self.docs) if d.vector is None]
         vectors: list[Vector] = [d.vector for d in self.docs if d.vector is not None]
         if missing:
@@ -269,7 +268,7 @@ class HybridIndex:
         """What the index holds in memory, roughly: vectors, tokens and text (for the warm cache's budget)."""
         text = sum(len(d.text) + 200 for d in self.docs)
         tokens = sum(sum(len(t) + 56 for t in doc) for doc in self.tokens)
-        return int(self._vectors.nbytes) + text + tokens
+        return int(self._vectors.nbytes) + text + tokens + self._bm25.nbytes
 
     def search(
         self,
@@ -280,8 +279,8 @@ class HybridIndex:
         mode: Mode = Mode.HYBRID,
         query_vector: Vector | None = None,
     ) -> list[Hit]:
-        """The best `k` of the documents `allowed` admits (visibility and filters are applied before ranking,
-        so a hidden document never takes a rank)."""
+        """The best `k` of the documents `allowed` admits. Visibility and filters are applied before ranking, so
+        a hidden document never takes a rank, and before BM25's statistics are taken, so it moves no score."""
         import numpy as np
 
         if not self.docs:
@@ -301,15 +300,12 @@ class HybridIndex:
         return [Hit(self.docs[i].entry_id, self.docs[i].revision, round(score, 6)) for i, score in best]
 
     def _bm25_ranking(self, query: str, mask: Any) -> list[int]:
-        """The positions BM25 scores above zero, best first. A query of no terms (`the`, `a`, `9`, punctuation)
-        or a corpus of none ranks nothing: the embeddings alone decide, and bm25s is never asked (it reads the
-        first term of the query, and fails on an empty one)."""
+        """The positions BM25 scores above zero, best first, with IDF, N and the average length of the documents
+        `mask` admits. A query of no terms (`the`, `a`, `9`, punctuation) or a corpus of none ranks nothing:
+        the embeddings alone decide."""
         import numpy as np
 
-        terms = tokenize([query])[0]
-        if self._bm25 is None or not terms:
-            return []
-        scores = np.where(mask, self._bm25.get_scores(terms), 0.0)
+        scores = self._bm25.scores(tokenize([query])[0], mask)
         order = np.argsort(-scores, kind="stable")
         return [int(i) for i in order if scores[i] > 0]
 

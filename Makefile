@@ -18,6 +18,8 @@ $(STAMP): pyproject.toml uv.lock
 	$(UV) sync --frozen --inexact --python $(PY)
 	rm -f $(VENV)/.synced-* && touch $@
 
+# A plain command (no shell metacharacters), so make execs python itself: no shell in between. Python
+# tethers itself to make (SIGTERM when make dies, even by SIGKILL) and its children to itself (SIGKILL).
 dev: install
 	$(PY) -m scripts.localstack
 

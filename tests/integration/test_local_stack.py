@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO
 
@@ -107,6 +107,21 @@ def within(seconds: float, condition: Callable[[], bool]) -> bool:
     return True
 
 
+def leave_nothing(proc: subprocess.Popen[str], pids: Iterable[int]) -> None:
+    """Whatever a failed test left running: the stack (SIGTERM, then SIGKILL), then `pids`, the processes it
+    started (in process groups of their own, so a test's failure must not leave them behind)."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=STOP_TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    for pid in pids:
+        if not gone(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
 async def count_workflows(address: str) -> int:
     client = await Client.connect(address)
     return (await client.count_workflows()).count
@@ -144,16 +159,7 @@ def test_local_stack_starts_serves_and_stops_everything_on_ctrl_c(tmp_path: Path
         for pid in child_pids:
             assert gone(pid), f"child process {pid} outlived the stack"
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=STOP_TIMEOUT_SECONDS)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        for pid in child_pids:  # children run in their own process groups: never leave them behind
-            if not gone(pid):
-                os.kill(pid, signal.SIGKILL)
+        leave_nothing(proc, child_pids)
 
 
 def sigkill_leaves_nothing(what: str, command: list[str], env: dict[str, str], ports: list[int], logs: Path) -> None:
@@ -179,12 +185,7 @@ def sigkill_leaves_nothing(what: str, command: list[str], env: dict[str, str], p
             held = [port for port in ports if not refuses(port)]
             pytest.fail(f"{what} SIGKILLed: processes {left} and ports {held} left\n{stderr_path.read_text()}")
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for pid in tree:
-            if not gone(pid):
-                os.kill(pid, signal.SIGKILL)
+        leave_nothing(proc, tree)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the tethers are Linux's PR_SET_PDEATHSIG")

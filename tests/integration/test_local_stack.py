@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
@@ -25,6 +25,7 @@ import pytest
 from temporalio.client import Client
 
 from scripts.localstack.temporal import free_ports
+from tests.processes import gone, within
 from tests.support import dev_stack_environment, refuses, spawn
 
 pytestmark = pytest.mark.integration
@@ -72,16 +73,6 @@ def started(proc: subprocess.Popen[str], stderr: Path) -> tuple[queue.Queue[str 
     return lines, "".join(read_until_ready(proc, lines, stderr))
 
 
-def gone(pid: int) -> bool:
-    """No such process, or only its exit status is left (a zombie nobody reaped: orphans go to PID 1)."""
-    try:
-        os.kill(pid, 0)
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (ProcessLookupError, FileNotFoundError):
-        return True
-    return stat.rpartition(")")[2].split()[0] == "Z"
-
-
 def descendants(pid: int) -> set[int]:
     """Every process below `pid` now: the children of each of its threads, recursively (Linux /proc)."""
     found: set[int] = set()
@@ -95,16 +86,6 @@ def descendants(pid: int) -> set[int]:
             todo += children - found
             found |= children
     return found
-
-
-def within(seconds: float, condition: Callable[[], bool]) -> bool:
-    """Whether `condition` holds before `seconds` have passed (polled: what it waits for sends no event)."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 def leave_nothing(proc: subprocess.Popen[str], pids: Iterable[int]) -> None:

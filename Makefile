@@ -37,6 +37,8 @@ build: install
 layer-requirements: install
 	$(PY) -m scripts.artifact.requirements
 
+# A plain command (no shell metacharacters), so make execs python itself: no shell in between. Python
+# tethers itself to make (SIGTERM when make dies, even by SIGKILL) and its children to itself (SIGKILL).
 dev: build
 	$(PY) -m scripts.localstack
 

@@ -33,6 +33,7 @@ from typing import Any
 from temporalio.common import VersioningBehavior, WorkerDeploymentVersion
 from temporalio.contrib.aws.lambda_worker import LambdaWorkerConfig, run_worker
 
+from workflows.liveness import with_liveness
 from workflows.worker import WORKFLOWS, WorkerParts, activities_of, build_worker_parts
 from workspace_memory.settings import Settings
 
@@ -96,6 +97,7 @@ def make_configure(settings: Settings, parts: WorkerParts, api_key: ApiKeySource
         slots = worker.get("max_concurrent_activities") or DEFAULT_ACTIVITY_SLOTS
         executor = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="turn-activity")
         worker["activity_executor"] = executor
+        worker.update(with_liveness(worker))  # the turn's activities have heartbeat timeouts: beat here too
         try:
             yield  # the worker polls here
         finally:

@@ -34,6 +34,10 @@ TOOL_RETRY = RetryPolicy(
     maximum_interval=timedelta(seconds=10),
     maximum_attempts=5,
 )
+HEARTBEAT_TIMEOUT = timedelta(seconds=5)
+"""An attempt whose worker sent no heartbeat for this long is taken for dead and retried on another worker
+(the worker beats every second while an activity runs: `workflows.liveness`). The start-to-close timeouts
+still bound a call that hangs in a live worker."""
 
 
 ModelRound = Callable[[RoundInput], Awaitable[RoundOutput]]
@@ -93,6 +97,7 @@ class AgentTurnWorkflow:
             TurnActivities.model_round,
             data,
             start_to_close_timeout=timedelta(seconds=120),
+            heartbeat_timeout=HEARTBEAT_TIMEOUT,
             retry_policy=MODEL_RETRY,
         )
 
@@ -103,6 +108,7 @@ class AgentTurnWorkflow:
                 TOOL_ACTIVITIES[name],
                 data,
                 start_to_close_timeout=timedelta(seconds=15),
+                heartbeat_timeout=HEARTBEAT_TIMEOUT,
                 retry_policy=TOOL_RETRY,
             )
         except ActivityError:

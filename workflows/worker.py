@@ -18,12 +18,13 @@ from types import MethodType
 from typing import Any
 
 from temporalio.client import Client
-from temporalio.worker import Worker
+from temporalio.worker import Worker, WorkerConfig
 
 from workflows.activities import TOOL_ACTIVITIES, TurnActivities
 from workflows.automation import Auth, AutomationApi, DevAuth, SigV4Auth
 from workflows.deletion_activities import DeletionActivities
 from workflows.deletion_workflow import WorkspaceDeletionWorkflow
+from workflows.liveness import with_liveness
 from workflows.providers import ModelProvider, build_provider
 from workflows.turn_workflow import AgentTurnWorkflow
 from workspace_memory.adapters.aws import build_clients
@@ -73,14 +74,15 @@ WORKFLOWS = [AgentTurnWorkflow, WorkspaceDeletionWorkflow]
 
 
 def build_worker(client: Client, settings: Settings, parts: WorkerParts, executor: ThreadPoolExecutor) -> Worker:
-    return Worker(
-        client,
+    config = WorkerConfig(
+        client=client,
         task_queue=settings.temporal_task_queue,
         workflows=WORKFLOWS,
         activities=activities_of(parts),
         activity_executor=executor,
         max_concurrent_activities=8,
     )
+    return Worker(**with_liveness(config))
 
 
 async def serve(settings: Settings, parts: WorkerParts) -> None:

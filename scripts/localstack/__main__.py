@@ -11,17 +11,23 @@ is reset at start, as moto's in-memory state is (old histories were encrypted un
 TEMPORAL_NAMESPACE (default), TEMPORAL_TASK_QUEUE (workspace-memory-turns), MODEL_PROVIDER (scripted) and
 AUTOMATION_AUTH (dev:worker: the worker sends the gateway's dev credential for the IAM routes) are passed on
 to the worker.
+
+Nothing outlives it (Linux): each child is tethered to this process (`scripts/localstack/tether.py`), so a
+SIGKILL here kills them too, and this process is tethered to its own parent with SIGTERM, so when `make dev`'s
+`make` (or the shell or test that started it) dies, even by SIGKILL, the stack stops in order as on Ctrl-C.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import threading
 from contextlib import suppress
 
 from scripts.localstack.processes import WORKER_MODULE, Interrupted, StartError, warn
 from scripts.localstack.resources import isolate_environment
 from scripts.localstack.stack import LocalStack, StackConfig, signals_set
+from scripts.localstack.tether import tether
 
 
 def banner(stack: LocalStack) -> str:
@@ -59,6 +65,7 @@ def watch(stack: LocalStack, stopping: threading.Event) -> None:
 
 
 def main() -> None:
+    parent = os.getppid()
     isolate_environment()
     config = StackConfig.from_environ(os.environ)
     try:
@@ -66,6 +73,7 @@ def main() -> None:
         # Temporal, gateway, moto.
         stopping = threading.Event()
         with signals_set(stopping), suppress(Interrupted), LocalStack(config, cancel=stopping) as stack:
+            tether(signal.SIGTERM, parent)  # once SIGTERM sets `stopping`: the parent's death is a Ctrl-C
             stack.up(worker="process")
             print(banner(stack), flush=True)
             watch(stack, stopping)

@@ -2,6 +2,7 @@
 
 Each start waits for the child's own readiness line (`READY <port>`, `WORKER READY`), never a sleep. With
 `new_process_group`, a terminal's Ctrl-C reaches only the caller, which then stops its children in order.
+Every child is `tethered`: if the caller dies without stopping them (SIGKILL), the kernel kills them too.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import IO, Literal
 
 from scripts.localstack.template import ROOT
+from scripts.localstack.tether import tethered
 
 HOST = "127.0.0.1"
 WORKER_MODULE = "workflows.worker"
@@ -51,7 +53,7 @@ def start_moto(host: str = HOST, port: int = 0, *, new_process_group: bool = Fal
     """`python -m scripts.localstack.moto_server`, once it listens; returns (process, endpoint URL).
     Port 0 lets the server pick a free one."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "scripts.localstack.moto_server", "--host", host, "--port", str(port)],
+        tethered([sys.executable, "-m", "scripts.localstack.moto_server", "--host", host, "--port", str(port)]),
         cwd=ROOT,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -119,7 +121,7 @@ def start_worker(
         warn(f"{WORKER_MODULE} does not exist yet: no worker started, so turns will not run")
         return None
     proc = subprocess.Popen(
-        [sys.executable, "-m", WORKER_MODULE],
+        tethered([sys.executable, "-m", WORKER_MODULE]),
         cwd=ROOT,
         env=dict(env),
         stdin=subprocess.DEVNULL,

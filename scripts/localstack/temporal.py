@@ -2,6 +2,7 @@
 
 `start_temporal` returns once the frontend answers gRPC for the `default` namespace (a readiness check,
 not a sleep). The dev server cannot pick its own port (no port 0), so tests choose one with `free_port`.
+It is `tethered`: killed by the kernel if the process that started it dies without stopping it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from temporalio.client import Client
 
 from scripts.localstack.moto_server import require_loopback
 from scripts.localstack.processes import StartError, stop
+from scripts.localstack.tether import tethered
 
 READY_TIMEOUT_SECONDS = 30.0
 _POLL_PAUSE_SECONDS = 0.05
@@ -118,7 +120,7 @@ def start_temporal(
     log = log_file.open("ab") if log_file is not None else None
     try:
         proc = subprocess.Popen(
-            command,
+            tethered(command),  # the CLI runs the server (and its UI) in its own process: no grandchildren
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=log,

@@ -17,6 +17,7 @@ from typing import Any
 import urllib3
 
 from scripts.localstack.resources import LocalResources
+from scripts.localstack.tether import tethered
 from workspace_memory.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,8 +81,8 @@ def start_worker_process(
         "AUTOMATION_AUTH": "dev:doomed-worker",
         "MODEL_PROVIDER": "scripted",
     }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "workflows.worker"], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True
+    proc = subprocess.Popen(  # tethered: a test process that dies takes it along
+        tethered([sys.executable, "-m", "workflows.worker"]), cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True
     )
     assert proc.stdout is not None
     line = proc.stdout.readline()  # blocks until the worker polls (or dies)

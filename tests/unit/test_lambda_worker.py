@@ -25,6 +25,7 @@ from temporalio.contrib.aws.lambda_worker._run_worker import _run_worker_interna
 from temporalio.converter import DataConverter, DefaultFailureConverterWithEncodedAttributes
 
 from workflows.deletion_workflow import WorkspaceDeletionWorkflow
+from workflows.liveness import HEARTBEAT_EVERY, STICKY_SCHEDULE_TO_START, Heartbeats
 from workflows.tools import ToolName
 from workflows.turn_workflow import AgentTurnWorkflow
 from workflows.worker import activities_of
@@ -154,6 +155,10 @@ def test_an_invocation_runs_the_production_worker(lambda_worker: ModuleType) -> 
     assert deployment.use_worker_versioning is True
     assert deployment.default_versioning_behavior == VersioningBehavior.PINNED
     assert kwargs["disable_eager_activity_execution"] is True
+    # The turn's activities have heartbeat timeouts: the Lambda worker beats as the long-running one does.
+    assert [type(i) for i in kwargs["interceptors"]] == [Heartbeats]
+    assert kwargs["max_heartbeat_throttle_interval"] == HEARTBEAT_EVERY
+    assert kwargs["sticky_queue_schedule_to_start_timeout"] == STICKY_SCHEDULE_TO_START
 
 
 def test_the_client_encrypts_payloads_with_the_kms_codec(lambda_worker: ModuleType) -> None:

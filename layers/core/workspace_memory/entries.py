@@ -718,7 +718,7 @@ class EntryService:
                 return Written(entry_id, 1, warnings=warnings)
             except TransactionCancelled as exc:
                 if exc.failed() != {Label.ENTRY_KEY}:
-                    raise self._refusal(caller, exc, now, fenced=fence is not None) from None
+                    raise self._refusal(caller, exc, now, None, fenced=fence is not None) from None
             assert key is not None  # only a key slot can fail alone
             holder = self._table.get(*keys.entry_key(workspace_id, slot))
             head = None if holder is None else self._table.get(*keys.entry(workspace_id, holder["entryId"]))
@@ -851,13 +851,7 @@ class EntryService:
         return [CountAgentWrite(workspace_id, author.user_id, bucket, self._rate, (bucket + 2) * HOUR)]
 
     def _refusal(
-        self,
-        caller: Caller,
-        refusal: TransactionCancelled,
-        now: float,
-        entry_id: str | None = None,
-        *,
-        fenced: bool = False,
+        self, caller: Caller, refusal: TransactionCancelled, now: float, entry_id: str | None, *, fenced: bool = False
     ) -> Exception:
         workspace_id, failed = caller.workspace.id, refusal.failed()
         if fenced and failed & FENCE_LABELS:
@@ -1022,7 +1016,7 @@ class EntryService:
         try:
             self._table.transact(changes)
         except TransactionCancelled as exc:
-            raise self._refusal(caller, exc, now, fenced=fence is not None) from None
+            raise self._refusal(caller, exc, now, None, fenced=fence is not None) from None
         return candidate_id
 
     def propose_forget(
@@ -1064,7 +1058,7 @@ class EntryService:
         try:
             self._table.transact(changes)
         except TransactionCancelled as exc:
-            raise self._refusal(caller, exc, now, fenced=True) from None
+            raise self._refusal(caller, exc, now, None, fenced=True) from None
         return candidate_id
 
     def _candidate_visible(self, caller: Caller, item: Item) -> bool:
@@ -1198,7 +1192,7 @@ class EntryService:
         try:
             self._table.transact([self._decided(item, CandidateStatus.REJECTED, user_id), right])
         except TransactionCancelled as exc:
-            raise self._refusal(caller, exc, self._clock.now()) from None
+            raise self._refusal(caller, exc, self._clock.now(), None) from None
 
 
 # -- the index recalled with the constitution (DESIGN §13) --------------------------------------------------

@@ -60,7 +60,7 @@ Errors = tuple[type[errors.DomainError], ...]
 
 # -- the errors each route can raise, beyond those every route can give (COMMON_ERRORS) -------------------
 _MEMBER: Errors = (errors.WorkspaceNotFound, errors.Forbidden)
-_BASE: Errors = (errors.StaleBaseVersion, errors.PreconditionRequired)
+_BASE: Errors = (errors.StaleBaseVersion, errors.Conflict, errors.PreconditionRequired)
 _ADMISSION: Errors = (InvalidAdmission, errors.ScopeNotGranted, errors.AiDisabled, errors.WorkspaceNotFound)
 _NOTES: Errors = (AdmissionRequired, AdmissionRetired, InvalidAdmission, SessionNotFound)
 _ADMIT: Errors = (
@@ -146,6 +146,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         *_ENTRY_TEXT,
         errors.EntryCap,
         errors.StaleRevision,
+        errors.Conflict,
         errors.BaseRevisionRequired,
     ),
     "DELETE /v1/workspaces/{ws}/entries/{entryId}": (*_MEMBER, *_ENTRY),
@@ -158,6 +159,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         errors.CandidateNotFound,
         errors.EntryCap,
         errors.StaleRevision,
+        errors.Conflict,
     ),
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/reject": (*_MEMBER, errors.CandidateNotFound),
     "GET /v1/workspaces/{ws}/search": (errors.WorkspaceNotFound, errors.InvalidEntryKey, errors.UnknownParameter),

@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from scripts.localstack.moto_server import require_loopback
+from scripts.localstack.powertools_threads import per_thread_events
 from scripts.localstack.template import Route, load_template, routes
 from workspace_memory.api.errors import error_envelope
 from workspace_memory.loopback import LoopbackOnlyHandler
@@ -85,10 +86,12 @@ class Gateway:
     Like Lambda, each loaded handler (an "execution environment") serves one request at a time: a request that
     finds every instance of its function busy loads another. A handler's resolver keeps per-request state
     (the current event, the matched route its response is validated against), so two concurrent requests on
-    one instance would answer each other's routes.
+    one instance would answer each other's routes; and since Powertools keeps the current event per process,
+    not per instance, each thread gets its own (`powertools_threads`).
     """
 
     def __init__(self, template_path: Path | None = None, timeout_seconds: float = 30.0) -> None:
+        per_thread_events()  # instances share one process, so Powertools' per-process event must be per thread
         self.routes: list[Route] = routes(load_template(template_path) if template_path else load_template())
         self._idle: dict[str, list[LambdaHandler]] = {}
         self._loaded: dict[str, int] = {}

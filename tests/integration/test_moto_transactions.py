@@ -3,7 +3,8 @@ transaction names (scripts/localstack/moto_server.py `rollback_touched_items`), 
 
 Everything else in the suite relies on this (every "refused and nothing written" check), so it is pinned
 here on its own: a transaction that puts, updates and deletes, then fails a later condition, leaves every
-item as it was, and an item put under a new partition key leaves nothing a query or scan could see.
+item as it was, and an item put under a new partition key leaves nothing a query or scan could see. And a
+failed condition that asked for `ALL_OLD` names the item it was judged against, as DynamoDB does.
 """
 
 from __future__ import annotations
@@ -109,3 +110,49 @@ def test_a_transaction_that_holds_applies_every_action(table: tuple[Any, str]) -
         ]
     )
     assert [(i["sk"]["S"], i["n"]["N"]) for i in _scan(client, name)] == [("new", "9"), ("updated", "2")]
+
+
+def test_a_failed_condition_with_all_old_names_the_item_it_was_judged_against(table: tuple[Any, str]) -> None:
+    """DynamoDB's `ReturnValuesOnConditionCheckFailure: ALL_OLD`, which the 409s rely on (docs/decisions.md "A
+    409 that tells the truth"): each failed action that asked brings back its item as judged (none when there
+    was no item), an action that did not ask brings back nothing, and a passing action says `None`. moto 5.2
+    does this itself; this pins it, so an upgrade that stops cannot pass silently."""
+    client, name = table
+    client.put_item(TableName=name, Item={**_key("P", "head"), "headVersion": {"N": "8"}, "b": {"B": b"\x00x"}})
+    client.put_item(TableName=name, Item={**_key("P", "quiet"), "n": {"N": "1"}})
+    stale = {":base": {"N": "7"}}
+    with pytest.raises(ClientError) as refused:
+        client.transact_write_items(
+            TransactItems=[
+                {"Put": {"TableName": name, "Item": {**_key("P", "passes"), "n": {"N": "1"}}}},
+                {
+                    "Update": {
+                        "TableName": name,
+                        "Key": _key("P", "head"),
+                        "UpdateExpression": "SET headVersion = :base",
+                        "ConditionExpression": "headVersion = :base",
+                        "ExpressionAttributeValues": stale,
+                        "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                    }
+                },
+                {
+                    "ConditionCheck": {
+                        "TableName": name,
+                        "Key": _key("P", "absent"),
+                        "ConditionExpression": "attribute_exists(pk)",
+                        "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                    }
+                },
+                {
+                    "ConditionCheck": {
+                        "TableName": name,
+                        "Key": _key("P", "quiet"),
+                        "ConditionExpression": "attribute_not_exists(pk)",
+                    }
+                },
+            ]
+        )
+    reasons = refused.value.response["CancellationReasons"]
+    assert [r["Code"] for r in reasons] == ["None", *["ConditionalCheckFailed"] * 3]
+    assert reasons[1]["Item"] == {**_key("P", "head"), "headVersion": {"N": "8"}, "b": {"B": b"\x00x"}}
+    assert [("Item" in r) for r in reasons] == [False, True, False, False]

@@ -27,8 +27,8 @@ from workspace_memory.changes import (
     MemberCanWrite,
     PolicyIs,
 )
-from workspace_memory.document import Head
 from workspace_memory.errors import ScopeNotGranted
+from workspace_memory.head import Head
 from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.ports import Item, Table

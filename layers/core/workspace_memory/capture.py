@@ -25,7 +25,6 @@ from workspace_memory.clock import Clock
 from workspace_memory.document import (
     RECALL_MAX_BYTES,
     Commit,
-    Head,
     Op,
     PreparedVersion,
     commit_version,
@@ -36,10 +35,12 @@ from workspace_memory.document import (
 )
 from workspace_memory.edits import Edit, EditsRejected, apply_edits, rewrite_written
 from workspace_memory.errors import Conflict, Forbidden, InvalidInput, StaleBaseVersion
+from workspace_memory.head import Head
 from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.redaction import Finding, findings, merge_findings, redact
+from workspace_memory.stale import stale_base
 from workspace_memory.terms import Outcome as Outcome
 
 EDITS = TypeAdapter(list[Edit])
@@ -221,8 +222,9 @@ class CaptureService:
                 replay = self._replay(again, digest)
                 if replay is not None:
                     return replay
-            if predicate is Predicate.HEAD:
-                fresh = Head.from_item(self._table.get(*keys.head(adm.workspace_id)))
+            if predicate is Predicate.HEAD:  # against the head the fence lost to, as a Save's 409 names it
+                key = keys.head(adm.workspace_id)
+                fresh = Head.from_item(exc.seen(key) if exc.saw(key) else self._table.get(*key))
                 return self._conflict(edits, fresh, authority.policy, head_text(self._cipher, adm.workspace_id, fresh))
             return CaptureResult(Outcome.REFUSED, predicate=predicate)
         return CaptureResult(Outcome.COMMITTED, version=prepared.info.version, receipt=receipt)
@@ -314,8 +316,5 @@ class CaptureService:
                 raise ProposalCleared("the memory was cleared after this proposal was made") from None
             if Label.ACCESS in failed:  # as Save answers a lost write right
                 raise Forbidden("write access to this workspace's memory is not granted to your role") from None
-            fresh = Head.from_item(self._table.get(*keys.head(workspace_id)))
-            raise StaleBaseVersion(
-                f"base version {base} is not the current version", current_version=fresh.version
-            ) from None
+            raise stale_base(exc, workspace_id, base) from None
         return Commit(prepared.info, warnings=findings(updated))

@@ -31,16 +31,17 @@ from workspace_memory.errors import (
     Forbidden,
     InvalidInput,
     PayloadTooLarge,
-    StaleBaseVersion,
     Unavailable,
     VersionNotFound,
     VersionPurged,
     WorkspaceNotFound,
 )
+from workspace_memory.head import Head
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
 from workspace_memory.redaction import Finding, findings
 from workspace_memory.sealed import seal, unseal
+from workspace_memory.stale import stale_base
 
 MAX_DOCUMENT_BYTES = 64 * 1024
 """Storage cap: two copies (head + version) of the ciphertext stay far below DynamoDB's 400 KB item."""
@@ -67,31 +68,6 @@ def utf8_size(text: str) -> int:
         return len(text.encode("utf-8"))
     except UnicodeEncodeError:
         raise InvalidInput("content must be valid Unicode text (no lone surrogates)") from None
-
-
-@dataclass(frozen=True)
-class Head:
-    version: int
-    ciphertext: bytes | None
-    sha256: str | None
-    bytes: int
-    updated_at: str | None
-    updated_by: str | None
-    tombstone: bool
-
-    @classmethod
-    def from_item(cls, item: Item | None) -> Head:
-        if item is None:
-            return cls(0, None, None, 0, None, None, False)
-        return cls(
-            version=int(item["headVersion"]),
-            ciphertext=item.get("ciphertext"),
-            sha256=item.get("sha256"),
-            bytes=int(item.get("bytes", 0)),
-            updated_at=item.get("updatedAt"),
-            updated_by=item.get("updatedBy"),
-            tombstone=bool(item.get("tombstone", False)),
-        )
 
 
 @dataclass(frozen=True)
@@ -377,7 +353,7 @@ class DocumentService:
         except TransactionCancelled as exc:
             if Label.ACCESS in exc.failed():
                 raise self._no_write_right(workspace_id, user_id) from None
-            raise self._stale(workspace_id, base) from None
+            raise stale_base(exc, workspace_id, base) from None  # the head it lost to
         self._remember(workspace_id, days)
         return Commit(prepared.info, warnings=findings(content))  # CPU only: the Save stays one call
 
@@ -426,17 +402,9 @@ class DocumentService:
         except TransactionCancelled as exc:
             if Label.ACCESS in exc.failed():
                 raise self._no_write_right(workspace_id, caller.user_id) from None
-            raise self._stale(workspace_id, base) from None
+            raise stale_base(exc, workspace_id, base) from None  # the head it lost to
         self._remember(workspace_id, days)
         return Commit(prepared.info)
-
-    def _stale(self, workspace_id: str, base: int) -> StaleBaseVersion | WorkspaceNotFound:
-        """A refused head move: a stale base (409 with the current version), or a deleted workspace's tombstone
-        (404, as every route answers for it)."""
-        head = Head.from_item(self._table.get(*keys.head(workspace_id)))
-        if head.tombstone:
-            return WorkspaceNotFound("workspace not found")
-        return StaleBaseVersion(f"base version {base} is not the current version", current_version=head.version)
 
     def _no_write_right(self, workspace_id: str, user_id: str) -> Exception:
         """A non-member learns nothing (404); a member without write right is told so (403)."""

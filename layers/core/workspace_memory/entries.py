@@ -63,6 +63,7 @@ from workspace_memory.ids import IDENTIFIER, new_id
 from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
 from workspace_memory.redaction import Finding, findings, redact, refuse_personal_data_in_key
 from workspace_memory.sealed import seal, unseal
+from workspace_memory.stale import stale_entry
 from workspace_memory.terms import (
     CandidateKind,
     CandidateStatus,
@@ -716,9 +717,8 @@ class EntryService:
                 self._table.transact(changes)
                 return Written(entry_id, 1, warnings=warnings)
             except TransactionCancelled as exc:
-                failed = exc.failed()
-                if failed != {Label.ENTRY_KEY}:
-                    raise self._refusal(caller, failed, now, fenced=fence is not None) from None
+                if exc.failed() != {Label.ENTRY_KEY}:
+                    raise self._refusal(caller, exc, now, None, fenced=fence is not None) from None
             assert key is not None  # only a key slot can fail alone
             holder = self._table.get(*keys.entry_key(workspace_id, slot))
             head = None if holder is None else self._table.get(*keys.entry(workspace_id, holder["entryId"]))
@@ -793,7 +793,7 @@ class EntryService:
         try:
             self._table.transact(changes)
         except TransactionCancelled as exc:
-            raise self._refusal(caller, exc.failed(), now, entry_id, fenced=fence is not None) from None
+            raise self._refusal(caller, exc, now, entry_id, fenced=fence is not None) from None
         return Written(entry_id, revision)
 
     def _vector(self, text: EntryText) -> SealedVector | None:
@@ -851,9 +851,9 @@ class EntryService:
         return [CountAgentWrite(workspace_id, author.user_id, bucket, self._rate, (bucket + 2) * HOUR)]
 
     def _refusal(
-        self, caller: Caller, failed: frozenset[str], now: float, entry_id: str | None = None, *, fenced: bool = False
+        self, caller: Caller, refusal: TransactionCancelled, now: float, entry_id: str | None, *, fenced: bool = False
     ) -> Exception:
-        workspace_id = caller.workspace.id
+        workspace_id, failed = caller.workspace.id, refusal.failed()
         if fenced and failed & FENCE_LABELS:
             return Fenced(failed & FENCE_LABELS)
         if Label.ACCESS in failed:
@@ -871,11 +871,8 @@ class EntryService:
             return Conflict("the candidate was decided or changed concurrently")
         if Label.RETENTION in failed:
             return Conflict("the workspace's retention changed concurrently; try again")
-        if entry_id is not None:
-            head = self._table.get(*keys.entry(workspace_id, entry_id))
-            if head is None or head["status"] != EntryStatus.ACTIVE.value:
-                return EntryForgotten("entry was forgotten")
-            return StaleRevision("the entry changed concurrently", current_revision=int(head["revision"]))
+        if entry_id is not None and (stale := stale_entry(refusal, workspace_id, entry_id)) is not None:
+            return stale  # the head as the transaction judged it, not a read after it
         return Conflict("the entry changed concurrently; try again")
 
     # -- forget ----------------------------------------------------------------------------------------
@@ -954,10 +951,8 @@ class EntryService:
             try:
                 self._table.transact(changes)
             except TransactionCancelled as exc:
-                if Label.ACCESS in exc.failed():
-                    raise self._refusal(caller, exc.failed(), self._clock.now()) from None
-                if decision:
-                    raise self._refusal(caller, exc.failed(), self._clock.now(), entry_id) from None
+                if decision or Label.ACCESS in exc.failed():  # a lost write right is answered before the entry
+                    raise self._refusal(caller, exc, self._clock.now(), entry_id) from None
                 fresh = self._table.get(*keys.entry(workspace_id, entry_id))
                 if fresh is None:
                     raise EntryNotFound("entry not found") from None
@@ -1032,7 +1027,7 @@ class EntryService:
         try:
             self._table.transact(changes)
         except TransactionCancelled as exc:
-            raise self._refusal(caller, exc.failed(), now, fenced=fence is not None) from None
+            raise self._refusal(caller, exc, now, None, fenced=fence is not None) from None
         return candidate_id
 
     def propose_forget(
@@ -1074,7 +1069,7 @@ class EntryService:
         try:
             self._table.transact(changes)
         except TransactionCancelled as exc:
-            raise self._refusal(caller, exc.failed(), now, fenced=True) from None
+            raise self._refusal(caller, exc, now, None, fenced=True) from None
         return candidate_id
 
     def _candidate_visible(self, caller: Caller, item: Item) -> bool:
@@ -1208,7 +1203,7 @@ class EntryService:
         try:
             self._table.transact([self._decided(item, CandidateStatus.REJECTED, user_id), right])
         except TransactionCancelled as exc:
-            raise self._refusal(caller, exc.failed(), self._clock.now()) from None
+            raise self._refusal(caller, exc, self._clock.now(), None) from None
 
 
 # -- the index recalled with the constitution (DESIGN §13) --------------------------------------------------

@@ -191,8 +191,8 @@ class NotesService:
             # A one-change transaction rather than a conditional put: its client token makes a retry after
             # a timeout idempotent, so a write that landed is never misreported as a conflict.
             self._table.transact([ReplaceRevision(item, expected_revision)])
-        except TransactionCancelled:
-            raise NotesConflict(expected_revision, self._current_revision(notebook)) from None
+        except TransactionCancelled as exc:  # the revision it lost to, as the transaction judged it
+            raise NotesConflict(expected_revision, _revision_of(exc.seen(_key(notebook)))) from None
         return Notes(text, revision, len(raw), item["updatedAt"], redacted.findings)
 
     def update(self, notebook: Notebook, text: str) -> Notes:

@@ -59,6 +59,7 @@ class PolicyService:
         except TransactionCancelled as exc:
             if Label.ACCESS in exc.failed():
                 raise Forbidden("only the workspace owner may do this") from None
-            latest = self.get(user_id, workspace_id)
+            # The policy the compare-and-set was judged against (absent: the default), not a read after it.
+            latest = Policy.from_item(exc.seen(keys.policy(workspace_id)))
             raise StalePolicyRevision("policy revision is stale", current=latest) from None
         return updated

@@ -8,20 +8,34 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from workspace_memory.changefeed import FeedEvent
     from workspace_memory.changes import Change
+    from workspace_memory.keys import Key
 
 Item = dict[str, Any]
 
 
 class TransactionCancelled(Exception):
     """A transaction lost on its conditions; `failed()` names the labels of the changes whose condition was
-    false. Cancellations for any other reason (conflicts, throttling) surface as `Unavailable` instead."""
+    false. Cancellations for any other reason (conflicts, throttling) surface as `Unavailable` instead.
 
-    def __init__(self, failed_labels: Iterable[str]) -> None:
+    A failed compare-and-set (`judged.judged_key`) also brings back the item it was judged against, so a 409
+    names the value that refused the write, not what a later read finds after others moved it on."""
+
+    def __init__(self, failed_labels: Iterable[str], seen: Mapping[Key, Item | None] | None = None) -> None:
         self._failed = frozenset(failed_labels)
+        self._seen = dict(seen or {})
         super().__init__("transaction cancelled: " + ",".join(sorted(self._failed)))
 
     def failed(self) -> frozenset[str]:
         return self._failed
+
+    def saw(self, key: Key) -> bool:
+        """Whether a compare-and-set on `key` failed, so `seen(key)` knows the item it was judged against."""
+        return key in self._seen
+
+    def seen(self, key: Key) -> Item | None:
+        """The item at `key` as the cancelled transaction judged it; None: there was none (the "absent" value:
+        version 0, revision 0, the default policy). KeyError unless `saw(key)`."""
+        return self._seen[key]
 
 
 class Cipher(Protocol):

@@ -16,8 +16,9 @@ from workspace_memory import keys
 from workspace_memory.access import load_caller
 from workspace_memory.changes import Change, HeadAt, Label, PurgeVersion
 from workspace_memory.clock import Clock, iso
-from workspace_memory.document import Head, all_versions, document_context, head_text, utf8_size
+from workspace_memory.document import all_versions, document_context, head_text, utf8_size
 from workspace_memory.errors import Conflict, Forbidden, InvalidInput
+from workspace_memory.head import Head
 from workspace_memory.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.sealed import unseal
 

@@ -28,8 +28,9 @@ from workspace_memory.changes import (
     SetRetention,
 )
 from workspace_memory.clock import Clock
-from workspace_memory.document import Head, all_versions, expiry, is_expired
+from workspace_memory.document import all_versions, expiry, is_expired
 from workspace_memory.errors import Forbidden, InvalidInput, Unavailable, WorkspaceNotFound
+from workspace_memory.head import Head
 from workspace_memory.ports import Table, TransactionCancelled
 from workspace_memory.terms import EntryStatus
 

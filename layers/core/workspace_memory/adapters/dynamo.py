@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.types import Binary
+from boto3.dynamodb.types import Binary, TypeDeserializer
 from botocore.exceptions import BotoCoreError, ClientError
 
 from workspace_memory.adapters.dynamo_changes import to_dynamo
 from workspace_memory.changes import Change
 from workspace_memory.errors import Unavailable
+from workspace_memory.judged import judged_key
+from workspace_memory.keys import Key
 from workspace_memory.ports import Item, TransactionCancelled
 
 
@@ -65,19 +67,22 @@ class DynamoTable:
         self._client = client  # the low-level client of a boto3 DynamoDB *resource* (native types)
         self.name = table_name
 
-    def _call(self, op: str, labels: Sequence[str] = (), **kwargs: Any) -> dict[str, Any]:
+    def _call(
+        self, op: str, labels: Sequence[str] = (), judged: Sequence[Key | None] = (), **kwargs: Any
+    ) -> dict[str, Any]:
         try:
             result: dict[str, Any] = getattr(self._client, op)(**kwargs)
             return result
         except ClientError as exc:
             code = exc.response.get("Error", {}).get("Code", "")
             if code == "TransactionCanceledException":
-                reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
+                details = exc.response.get("CancellationReasons", [])
+                reasons = [r.get("Code", "None") for r in details]
                 if not all(reason in ("None", "ConditionalCheckFailed") for reason in reasons):
                     # A conflict with another transaction or a throttle decides nothing: retry, don't report.
                     raise Unavailable(f"table {op} cancelled ({','.join(reasons)})", transient=True) from None
                 failed = [label for label, reason in zip(labels, reasons, strict=False) if reason != "None"]
-                raise TransactionCancelled(failed) from None
+                raise TransactionCancelled(failed, _seen(judged, details)) from None
             raise Unavailable(f"table {op} failed ({code or 'error'})", transient=code in _TRANSIENT) from exc
         except BotoCoreError as exc:
             raise Unavailable(f"table {op} failed ({type(exc).__name__})", transient=True) from exc
@@ -153,7 +158,25 @@ class DynamoTable:
 
     def transact(self, changes: Sequence[Change]) -> None:
         items = []
-        for change in changes:
+        judged = [judged_key(change) for change in changes]
+        for change, key in zip(changes, judged, strict=True):
             ((kind, body),) = to_dynamo(change).items()
+            if key is not None:  # the item it was judged against comes back in its cancellation reason
+                body = {**body, "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}
             items.append({kind: {"TableName": self.name, **_wire(body)}})
-        self._call("transact_write_items", labels=[change.label for change in changes], TransactItems=items)
+        labels = [change.label for change in changes]
+        self._call("transact_write_items", labels=labels, judged=judged, TransactItems=items)
+
+
+_DESERIALIZER = TypeDeserializer()
+
+
+def _seen(judged: Sequence[Key | None], reasons: Sequence[Mapping[str, Any]]) -> dict[Key, Item | None]:
+    """Each failed compare-and-set's item as the transaction judged it, from its cancellation reason (ALL_OLD):
+    no `Item` means there was none. Errors are not transformed by the resource client: the item is wire form."""
+    seen: dict[Key, Item | None] = {}
+    for key, reason in zip(judged, reasons, strict=False):
+        if key is not None and reason.get("Code") == "ConditionalCheckFailed":
+            wire = reason.get("Item")
+            seen[key] = None if not wire else _native({k: _DESERIALIZER.deserialize(v) for k, v in wire.items()})
+    return seen

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from workspace_memory import changes as ch
 from workspace_memory import keys
 from workspace_memory.errors import Unavailable
+from workspace_memory.judged import judged_key
 from workspace_memory.ports import Item, TransactionCancelled
 
 Items = dict[keys.Key, Item]
@@ -110,9 +111,11 @@ class MemoryTable:
             hook(self)
         with self._lock:
             self.transactions += 1
-            failed = [change.label for change in changes if not _holds(change, self.items)]
+            failed = [change for change in changes if not _holds(change, self.items)]
             if failed:
-                raise TransactionCancelled(failed)
+                judged = [(key, self.items.get(key)) for key in map(judged_key, failed) if key is not None]
+                seen = {key: copy.deepcopy(item) for key, item in judged}  # as DynamoDB's ALL_OLD reports them
+                raise TransactionCancelled([change.label for change in failed], seen)
             for change in changes:
                 _apply(change, self.items)
 

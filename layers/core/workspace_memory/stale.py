@@ -1,0 +1,40 @@
+"""What a lost compare-and-set answers, from the cancelled transaction's own view.
+
+The current value a 409 names (`currentVersion`, `currentRevision`) is the item the refused condition was
+judged against (`TransactionCancelled.seen`), never a read made after the transaction: by then a concurrent
+writer may have moved it on, up to the very base the caller sent ("base 8 is not current, currentVersion
+8"). An item that did not exist is the absent value: version 0 for a document never saved.
+"""
+
+from __future__ import annotations
+
+from workspace_memory import keys
+from workspace_memory.errors import Conflict, EntryForgotten, StaleBaseVersion, StaleRevision, WorkspaceNotFound
+from workspace_memory.head import Head
+from workspace_memory.ports import TransactionCancelled
+from workspace_memory.terms import EntryStatus
+
+
+def stale_base(refusal: TransactionCancelled, workspace_id: str, base: int) -> Exception:
+    """A refused head move: 409 with the head the transaction saw, or, for a deleted workspace's tombstone,
+    the 404 every route gives. A head that did not refuse (another change of the version failed alone) has
+    no current value to name: a plain conflict."""
+    key = keys.head(workspace_id)
+    if not refusal.saw(key):
+        return Conflict("the document changed concurrently; try again")
+    head = Head.from_item(refusal.seen(key))
+    if head.tombstone:
+        return WorkspaceNotFound("workspace not found")
+    return StaleBaseVersion(f"base version {base} is not the current version", current_version=head.version)
+
+
+def stale_entry(refusal: TransactionCancelled, workspace_id: str, entry_id: str) -> Exception | None:
+    """A refused entry-head move: 409 with the revision the transaction saw, 410 for a forgotten chain (or one
+    already purged: no head at all). None when the head did not refuse."""
+    key = keys.entry(workspace_id, entry_id)
+    if not refusal.saw(key):
+        return None
+    head = refusal.seen(key)
+    if head is None or head["status"] != EntryStatus.ACTIVE.value:
+        return EntryForgotten("entry was forgotten")
+    return StaleRevision("the entry changed concurrently", current_revision=int(head["revision"]))

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import html.entities
 import json
-from importlib import resources
-
 import re
+from importlib import resources
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings

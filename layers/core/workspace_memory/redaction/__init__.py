@@ -14,7 +14,7 @@ original characters behind each finding, and the rest of the text stays byte for
 Detectors are maintained libraries where they exist: `detect-secrets` (its plugins' patterns for cloud keys,
 service tokens, private keys, JWTs, basic-auth URLs and `password=`-style assignments, with its heuristic
 filters), `phonenumbers` and `python-stdnum`; local patterns only for what they lack (`credentials.py`,
-`passwords.py`, `contacts.py`, `payments.py` say which). The libraries are imported on first use, once per
+`passwords.py`, `emails.py`, `phones.py`, `payments.py` say which). The libraries are imported on first use, once per
 process, not at a handler's cold start.
 
 Findings that overlap are merged into one marker named by the kind that comes first in `RedactionKind`.
@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from workspace_memory.errors import InvalidInput, RedactedToNothing
-from workspace_memory.redaction import contacts, credentials, passwords, payments
+from workspace_memory.redaction import credentials, emails, passwords, payments, phones
 from workspace_memory.redaction.normal import NormalText, normalise
 from workspace_memory.redaction.payments import is_card_number
 from workspace_memory.terms import RedactionKind as Kind
@@ -66,8 +66,8 @@ DETECTORS: tuple[tuple[Kind, tuple[Detector, ...]], ...] = (
     (Kind.SECRET, (passwords.keyword_secrets, passwords.prose_secrets, passwords.query_secrets)),
     (Kind.CARD, (payments.cards,)),
     (Kind.IBAN, (payments.ibans,)),
-    (Kind.EMAIL, (contacts.emails,)),
-    (Kind.PHONE, (contacts.phones,)),
+    (Kind.EMAIL, (emails.emails,)),
+    (Kind.PHONE, (phones.phones,)),
 )
 """The one registry: every kind and its detectors, each handed only the normalised text."""
 

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
-from workspace_memory.redaction.normal import NormalText, lines
-
-Spans = Iterator[tuple[int, int]]
+from workspace_memory.redaction.normal import NormalText, Spans, lines
 
 _CLOUD_PLUGINS = (
     "aws.AWSKeyDetector",
@@ -73,8 +71,8 @@ _OWN_TOKENS = (
 )
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-]*")
 
-_EDGE = " \t\"'`=:"
-_EDGE_END = " \t\"'`"
+_EDGE = " \t\n\"'`=:"
+_EDGE_END = " \t\n\"'`"
 """Delimiters some plugins' patterns include around the secret: trimmed so the marker replaces only it (not
 a trailing `=`, which is a base64 secret's padding)."""
 
@@ -90,35 +88,35 @@ def plugin(path: str) -> Any:
 
 @cache
 def patterns(paths: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    """The plugins' compiled patterns, collected once per process."""
-    return tuple(pattern for path in paths for pattern in plugin(path).denylist)
+    """The plugins' patterns, collected once per process; multi-line, so one pass reads the whole text and a
+    `^` or `$` still means a line's start or end, as detect-secrets reads them."""
+    return tuple(re.compile(p.pattern, p.flags | re.MULTILINE) for path in paths for p in plugin(path).denylist)
 
 
 @cache
 def _own(sources: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    """Our patterns as one alternation: one pass over a line, not one per provider."""
+    """Our patterns as one alternation: one pass over the text, not one per provider."""
     return (re.compile(_START + "(?:" + "|".join(sources) + ")"),)
 
 
 def regex_spans(found: Iterable[re.Pattern[str]], text: NormalText, *, tail: bool = False) -> Spans:
     """Where the patterns match: the secret's capturing group when it has one, else the match; with `tail`,
     run on over the token characters that follow (a pattern's fixed length is not the key's)."""
-    for offset, line in lines(text):
-        for pattern in found:
-            for match in pattern.finditer(line):
-                groups = [match.span(i) for i in range(1, (match.re.groups or 0) + 1) if match.group(i)]
-                start, end = max(groups, key=lambda g: g[1] - g[0], default=match.span())
-                if end - start < _MIN_GROUP:
-                    start, end = match.span()
-                while start < end and line[start] in _EDGE:
-                    start += 1
-                while end > start and line[end - 1] in _EDGE_END:
-                    end -= 1
-                if tail and end == match.end():
-                    after = _TOKEN_TAIL.match(line, end)
-                    end = after.end() if after else end
-                if start < end:
-                    yield offset + start, offset + end
+    for pattern in found:
+        for match in pattern.finditer(text):
+            groups = [match.span(i) for i in range(1, (match.re.groups or 0) + 1) if match.group(i)]
+            start, end = max(groups, key=lambda g: g[1] - g[0], default=match.span())
+            if end - start < _MIN_GROUP:
+                start, end = match.span()
+            while start < end and text[start] in _EDGE:
+                start += 1
+            while end > start and text[end - 1] in _EDGE_END:
+                end -= 1
+            if tail and end == match.end():
+                after = _TOKEN_TAIL.match(text, end)
+                end = after.end() if after else end
+            if start < end:
+                yield start, end
 
 
 _AWS_SECRET = re.compile(
@@ -132,6 +130,8 @@ def _aws_secret_keys(text: NormalText) -> Spans:
     """An AWS secret access key in prose: 40 characters of base64 with both cases, near a word that says so
     (`aws`, `secret`, `access key`, a key id). Lower-case hex (a commit hash) never has both cases."""
     for offset, line in lines(text):
+        if not _AWS_CONTEXT.search(line):
+            continue
         for match in _AWS_SECRET.finditer(line):
             if _AWS_CONTEXT.search(line, max(0, match.start() - _CONTEXT_CHARS), match.start()):
                 yield offset + match.start(), offset + match.end()
@@ -183,16 +183,15 @@ def jwts(text: NormalText) -> Spans:
     """detect-secrets' JWT pattern and validity check; its pattern stops before the signature, so the span
     runs on over the signature's characters (a sentence's final period excepted)."""
     detector = plugin("jwt.JwtTokenDetector")
-    for offset, line in lines(text):
-        for pattern in detector.denylist:
-            for match in pattern.finditer(line):
-                if not detector.is_formally_valid(match.group()):
-                    continue
-                tail = _JWT_TAIL.match(line, match.end())
-                end = tail.end() if tail else match.end()
-                while end > match.start() and line[end - 1] == ".":
-                    end -= 1
-                yield offset + match.start(), offset + end
+    for pattern in patterns(("jwt.JwtTokenDetector",)):
+        for match in pattern.finditer(text):
+            if not detector.is_formally_valid(match.group()):
+                continue
+            tail = _JWT_TAIL.match(text, match.end())
+            end = tail.end() if tail else match.end()
+            while end > match.start() and text[end - 1] == ".":
+                end -= 1
+            yield match.start(), end
 
 
 _BEARER = re.compile(r"(?i:\bbearer)[ \t]+([A-Za-z0-9\-._~+/]{20,}=*)")

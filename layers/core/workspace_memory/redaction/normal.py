@@ -22,6 +22,9 @@ from typing import NewType
 NormalText = NewType("NormalText", str)
 """Text as detectors see it: only `normalise` makes one."""
 
+Spans = Iterator[tuple[int, int]]
+"""What a detector yields: the [start, end) of each finding in the normalised text."""
+
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _DROPPED = frozenset({"\u034f", "\u115f", "\u1160", "\u3164", "\uffa0"})
 """Invisible but not format characters: the combining grapheme joiner and the Hangul fillers."""

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
-from workspace_memory.redaction.credentials import Spans, patterns, regex_spans
-from workspace_memory.redaction.normal import NormalText, lines
+from workspace_memory.redaction.credentials import patterns, regex_spans
+from workspace_memory.redaction.normal import NormalText, Spans, lines
 
 
 @cache
@@ -30,53 +30,12 @@ _URL_PASSWORD = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@\x00]*:([^\s/@\x00
 """The password of a URL's userinfo (`redis://:p@ss!@host`): detect-secrets' basic-auth pattern needs a user
 and refuses sub-delimiters (`!`, `$`, `&`) in the password, which people use."""
 
-_NOT_SECRET_PARTS = frozenset(
-    {
-        "length",
-        "len",
-        "min",
-        "max",
-        "minimum",
-        "maximum",
-        "count",
-        "ttl",
-        "age",
-        "expiry",
-        "expires",
-        "expiration",
-        "policy",
-        "file",
-        "path",
-        "dir",
-        "url",
-        "uri",
-        "arn",
-        "id",
-        "name",
-        "names",
-        "field",
-        "hint",
-        "prompt",
-        "label",
-        "enabled",
-        "required",
-        "rotation",
-        "version",
-        "regex",
-        "pattern",
-        "strength",
-        "chars",
-        "characters",
-        "attempts",
-        "retries",
-        "timeout",
-        "store",
-        "manager",
-        "provider",
-        "type",
-        "format",
-    }
+_SETTING_PARTS = (
+    "length len min max minimum maximum count ttl age expiry expires expiration policy file path dir url uri arn "
+    "id name names field hint prompt label enabled required rotation version regex pattern strength chars "
+    "characters attempts retries timeout store manager provider type format"
 )
+_NOT_SECRET_PARTS = frozenset(_SETTING_PARTS.split())
 """What a name that starts with a keyword says it holds when its later words are these: a setting or a
 reference (`password_min_length = 12`, `secret_arn = …`), not the secret."""
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
@@ -94,6 +53,11 @@ def _names_a_setting(line: str, start: int) -> bool:
     return bool(parts) and (parts[0] in _NOT_SECRET_NAMES or any(p in _NOT_SECRET_PARTS for p in parts[1:]))
 
 
+_KEYWORD_STEMS = ("key", "pass", "pwd", "secret", "contrase")
+"""A part of every one of detect-secrets' keywords: a line without any is not read further (a fast path: a
+substring test costs far less than its keyword pattern tried at every position)."""
+
+
 def keyword_secrets(text: NormalText) -> Spans:
     """`password=…`, `secret: …`, `api_key = "…"`: an unquoted value ends at the first whitespace; a name
     whose later words say it is a setting (`password_min_length`) is left alone."""
@@ -105,7 +69,7 @@ def keyword_secrets(text: NormalText) -> Spans:
     yield from regex_spans(patterns(("basic_auth.BasicAuthDetector",)), text)
     yield from (match.span(1) for match in _URL_PASSWORD.finditer(text))
     for offset, line in lines(text):
-        if not found.search(line) or heuristic.is_indirect_reference(line):
+        if not _mentions(line, _KEYWORD_STEMS) or not found.search(line) or heuristic.is_indirect_reference(line):
             continue
         for pattern, group in forms.items():
             at = 0
@@ -170,9 +134,23 @@ def _looks_secret(value: str, word: str) -> bool:
     return len(value) >= 6 and (bool(_SYMBOL.search(value.strip("-"))) or inner_capital)
 
 
+PROSE_STEMS = (
+    *("pass", "pw", "code", "contrase", "kennwort", "wachtwoord", "senha", "lösenord", "salasana", "hasł"),
+    *("hasl", "parola", "пароль", "token", "secret", "key", "pin", "otp", "cred", "login", "user"),
+)
+"""A part of every word `_PROSE` and `_PAIR` start from (test_redaction checks): the fast path's test."""
+
+
+def _mentions(line: str, stems: tuple[str, ...]) -> bool:
+    lower = line.lower()
+    return any(stem in lower for stem in stems)
+
+
 def prose_secrets(text: NormalText) -> Spans:
     """`the password is Tr0ub4dor&3`, `pwd → x9!kQ`, `token: 8f14e45f…`, `PIN 4821` in a sentence."""
     for offset, line in lines(text):
+        if not _mentions(line, PROSE_STEMS):
+            continue
         for match in _PROSE.finditer(line):
             yield from _prose_value(match, offset)
         for match in _PAIR.finditer(line):

@@ -51,10 +51,9 @@ _OWN_CLOUD = (
 _OWN_TOKENS = (
     r"sk-ant-[A-Za-z0-9_-]{20,}",  # Anthropic (api03, admin01, ...)
     r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}",  # OpenAI project, service-account and admin keys
-    r"sk-[A-Za-z0-9]{40,}",  # OpenAI legacy user keys (48 characters)
+    r"sk-[A-Za-z0-9]{32,}",  # OpenAI-style keys of other providers (DeepSeek, Moonshot: `sk-` + 32 or more)
     r"github_pat_[A-Za-z0-9_]{22,}",  # GitHub fine-grained personal access token
-    r"gh[pousr]_[A-Za-z0-9]{30,}",  # GitHub classic tokens of any length (detect-secrets wants 36)
-    r"glpat-[A-Za-z0-9_-]{20,}",  # GitLab personal access token
+    r"glpat-[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+){0,2}",  # GitLab PATs longer than detect-secrets' 50, routable
     r"npm_[A-Za-z0-9]{36}",  # npm access token (detect-secrets finds it only in an .npmrc line)
     r"hf_[A-Za-z0-9]{30,}",  # Hugging Face
     r"(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}",  # Stripe keys of any length, test mode included
@@ -67,7 +66,6 @@ _OWN_TOKENS = (
     r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}",  # Grafana service account
     r"lin_api_[A-Za-z0-9]{40}",  # Linear
     r"ATATT3[A-Za-z0-9_=-]{60,}",  # Atlassian API token
-    r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",  # SendGrid keys of other lengths
 )
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-]*")
 

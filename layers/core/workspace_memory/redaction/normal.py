@@ -1,10 +1,10 @@
 """The one spelling detectors see: a text folded so that a new way of writing an old secret is the old way.
 
-`normalise` applies NFKC (full-width digits, letters and at signs, ligatures, compatibility spaces), removes what
-renders as nothing (Unicode format characters - zero-width space and joiners, BOM, soft hyphen, bidi controls
-- and variation selectors), and maps every other space to ` `, every dash to `-`, ideographic full stops to
-`.` (as IDNA does) and line separators to `\n`. Detectors take a `NormalText`, which only `normalise` makes,
-so no detector can be handed the raw text by mistake.
+`normalise` applies NFKC (full-width digits, letters and at signs, ligatures, compatibility spaces), removes
+what renders as nothing (Unicode format characters - zero-width space and joiners, BOM, soft hyphen, bidi
+controls - variation selectors, the combining grapheme joiner), and maps every other space to ` `, every dash
+to `-` and ideographic full stops to `.` (as IDNA does). Detectors take a `NormalText`, which only
+`normalise` makes, so no detector can be handed the raw text by mistake.
 
 Each normalised character remembers the original characters it came from, so a finding in the normalised
 text is redacted as exactly the original characters that spell it, and the rest of the text stays as typed.
@@ -29,7 +29,6 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _DROPPED = frozenset({"\u034f", "\u115f", "\u1160", "\u3164", "\uffa0"})
 """Invisible but not format characters: the combining grapheme joiner and the Hangul fillers."""
 _FULL_STOPS = frozenset({"\u3002", "\uff61"})
-_LINE_BREAKS = frozenset({"\u0085", "\u2028", "\u2029"})
 
 
 @dataclass(frozen=True)
@@ -100,8 +99,6 @@ def _fold_char(char: str) -> str:
         return "-"
     if char in _FULL_STOPS:
         return "."
-    if char in _LINE_BREAKS:
-        return "\n"
     return char
 
 

@@ -83,10 +83,17 @@ def load_benign(path: Path = BENIGN_FILE) -> list[Benign]:
     return [Benign(r["topic"], r["text"]) for r in _rows(path)]
 
 
+LEFTOVER = 8
+"""A run of this many characters of a secret still in the redacted text is a tail kept, not a secret gone."""
+
+
 def is_found(positive: Positive) -> bool:
-    """The secret substring is gone from the redacted text, and something was reported."""
+    """Something was reported, and no part of the secret is left: not the whole, nor any `LEFTOVER` of its
+    characters in a row (a marker that stops short of a long key's end keeps its tail)."""
     redacted = redact(positive.text)
-    return positive.secret not in redacted.text and bool(redacted.findings)
+    secret = positive.secret
+    runs = {secret[i : i + LEFTOVER] for i in range(max(1, len(secret) - LEFTOVER + 1))}
+    return bool(redacted.findings) and not any(run in redacted.text for run in runs)
 
 
 def evaluate(positives: Sequence[Positive], benign: Sequence[Benign]) -> Report:

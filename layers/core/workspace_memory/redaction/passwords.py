@@ -41,6 +41,8 @@ reference (`password_min_length = 12`, `secret_arn = …`), not the secret."""
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 
+_NOT_VALUES = frozenset({"see", "none", "null", "nil", "true", "false", "yes", "no", "required", "optional"})
+"""What stands after `password:` in notes about a setting, not in a secret's place (`password: required`)."""
 _NOT_SECRET_NAMES = frozenset({"secretary", "secretaries", "secretsmanager", "passwordless"})
 
 
@@ -83,7 +85,7 @@ def keyword_secrets(text: NormalText) -> Spans:
                 value = line[start:end]
                 if not value or heuristic.is_templated_secret(value) or heuristic.is_prefixed_with_dollar_sign(value):
                     continue
-                if _names_a_setting(line, match.start()) or _REFERENCE.match(value):
+                if _names_a_setting(line, match.start()) or _REFERENCE.match(value) or value.lower() in _NOT_VALUES:
                     continue
                 yield offset + start, offset + end
 
@@ -125,8 +127,8 @@ def _looks_secret(value: str, word: str) -> bool:
     """A bare value named as a password or token that is a secret, not a word of the sentence."""
     if _REFERENCE.search(value):
         return False
-    if word == "pin":
-        return value.isdigit() and 4 <= len(value) <= 10
+    if value.isdigit():  # a PIN, a passcode, a numeric password; a token is never digits alone
+        return word != "token" and 4 <= len(value) <= 10
     if word == "token":
         has_letter = any(c.isalpha() for c in value)
         return len(value) >= 16 and has_letter and any(c.isdigit() for c in value)
@@ -157,16 +159,28 @@ def prose_secrets(text: NormalText) -> Spans:
             yield from _prose_value(match, offset)
 
 
+_PLACEHOLDER = re.compile(r"[*x•·.#-]+|<[^>]*>|\$?\{+[^}]*\}+|\$\w+|%\w+%", re.IGNORECASE)
+"""A value that stands for a secret: a mask (`********`), a template (`<TOKEN>`, `${API_KEY}`, `{{ … }}`) or
+a variable (`$TOKEN`, `%TOKEN%`)."""
+_TOKEN_VALUE = re.compile(r"[\w\-.~+/=]+")
+"""A token's characters: a token named in prose ends where they do (`token:ghs_…@github.com` is a token and
+the host it is sent to)."""
+
+
 def _prose_value(match: re.Match[str], offset: int) -> Iterator[tuple[int, int]]:
     named = match.groupdict()
     word = next((name for name in ("token", "pin") if named.get(name)), "password")
     if named.get("quoted") is not None:
         start, end = match.span("quoted")
-        if match.group("quoted").strip():
+        if not _PLACEHOLDER.fullmatch(match.group("quoted").strip()):
             yield offset + start, offset + end
         return
     start, end = match.span("bare")
     value = match.group("bare")
+    if word == "token":
+        token = _TOKEN_VALUE.match(value)
+        value = token.group() if token else ""
+        end = start + len(value)
     while value and value[-1] in _SENTENCE_END:
         value, end = value[:-1], end - 1
     if _looks_secret(value, word):

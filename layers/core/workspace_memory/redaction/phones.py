@@ -26,7 +26,7 @@ NATIONAL_REGIONS = (
 """Regions whose national formats are found, each only as it groups its numbers: a bare run of digits in a
 national format is an order number or an id as often as a phone number, and no one region is every team's."""
 
-_NATIONAL = re.compile(r"(?<![\w+.,:/-])\(?\d[\d ().\-/]{5,24}\d(?![\w:]|[.,]\d)")
+_NATIONAL = re.compile(r"(?<![\w+.,:/-])\(?\d[\d ().\-/]{5,24}\d(?![\w:]|[.,]\d|-\w)")
 _MIN_NATIONAL_DIGITS = 8
 _SEPARATOR = re.compile(r"[ ().\-/]")
 _NOT_A_PHONE = re.compile(r"\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4}|\d{1,3}(?:\.\d{1,3}){3}")

@@ -5,7 +5,8 @@ counts (a human's text is stored as typed and answered with warnings); `redact_w
 text an agent writes, refused when nothing but markers would be left of it. Pure and deterministic: no I/O,
 no network (detect-secrets' verification, which calls the providers, is never run), the same text always
 redacts the same way. Redaction is idempotent: markers are masked before detection, so a marker is never
-found again, and nothing next to one is found because of it.
+found again, and the lines a new marker lands on are read again until nothing new is found (a finding can
+uncover another: a password's digits no longer run on into the phone number after it).
 
 Detection always runs on the normalised text (`normal.py`: NFKC, format characters removed, odd spaces and
 dashes folded), so a new spelling of an old secret is the old secret; what is replaced is exactly the
@@ -14,8 +15,8 @@ original characters behind each finding, and the rest of the text stays byte for
 Detectors are maintained libraries where they exist: `detect-secrets` (its plugins' patterns for cloud keys,
 service tokens, private keys, JWTs, basic-auth URLs and `password=`-style assignments, with its heuristic
 filters), `phonenumbers` and `python-stdnum`; local patterns only for what they lack (`credentials.py`,
-`passwords.py`, `emails.py`, `phones.py`, `payments.py` say which). The libraries are imported on first use, once per
-process, not at a handler's cold start.
+`passwords.py`, `emails.py`, `phones.py`, `payments.py` say which). The libraries are imported on first use,
+once per process, not at a handler's cold start.
 
 Findings that overlap are merged into one marker named by the kind that comes first in `RedactionKind`.
 """
@@ -110,14 +111,7 @@ def redact(text: str) -> Redacted:
     spans = _spans(text)
     if not spans:
         return Redacted(text, ())
-    parts: list[str] = []
-    at = 0
-    for span in spans:
-        parts.append(text[at : span.start])
-        parts.append(f"[redacted:{span.kind.value}]")
-        at = span.end
-    parts.append(text[at:])
-    return Redacted("".join(parts), _count(spans))
+    return Redacted(_apply(text, spans)[0], _count(spans))
 
 
 def redact_written(text: str) -> Redacted:
@@ -156,8 +150,43 @@ def _count(spans: Iterable[_Span]) -> tuple[Finding, ...]:
     return tuple(Finding(kind, counts[kind]) for kind in Kind if counts[kind])
 
 
+_ROUNDS = 4
+"""Detection passes at most: a finding can change what its neighbours look like (a password's digits no longer
+run on into the phone number after it), so the lines of the redacted text that hold a new marker are read
+again until nothing new is found there."""
+
+
 def _spans(text: str) -> list[_Span]:
-    """The merged, ordered findings of `text` in its own positions, none touching a marker already in it."""
+    """The merged, ordered findings of `text` in its own positions, none touching a marker already in it; what
+    its redaction would still show found too, so that redacting the result again changes nothing."""
+    spans = _detect(text)
+    for _ in range(_ROUNDS - 1):
+        if not spans:
+            break
+        redacted, kept, markers = _apply(text, spans)
+        more = [
+            _Span(*_back(kept, start + s.start, start + s.end), s.kind)
+            for start, end in _lines_holding(redacted, markers)
+            for s in _detect(redacted[start:end])
+        ]
+        if not more:
+            break
+        spans = _merge(spans + more)
+    return spans
+
+
+def _lines_holding(text: str, positions: list[int]) -> list[tuple[int, int]]:
+    """The [start, end) of each line of `text` that holds one of `positions`, once each, in order."""
+    found: dict[int, int] = {}
+    for at in positions:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        found[start] = len(text) if end == -1 else end
+    return sorted(found.items())
+
+
+def _detect(text: str) -> list[_Span]:
+    """One pass of every detector over the normalised `text`, mapped back to `text`'s own positions."""
     normal = normalise(text)
     markers = [m.span() for m in MARKER.finditer(normal.text)]
     masked = normal.text
@@ -171,6 +200,34 @@ def _spans(text: str) -> list[_Span]:
         for start, end in _outside(start, end, markers)
     ]
     return _merge(found)
+
+
+def _apply(text: str, spans: list[_Span]) -> tuple[str, list[tuple[int, int]], list[int]]:
+    """`text` with each span replaced by its marker; where each kept stretch of `text` starts, in the result and
+    in `text` (to map a position of the result back); and where each marker starts in the result."""
+    parts: list[str] = []
+    kept: list[tuple[int, int]] = []
+    markers: list[int] = []
+    at = length = 0
+    for span in spans:
+        kept.append((length, at))
+        parts.append(text[at : span.start])
+        length += span.start - at
+        markers.append(length)
+        marker = f"[redacted:{span.kind.value}]"
+        parts.append(marker)
+        length += len(marker)
+        at = span.end
+    kept.append((length, at))
+    parts.append(text[at:])
+    return "".join(parts), kept, markers
+
+
+def _back(kept: list[tuple[int, int]], start: int, end: int) -> tuple[int, int]:
+    """A span of the redacted text, which lies outside its markers, in the original text's positions."""
+    stretch = max(i for i, (at, _) in enumerate(kept) if at <= start)
+    shift = kept[stretch][1] - kept[stretch][0]
+    return start + shift, end + shift
 
 
 def _outside(start: int, end: int, markers: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:

@@ -1,5 +1,6 @@
 """Redaction before storage over HTTP (DESIGN §13): an agent's capture and notes are stored redacted, with
-counts in the answer; a human's Save is stored as typed and answered with warnings. Checked in the table's
+counts in the answer; a human's Save is stored as typed and answered with warnings; an agent's text that is
+nothing but secrets is refused (`REDACTED_TO_NOTHING`) and nothing is stored. Checked in the table's
 decrypted items, and no secret reaches a log, an item in clear or an answer."""
 
 from __future__ import annotations
@@ -7,11 +8,13 @@ from __future__ import annotations
 import random
 import string
 import uuid
+from typing import Any
 
 import pytest
 from stdnum import luhn
 
 from scripts.localstack.resources import LocalResources
+from tests.integration.test_agent_entry_api import admitted, agent_save, agent_workspace
 from tests.integration.test_automation_api import RUNTIME, admission_headers, admit, auto_workspace, capture
 from tests.support import Api, captured_service_logs, item_bytes, scan_all
 from workspace_memory import keys
@@ -152,3 +155,73 @@ def test_applying_a_proposal_answers_warnings_for_the_text_it_stores(api: Api) -
     assert applied.status_code == 200, applied.text
     assert applied.json()["warnings"] == [{"kind": "email", "count": 1}]
     assert api.read(owner, ws)["content"] == "# Memory\n- billing: billing@example.com\n- deploys on Fridays\n"
+
+
+# -- an agent's text that is nothing but secrets is refused, and nothing is stored (issue 17, finding 11) ------
+
+
+def partition_items(resources: LocalResources, *partitions: str) -> list[dict[str, Any]]:
+    """Every item of the given partitions, in wire form and sorted: what a refused write must leave as it was."""
+    found = (i for i in scan_all(resources) if i["pk"]["S"] in partitions)
+    return sorted(found, key=lambda i: (str(i["pk"]["S"]), str(i["sk"]["S"])))
+
+
+def assert_refused_as_nothing(response: Any, *secrets: str) -> None:
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["code"] == "REDACTED_TO_NOTHING"
+    for secret in secrets:
+        assert secret not in response.text
+
+
+def test_a_capture_of_nothing_but_secrets_is_refused_and_stores_nothing(
+    api: Api, svc: Services, resources: LocalResources
+) -> None:
+    key = aws_key()
+    owner, ws = auto_workspace(api, "# Memory\n- deploys on Fridays\n")
+    conv = f"conv-{uuid.uuid4().hex[:8]}"
+    admission = admit(api, conv, ws, owner, "k", api.key_session(owner, ws)).json()
+    before = partition_items(resources, keys.ws(ws), keys.conv(conv))
+    admission_before = svc.table.get(*keys.admission(admission["admissionId"]))
+    with captured_service_logs() as logs:
+        refused = capture(api, ws, admission, [{"op": "add", "line": f"- {key}", "heading": "# Memory"}], 1)
+    assert_refused_as_nothing(refused, key)
+    assert key not in logs.getvalue()
+    assert partition_items(resources, keys.ws(ws), keys.conv(conv)) == before
+    assert svc.table.get(*keys.admission(admission["admissionId"])) == admission_before
+    assert [i["sk"]["S"] for i in scan_all(resources) if key.encode() in item_bytes(i)] == []
+
+    kept = capture(api, ws, admission, [{"op": "add", "line": f"- deploy key {key}", "heading": "# Memory"}], 1)
+    assert kept.status_code == 200, kept.text  # the admission was not spent: text around a secret is stored
+    assert kept.json()["outcome"] == "committed"
+    assert api.read(owner, ws)["content"].endswith("- deploy key [redacted:cloud_key]\n")
+
+
+def test_notes_of_nothing_but_secrets_are_refused_and_store_nothing(api: Api, resources: LocalResources) -> None:
+    number = card()
+    owner, ws = auto_workspace(api, "# Memory\n")
+    sid = f"sess-{uuid.uuid4().hex[:8]}"
+    admission = admit(
+        api, f"conv-{uuid.uuid4().hex[:8]}", ws, owner, "k", api.key_session(owner, ws), sessionId=sid
+    ).json()
+    path, headers = f"/v1/automation/sessions/{sid}/notes", admission_headers(admission)
+    before = partition_items(resources, keys.ws(ws))
+    notes = f"{number}\n- bob@example.org\n+44 20 7946 0958\n"
+    refused = api.call("PUT", path, automation=RUNTIME, json={"notes": notes}, headers=headers)
+    assert_refused_as_nothing(refused, number, "bob@example.org")
+    assert partition_items(resources, keys.ws(ws)) == before
+    assert api.call("GET", path, automation=RUNTIME, headers=headers).json()["notes"] == ""
+
+
+@pytest.mark.parametrize("mode", ["auto", "read_only"])
+def test_an_agent_entry_of_nothing_but_secrets_is_refused_and_stores_nothing(
+    api: Api, resources: LocalResources, mode: str
+) -> None:
+    """Committed (`auto`) or proposed (`read_only`), an entry whose body is only a key is neither."""
+    key = aws_key()
+    owner, ws = agent_workspace(api, mode)
+    admission = admitted(api, ws, owner)
+    before = partition_items(resources, keys.ws(ws))
+    refused = agent_save(api, ws, admission, "save-1", title="Deploy key", body=key)
+    assert_refused_as_nothing(refused, key)
+    assert partition_items(resources, keys.ws(ws)) == before
+    assert [i["sk"]["S"] for i in scan_all(resources) if key.encode() in item_bytes(i)] == []

@@ -39,7 +39,7 @@ from workspace_memory.head import Head
 from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.ports import Cipher, Table, TransactionCancelled
-from workspace_memory.redaction import Finding, findings, merge_findings, redact
+from workspace_memory.redaction import Finding, findings, merge_findings, redact_written
 from workspace_memory.stale import stale_base
 from workspace_memory.terms import Outcome as Outcome
 
@@ -102,7 +102,7 @@ def redact_edits(edits: Sequence[Edit]) -> tuple[list[Edit], tuple[Finding, ...]
     found: list[tuple[Finding, ...]] = []
 
     def rewrite(text: str) -> str:
-        redacted = redact(text)
+        redacted = redact_written(text)
         found.append(redacted.findings)
         return redacted.text
 

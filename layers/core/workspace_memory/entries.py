@@ -61,7 +61,7 @@ from workspace_memory.errors import (
 )
 from workspace_memory.ids import IDENTIFIER, new_id
 from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
-from workspace_memory.redaction import Finding, findings, redact, refuse_personal_data_in_key
+from workspace_memory.redaction import Finding, findings, redact, redact_written, refuse_personal_data_in_key
 from workspace_memory.sealed import seal, unseal
 from workspace_memory.stale import stale_entry
 from workspace_memory.terms import (
@@ -366,8 +366,9 @@ def validate(draft: Draft) -> None:
 
 
 def _redacted(draft: Draft) -> tuple[Draft, tuple[Finding, ...]]:
-    """Agent-authored text redacted before storage (DESIGN §13): title, summary, body, locators."""
-    parts = [redact(draft.text.title), redact(draft.text.summary), redact(draft.text.body)]
+    """Agent-authored text redacted before storage (DESIGN §13): title, summary, body, locators; a title,
+    summary or body that was nothing but secrets is refused (`RedactedToNothing`)."""
+    parts = [redact_written(draft.text.title), redact_written(draft.text.summary), redact_written(draft.text.body)]
     sources = tuple(replace(s, locator=redact(s.locator).text) for s in draft.text.sources)
     text = replace(draft.text, title=parts[0].text, summary=parts[1].text, body=parts[2].text, sources=sources)
     found = tuple(f for p in parts for f in p.findings)

@@ -163,6 +163,14 @@ class InvalidEntryKey(InvalidInput):
     code = "INVALID_KEY"
 
 
+class RedactedToNothing(InvalidInput):
+    """An agent's text that was nothing but personal data or secrets would be stored as redaction markers
+    alone: a memory of nothing, and the sign of an agent trying to keep a secret. The message names the kinds
+    found, never the text."""
+
+    code = "REDACTED_TO_NOTHING"
+
+
 class StaleRevision(Conflict):
     code = "STALE_REVISION"
 

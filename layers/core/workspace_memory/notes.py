@@ -25,7 +25,7 @@ from workspace_memory.errors import Conflict, Forbidden, InvalidInput, NotFound,
 from workspace_memory.ids import require_identifier
 from workspace_memory.keysessions import Scope
 from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
-from workspace_memory.redaction import Finding, redact
+from workspace_memory.redaction import Finding, redact_written
 from workspace_memory.sealed import seal, unseal
 
 NOTES_MAX_BYTES = 32 * 1024
@@ -169,7 +169,7 @@ class NotesService:
         before it is encrypted (DESIGN §13), and the cap holds for what is stored.
         """
         encode_notes(text)  # refuse over-cap or invalid text before spending time on detection
-        redacted = redact(text)
+        redacted = redact_written(text)
         text = redacted.text
         raw = encode_notes(text)
         if isinstance(expected_revision, bool) or not isinstance(expected_revision, int) or expected_revision < 0:

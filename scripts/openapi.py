@@ -74,6 +74,7 @@ _ADMIT: Errors = (
 
 _ENTRY: Errors = (errors.EntryNotFound, errors.EntryForgotten)
 _ENTRY_TEXT: Errors = (errors.InvalidEntryKey, errors.PayloadTooLarge)
+_ENTRY_MOVE: Errors = (errors.EntryCap, errors.StaleRevision, errors.Conflict)
 
 ROUTE_ERRORS: dict[str, Errors] = {
     "GET /v1/health": (),
@@ -150,9 +151,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         *_MEMBER,
         *_ENTRY,
         *_ENTRY_TEXT,
-        errors.EntryCap,
-        errors.StaleRevision,
-        errors.Conflict,
+        *_ENTRY_MOVE,
         errors.BaseRevisionRequired,
     ),
     "DELETE /v1/workspaces/{ws}/entries/{entryId}": (*_MEMBER, *_ENTRY),
@@ -163,9 +162,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         *_MEMBER,
         *_ENTRY,
         errors.CandidateNotFound,
-        errors.EntryCap,
-        errors.StaleRevision,
-        errors.Conflict,
+        *_ENTRY_MOVE,
     ),
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/reject": (*_MEMBER, errors.CandidateNotFound),
     "GET /v1/workspaces/{ws}/search": (errors.WorkspaceNotFound, errors.InvalidEntryKey, errors.UnknownParameter),

@@ -6,29 +6,29 @@ from __future__ import annotations
 import math
 import time
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from scripts.localstack.local_clock import PinnedClock
 from scripts.localstack.resources import LocalResources
+from scripts.localstack.stack import LocalStack
 from tests.integration.test_automation_api import RUNTIME, admission_headers, admit
 from tests.support import Api, new_user, scan_all
-from workspace_memory import bootstrap, keys
-from workspace_memory.clock import ManualClock
+from workspace_memory import keys
 from workspace_memory.entries import AGENT_WRITES_PER_HOUR
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
-def pinned_clock(stack_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> ManualClock:
-    """The handlers' entry services on a clock that stands still (restored after the test): every write of the
-    test falls in one clock hour of the rate limit, however long the test takes and whenever it runs."""
-    clock = ManualClock(time.time())
-    served = bootstrap.services()
-    monkeypatch.setattr(served.entries, "_clock", clock)
-    monkeypatch.setattr(served.agent_entries, "_clock", clock)
-    return clock
+def pinned_clock(gateway_url: str, local_stack: LocalStack) -> Iterator[PinnedClock]:
+    """The stack's clock standing still for the test (its functions run in processes of their own and read the
+    stack's clock file): every write of the test falls in one clock hour of the rate limit, however long the
+    test takes and whenever it runs."""
+    with local_stack.pinned_clock(time.time()) as clock:
+        yield clock
 
 
 def agent_workspace(api: Api, mode: str) -> tuple[str, str]:
@@ -69,7 +69,7 @@ def workspace_items(resources: LocalResources, ws: str) -> list[dict[str, Any]]:
 
 
 def test_the_121st_agent_write_in_the_hour_is_429_and_changes_nothing(
-    api: Api, resources: LocalResources, pinned_clock: ManualClock
+    api: Api, resources: LocalResources, pinned_clock: PinnedClock
 ) -> None:
     """120 agent writes through `PUT /v1/automation/workspaces/{ws}/entries` commit; the 121st in the same
     clock hour is 429 `RATE_LIMITED` with `Retry-After` (seconds to the next hour) and writes nothing."""

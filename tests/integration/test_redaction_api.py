@@ -13,7 +13,7 @@ from stdnum import luhn
 
 from scripts.localstack.resources import LocalResources
 from tests.integration.test_automation_api import RUNTIME, admission_headers, admit, auto_workspace, capture
-from tests.support import Api, captured_service_logs, item_bytes, scan_all
+from tests.support import Api, FunctionLogs, item_bytes, scan_all
 from workspace_memory import keys
 from workspace_memory.bootstrap import Services
 from workspace_memory.document import document_context
@@ -38,11 +38,11 @@ def stored_version_text(svc: Services, ws: str, version: int) -> str:
 
 
 def test_a_capture_stores_its_edit_redacted_and_reports_counts(
-    api: Api, svc: Services, resources: LocalResources
+    api: Api, svc: Services, resources: LocalResources, function_logs: FunctionLogs
 ) -> None:
     key, number = aws_key(), card()
     human_line = "- ops lead: lead@example.com"  # the human's own text is never touched by an agent's capture
-    with captured_service_logs() as logs:
+    with function_logs.captured() as logs:
         owner, ws = auto_workspace(api, f"# Memory\n{human_line}\n")
         admission = admit(api, f"conv-{uuid.uuid4().hex[:8]}", ws, owner, "k", api.key_session(owner, ws)).json()
         edits = [{"op": "add", "line": f"- deploy key {key}, billing card {number}", "heading": "# Memory"}]
@@ -78,7 +78,7 @@ def test_a_read_only_capture_proposes_the_redacted_edit(api: Api) -> None:
 
 
 def test_notes_are_stored_redacted_and_the_answer_counts_what_was_removed(
-    api: Api, svc: Services, resources: LocalResources
+    api: Api, svc: Services, resources: LocalResources, function_logs: FunctionLogs
 ) -> None:
     key, number = aws_key(), card()
     owner, ws = auto_workspace(api, "# Memory\n")
@@ -88,7 +88,7 @@ def test_notes_are_stored_redacted_and_the_answer_counts_what_was_removed(
     ).json()
     path = f"/v1/automation/sessions/{sid}/notes"
     headers = admission_headers(admission)
-    with captured_service_logs() as logs:
+    with function_logs.captured() as logs:
         put = api.call(
             "PUT", path, automation=RUNTIME, json={"notes": f"use {key}\npay with {number}\n"}, headers=headers
         )
@@ -111,11 +111,13 @@ def test_notes_are_stored_redacted_and_the_answer_counts_what_was_removed(
     assert "redactions" not in plain.json()
 
 
-def test_a_human_save_is_stored_as_typed_and_answered_with_warnings(api: Api, svc: Services) -> None:
+def test_a_human_save_is_stored_as_typed_and_answered_with_warnings(
+    api: Api, svc: Services, function_logs: FunctionLogs
+) -> None:
     owner, ws = auto_workspace(api, "# Memory\n")
     number = card()
     content = f"# Memory\n- support: help@example.com, +44 20 7946 0958\n- card {number}\n"
-    with captured_service_logs() as logs:
+    with function_logs.captured() as logs:
         saved = api.save(owner, ws, content, 1)
     assert saved.status_code == 200, saved.text
     assert saved.json()["warnings"] == [

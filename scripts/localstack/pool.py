@@ -1,11 +1,18 @@
 """Execution environments per function, scaled as Lambda scales them: an idle one is reused; when all are
 busy a new one starts (a cold start), up to `cap` per function; beyond that a request waits for one to be
-free. At most `starting` environments of a function start at once, so a burst on two shared cores does not
-start sixteen interpreters together and push every first request past its timeout.
+free.
+
+Unlike Lambda, the machine is small: a cold start (spawn to first response: the imports, then the services
+the first request builds) costs seconds of CPU, and sixteen at once on two shared cores push every first
+request past its timeout. So at most one environment per function, and at most `cold_limit` (the CPUs) of
+all functions together, are in their cold start at once; a request that finds none idle waits for whichever
+comes first, a free environment or a cold-start slot. That changes how fast a burst scales out, never what
+an environment is: one request at a time, in a process of its own.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import uuid
@@ -17,13 +24,13 @@ from scripts.localstack.functions import FunctionSpec
 from scripts.localstack.runtime import LambdaContext
 
 DEFAULT_CAP = 16
-DEFAULT_STARTING = 2
-QUEUE_TIMEOUT_SECONDS = 30.0
-"""How long a request waits for a free environment: API Gateway's own integration timeout."""
+QUEUE_TIMEOUT_SECONDS = 60.0
+"""How long a request waits for an environment (API Gateway gives up at 30 s; two shared cores starting the
+stack's first environments can take longer)."""
 
 
 class NoEnvironment(RuntimeError):
-    """Every environment of the function stayed busy for QUEUE_TIMEOUT_SECONDS."""
+    """No environment of the function became free within QUEUE_TIMEOUT_SECONDS, or the gateway is stopping."""
 
 
 def context_for(spec: FunctionSpec, request_id: str) -> LambdaContext:
@@ -39,101 +46,113 @@ def context_for(spec: FunctionSpec, request_id: str) -> LambdaContext:
     )
 
 
+class Scheduler:
+    """What the pools share: one condition (any environment freed or cold start ended wakes every waiter,
+    each re-checks its own pool) and the count of cold starts under way."""
+
+    def __init__(self, cold_limit: int) -> None:
+        self.changed = threading.Condition()
+        self.cold_limit = cold_limit
+        self.cold = 0
+
+
 class FunctionPool:
     """The environments of one function (see the module docstring)."""
 
     def __init__(
-        self,
-        spec: FunctionSpec,
-        start: Callable[[FunctionSpec], Environment],
-        cap: int = DEFAULT_CAP,
-        starting: int = DEFAULT_STARTING,
+        self, spec: FunctionSpec, start: Callable[[FunctionSpec], Environment], scheduler: Scheduler, cap: int
     ) -> None:
         self.spec = spec
         self._start = start
+        self._scheduler = scheduler
         self._cap = cap
-        self._starting_cap = starting
         self._idle: list[Environment] = []
         self._count = 0  # environments running or starting
-        self._starting = 0
+        self._cold = 0  # of them, in their cold start
         self._closed = False
-        self._free = threading.Condition()
 
     def invoke(self, event: dict[str, Any], request_id: str | None = None) -> Invocation:
         try:
-            environment = self._acquire(time.monotonic() + QUEUE_TIMEOUT_SECONDS)
+            environment, cold = self._acquire(time.monotonic() + QUEUE_TIMEOUT_SECONDS)
         except InitError:
             return Invocation("init_error")
         context = context_for(self.spec, request_id or str(uuid.uuid4()))
         try:
             return environment.invoke(event, context, self.spec.timeout)
         finally:
-            self._release(environment)
+            self._release(environment, cold)
 
-    def _acquire(self, deadline: float) -> Environment:
-        with self._free:
-            while True:  # each turn takes an idle one, starts one, or waits until the deadline
+    def _acquire(self, deadline: float) -> tuple[Environment, bool]:
+        """An idle environment, or a new one (True: this request is its cold start)."""
+        scheduler = self._scheduler
+        with scheduler.changed:
+            while True:  # each turn takes an idle one, claims a cold start, or waits until the deadline
                 if self._closed:
                     raise NoEnvironment(f"{self.spec.logical_id}: the gateway is stopping")
                 while self._idle:
                     environment = self._idle.pop()
                     if environment.alive():
-                        return environment
+                        return environment, False
                     self._count -= 1
-                if self._count < self._cap and self._starting < self._starting_cap:
+                if self._count < self._cap and self._cold < 1 and scheduler.cold < scheduler.cold_limit:
                     self._count += 1
-                    self._starting += 1
+                    self._cold += 1
+                    scheduler.cold += 1
                     break
                 remaining = deadline - time.monotonic()
-                if remaining <= 0 or not self._free.wait(remaining):
+                if remaining <= 0 or not scheduler.changed.wait(remaining):
                     raise NoEnvironment(f"{self.spec.logical_id}: all {self._count} environments stayed busy")
         try:
-            return self._start(self.spec)
+            return self._start(self.spec), True
         except BaseException:
-            with self._free:
-                self._count -= 1
-                self._free.notify()
+            self._settle(None, cold=True)
             raise
-        finally:
-            with self._free:
-                self._starting -= 1
-                self._free.notify()
 
-    def _release(self, environment: Environment) -> None:
-        with self._free:
-            if environment.alive() and not self._closed:
-                self._idle.append(environment)
-            else:
-                self._count -= 1
-            self._free.notify()
+    def _release(self, environment: Environment, cold: bool) -> None:
+        self._settle(environment, cold=cold)
         if self._closed:
             environment.close()
 
+    def _settle(self, environment: Environment | None, *, cold: bool) -> None:
+        """Back to the idle list if it lives (else it no longer counts), its cold start over if it was one."""
+        scheduler = self._scheduler
+        with scheduler.changed:
+            if cold:
+                self._cold -= 1
+                scheduler.cold -= 1
+            if environment is not None and environment.alive() and not self._closed:
+                self._idle.append(environment)
+            else:
+                self._count -= 1
+            scheduler.changed.notify_all()
+
     def size(self) -> int:
-        with self._free:
+        with self._scheduler.changed:
             return self._count
 
     def close(self) -> None:
         """Stops the idle environments; a busy one is stopped when its invocation ends."""
-        with self._free:
+        with self._scheduler.changed:
             self._closed = True
             idle, self._idle = self._idle, []
-            self._free.notify_all()
+            self._scheduler.changed.notify_all()
         for environment in idle:
             environment.close()
 
 
 class Environments:
-    """A pool per function of the template, and the cold starts they have seen."""
+    """A pool per function of the template, one scheduler for all, and the cold starts they have seen."""
 
     def __init__(
         self,
         specs: Mapping[str, FunctionSpec],
         start: Callable[[FunctionSpec], Environment],
         cap: int = DEFAULT_CAP,
+        cold_limit: int | None = None,
     ) -> None:
         self.specs = dict(specs)
-        self.pools = {name: FunctionPool(spec, start, cap) for name, spec in specs.items()}
+        scheduler = Scheduler(cold_limit or max(1, os.cpu_count() or 1))
+        self.pools = {name: FunctionPool(spec, start, scheduler, cap) for name, spec in specs.items()}
         self._cold_starts: list[ColdStart] = []
         self._lock = threading.Lock()
 

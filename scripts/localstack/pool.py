@@ -2,16 +2,19 @@
 busy a new one starts (a cold start), up to `cap` per function; beyond that a request waits for one to be
 free.
 
-Unlike Lambda, the machine is small: a cold start (spawn to first response: the imports, then the services
-the first request builds) costs seconds of CPU, and sixteen at once on two shared cores push every first
-request past its timeout. So at most one environment per function, and at most `cold_limit` (the CPUs) of
-all functions together, are in their cold start at once; a request that finds none idle waits for whichever
-comes first, a free environment or a cold-start slot. That changes how fast a burst scales out, never what
-an environment is: one request at a time, in a process of its own.
+Unlike Lambda, the machine is small: a cold start (the imports, then the services its first request builds)
+costs seconds of CPU, and sixteen at once on two shared cores push every first request past its timeout. So
+at most `cold_limit` (the CPUs, at least two) environments of all functions together are in their cold start
+at once: from spawn to their first answer, or COLD_SLOT_SECONDS, whichever comes first (a first request that
+blocks must not stop its function from scaling). A request that finds none idle waits for whichever comes
+first, a free environment or a cold-start slot. That changes how fast a burst scales out, never what an
+environment is: one request at a time, in a process of its own.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 import os
 import threading
 import time
@@ -24,6 +27,7 @@ from scripts.localstack.functions import FunctionSpec
 from scripts.localstack.runtime import LambdaContext
 
 DEFAULT_CAP = 16
+COLD_SLOT_SECONDS = 10.0
 QUEUE_TIMEOUT_SECONDS = 60.0
 """How long a request waits for an environment (API Gateway gives up at 30 s; two shared cores starting the
 stack's first environments can take longer)."""
@@ -47,13 +51,33 @@ def context_for(spec: FunctionSpec, request_id: str) -> LambdaContext:
 
 
 class Scheduler:
-    """What the pools share: one condition (any environment freed or cold start ended wakes every waiter,
-    each re-checks its own pool) and the count of cold starts under way."""
+    """What the pools share: one condition (an environment freed or a cold start ended wakes every waiter,
+    each re-checks its own pool) and the cold starts under way, by when they began."""
 
     def __init__(self, cold_limit: int) -> None:
         self.changed = threading.Condition()
         self.cold_limit = cold_limit
-        self.cold = 0
+        self._cold: dict[int, float] = {}
+        self._tokens = itertools.count()
+
+    def claim(self) -> int | None:
+        """A cold-start slot (its token), or None while all are taken. Call with `changed` held."""
+        now = time.monotonic()
+        self._cold = {token: since for token, since in self._cold.items() if now - since < COLD_SLOT_SECONDS}
+        if len(self._cold) >= self.cold_limit:
+            return None
+        token = next(self._tokens)
+        self._cold[token] = now
+        return token
+
+    def next_slot_in(self) -> float:
+        """Seconds until the oldest cold start stops holding its slot (infinite: none holds one)."""
+        if not self._cold:
+            return math.inf
+        return max(0.0, min(self._cold.values()) + COLD_SLOT_SECONDS - time.monotonic())
+
+    def end(self, token: int) -> None:
+        self._cold.pop(token, None)
 
 
 class FunctionPool:
@@ -68,7 +92,6 @@ class FunctionPool:
         self._cap = cap
         self._idle: list[Environment] = []
         self._count = 0  # environments running or starting
-        self._cold = 0  # of them, in their cold start
         self._closed = False
 
     def invoke(self, event: dict[str, Any], request_id: str | None = None) -> Invocation:
@@ -82,44 +105,43 @@ class FunctionPool:
         finally:
             self._release(environment, cold)
 
-    def _acquire(self, deadline: float) -> tuple[Environment, bool]:
-        """An idle environment, or a new one (True: this request is its cold start)."""
+    def _acquire(self, deadline: float) -> tuple[Environment, int | None]:
+        """An idle environment, or a new one with its cold-start token (this request is its cold start)."""
         scheduler = self._scheduler
         with scheduler.changed:
-            while True:  # each turn takes an idle one, claims a cold start, or waits until the deadline
+            while True:  # each turn takes an idle one, claims a cold start, or waits; never past the deadline
                 if self._closed:
                     raise NoEnvironment(f"{self.spec.logical_id}: the gateway is stopping")
                 while self._idle:
                     environment = self._idle.pop()
                     if environment.alive():
-                        return environment, False
+                        return environment, None
                     self._count -= 1
-                if self._count < self._cap and self._cold < 1 and scheduler.cold < scheduler.cold_limit:
+                token = scheduler.claim() if self._count < self._cap else None
+                if token is not None:
                     self._count += 1
-                    self._cold += 1
-                    scheduler.cold += 1
                     break
                 remaining = deadline - time.monotonic()
-                if remaining <= 0 or not scheduler.changed.wait(remaining):
+                if remaining <= 0:
                     raise NoEnvironment(f"{self.spec.logical_id}: all {self._count} environments stayed busy")
+                scheduler.changed.wait(min(remaining, scheduler.next_slot_in()))
         try:
-            return self._start(self.spec), True
+            return self._start(self.spec), token
         except BaseException:
-            self._settle(None, cold=True)
+            self._settle(None, token)
             raise
 
-    def _release(self, environment: Environment, cold: bool) -> None:
-        self._settle(environment, cold=cold)
+    def _release(self, environment: Environment, token: int | None) -> None:
+        self._settle(environment, token)
         if self._closed:
             environment.close()
 
-    def _settle(self, environment: Environment | None, *, cold: bool) -> None:
+    def _settle(self, environment: Environment | None, token: int | None) -> None:
         """Back to the idle list if it lives (else it no longer counts), its cold start over if it was one."""
         scheduler = self._scheduler
         with scheduler.changed:
-            if cold:
-                self._cold -= 1
-                scheduler.cold -= 1
+            if token is not None:
+                scheduler.end(token)
             if environment is not None and environment.alive() and not self._closed:
                 self._idle.append(environment)
             else:
@@ -151,7 +173,7 @@ class Environments:
         cold_limit: int | None = None,
     ) -> None:
         self.specs = dict(specs)
-        scheduler = Scheduler(cold_limit or max(1, os.cpu_count() or 1))
+        scheduler = Scheduler(cold_limit or max(2, os.cpu_count() or 1))
         self.pools = {name: FunctionPool(spec, start, scheduler, cap) for name, spec in specs.items()}
         self._cold_starts: list[ColdStart] = []
         self._lock = threading.Lock()

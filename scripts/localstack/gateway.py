@@ -200,9 +200,11 @@ def make_server(
 
 
 @contextmanager
-def serving(gateway: Gateway, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+def serving(
+    gateway: Gateway, host: str = "127.0.0.1", port: int = 0, read_timeout: float = READ_TIMEOUT_SECONDS
+) -> Iterator[str]:
     """`gateway` served from a thread while the block runs (port 0: a free one); its base URL."""
-    server = make_server(gateway, host, port)
+    server = make_server(gateway, host, port, read_timeout)
     try:
         threading.Thread(target=server.serve_forever, name="local-gateway", daemon=True).start()
         yield f"http://{host}:{server.server_address[1]}"

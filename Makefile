@@ -14,7 +14,7 @@ STAMP  := $(VENV)/.synced-$(shell cat uv.lock pyproject.toml | cksum | cut -d' '
 export UV_PYTHON_DOWNLOADS := never
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: install build layer-requirements dev demo test lint typecheck template-lint unit integration bench mutation clean openapi schemathesis eval
+.PHONY: install build layer-requirements dev demo invoke test lint typecheck template-lint unit integration bench mutation clean openapi schemathesis eval
 
 install: $(STAMP)
 
@@ -44,6 +44,12 @@ dev: build
 
 demo: install
 	$(PY) -m scripts.demo
+
+# `sam local invoke` without Docker: FUNCTION (a logical id of template.yaml) on EVENT (events/<file>.json) in a
+# fresh execution environment from the artifact, against `make dev`'s running stack (MOTO_PORT, TEMPORAL_PORT);
+# SUB="OLD=NEW ..." replaces the events' fixed ids, TABLE another table than workspace-memory.
+invoke: build
+	$(PY) -m scripts.localstack.invoke $(FUNCTION) $(EVENT) $(foreach s,$(SUB),--sub $(s)) $(if $(TABLE),--table $(TABLE))
 
 lint: install
 	$(PY) -m ruff check .

@@ -1,5 +1,6 @@
 """Shared fixtures: one `LocalStack` for the session, each piece started when a test first needs it: a real
-moto server process (serialized), the table and key, the Temporal dev server, and the local gateway.
+moto server process (serialized), the table and key, the Temporal dev server, and the local gateway (each
+function in execution environment processes of its own, from the built artifact; their logs in one file).
 
 Fake credentials and local endpoints are set before anything imports boto3, so no test can reach AWS.
 """
@@ -18,7 +19,7 @@ isolate_environment()
 
 from scripts.localstack.resources import LocalResources  # noqa: E402
 from scripts.localstack.stack import LocalStack, StackConfig  # noqa: E402
-from tests.support import Api  # noqa: E402
+from tests.support import Api, FunctionLogs  # noqa: E402
 from workspace_memory.bootstrap import Services, build_services  # noqa: E402
 from workspace_memory.settings import Settings  # noqa: E402
 
@@ -38,6 +39,7 @@ def local_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack
         table_name=f"wm-test-{uuid.uuid4().hex[:8]}",
         task_queue=TURN_QUEUE,
         temporal_log=tmp_path_factory.mktemp("temporal") / "server.log",
+        function_log=tmp_path_factory.mktemp("functions") / "functions.log",
     )
     with LocalStack(config) as stack:
         yield stack
@@ -83,3 +85,10 @@ def gateway_url(stack_env: dict[str, str], local_stack: LocalStack) -> str:
 @pytest.fixture(scope="session")
 def api(gateway_url: str) -> Api:
     return Api(gateway_url)
+
+
+@pytest.fixture(scope="session")
+def function_logs(local_stack: LocalStack) -> FunctionLogs:
+    """What the gateway's execution environments log (each runs in a process of its own)."""
+    assert local_stack.config.function_log is not None
+    return FunctionLogs(local_stack.config.function_log)

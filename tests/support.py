@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import logging
 import os
 import socket
 import subprocess
@@ -12,6 +10,7 @@ import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -135,19 +134,38 @@ def graft_ciphertext(table: Table, source: Key, target: Key, **extra: Any) -> No
     table.put({**slot, "ciphertext": moved["ciphertext"], **extra})
 
 
-@contextmanager
-def captured_service_logs() -> Iterator[io.StringIO]:
-    """The service's structured log lines, formatted exactly as Lambda would ship them."""
-    from workspace_memory.api.http import logger
+class FunctionLogs:
+    """The local stack's function log: what every execution environment process writes to stdout and stderr
+    (the handlers' structured lines, exactly as Lambda ships them), appended to one file."""
 
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(logger.registered_formatter)
-    logger._logger.addHandler(handler)
-    try:
-        yield stream
-    finally:
-        logger._logger.removeHandler(handler)
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @contextmanager
+    def captured(self) -> Iterator[LogTail]:
+        """What the functions log while the block runs. A handler writes its lines unbuffered before it
+        answers, so every line of a request whose response has arrived is already in the file."""
+        tail = LogTail(self.path, self._size())
+        try:
+            yield tail
+        finally:
+            tail.end = self._size()
+
+    def _size(self) -> int:
+        return self.path.stat().st_size if self.path.exists() else 0
+
+
+@dataclass
+class LogTail:
+    path: Path
+    start: int
+    end: int | None = None
+
+    def getvalue(self) -> str:
+        with self.path.open("rb") as log:
+            log.seek(self.start)
+            data = log.read() if self.end is None else log.read(self.end - self.start)
+        return data.decode("utf-8", errors="replace")
 
 
 def dev_stack_environment(state_dir: Path, moto: int, gateway: int, temporal: int, ui: int | None) -> dict[str, str]:

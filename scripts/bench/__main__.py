@@ -75,7 +75,12 @@ def run(
         lines += [text, ""]
         meta["import_runs"] = import_runs
     # The stack's own table is the turns'; the operations get one of their own on the same server and key.
-    config = StackConfig(table_name=TURN_TABLE, handler_environment={"POWERTOOLS_LOG_LEVEL": "WARNING"})
+    # The gateway runs its handlers in this process (`threads`, the benchmark's alone): the turns count the
+    # API's AWS calls on the very clients the handlers use. scripts/bench/gateway_load.py measures the
+    # process model itself.
+    config = StackConfig(
+        table_name=TURN_TABLE, handler_environment={"POWERTOOLS_LOG_LEVEL": "WARNING"}, gateway_mode="threads"
+    )
     with LocalStack(config) as stack:
         key = stack.resources()
         create_table(key.endpoint_url, OPERATIONS_TABLE)

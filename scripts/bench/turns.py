@@ -211,7 +211,7 @@ def turn_benchmark(stack: LocalStack, content: str, turns: int, warmup: int) -> 
     """On the stack's own table (TURN_TABLE): its gateway, Temporal dev server and a worker in a thread."""
     gateway_url = stack.gateway()
     settings = stack.worker_settings(automation_auth="dev:bench")
-    api = bootstrap.services()  # the very instance the gateway's handlers use
+    api = bootstrap.services()  # the very instance the gateway's in-process handlers use (gateway_mode threads)
     api_calls, codec_calls = CallRecorder(), CallRecorder()
     api_calls.attach(api.clients.dynamodb, api.clients.kms, api.clients.key_store)
     # The payload codec's ciphers get clients of their own, so their KMS calls are counted apart: the

@@ -1,213 +1,140 @@
-"""A local stand-in for API Gateway (HTTP API, payload v2.0), routed by reading template.yaml.
+"""A local stand-in for API Gateway (HTTP API, payload v2.0) in front of Lambda's execution model.
 
-It invokes the very handlers the template deploys with the events API Gateway would send. Dev auth stands
-in for the authorizers, on loopback only: `Authorization: Bearer dev:<userId>` for JWT routes (the claim
-`sub`), `Bearer automation:<name>` for IAM routes. Loopback means the bound address and the `Host` header:
-a request whose `Host` is not loopback (DNS rebinding) gets 421 `HOST_NOT_ALLOWED` before any routing
-(`workspace_memory.loopback`).
+The routes come from template.yaml (`routing`); each function runs from the built artifact
+(`scripts.artifact.build.build_dir("host")`, rebuilt first when stale) in execution environments of its own:
+one OS process per environment, one request at a time each, scaled per function (`pool`,
+`environments`, the child's side in `runtime`). The HTTP server's threads only move bytes.
+
+Loopback only: a request whose `Host` is not loopback (DNS rebinding) gets 421 `HOST_NOT_ALLOWED` before
+any routing (`workspace_memory.loopback`). A request must say how long its body is: a Content-Length that is
+not one decimal number gets 400 `INVALID_CONTENT_LENGTH`, one over Lambda's 6 MB payload 413
+`PAYLOAD_TOO_LARGE`, a chunked body 411 `LENGTH_REQUIRED`, and a body that stops arriving for `read_timeout`
+seconds 408 `REQUEST_TIMEOUT`; each closes the connection (what is left of the body cannot be framed).
 """
 
 from __future__ import annotations
 
 import base64
-import importlib.util
-import json
+import os
+import re
+import sys
 import threading
-import time
-import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from http.server import ThreadingHTTPServer
 from pathlib import Path
-from types import ModuleType
-from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from typing import Any, Literal
 
+from scripts.localstack.environments import ColdStart, Launcher
+from scripts.localstack.functions import FunctionSpec, function_specs
+from scripts.localstack.inprocess import InProcessEnvironment
 from scripts.localstack.moto_server import require_loopback
-from scripts.localstack.powertools_threads import per_thread_events
-from scripts.localstack.template import Route, load_template, routes
-from workspace_memory.api.errors import error_envelope
+from scripts.localstack.pool import DEFAULT_CAP, Environments
+from scripts.localstack.routing import Router, error_response
+from scripts.localstack.runtime import MAX_PAYLOAD_BYTES, LambdaContext
+from scripts.localstack.template import load_template, routes
 from workspace_memory.loopback import LoopbackOnlyHandler
 
-LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
+FakeContext = LambdaContext
+"""The name unit tests import for a context to call a resolver with."""
+
+READ_TIMEOUT_SECONDS = 10.0
+_DIGITS = re.compile(r"[0-9]{1,20}")
+
+Mode = Literal["processes", "threads"]
 
 
-@dataclass
-class FakeContext:
-    """The attributes powertools reads from a Lambda context."""
+def built_artifact() -> Path:
+    """The host build, rebuilt first when its inputs changed (a digest check when they did not)."""
+    from scripts.artifact.build import build
 
-    function_name: str
-    aws_request_id: str
-    memory_limit_in_mb: int = 512
-    invoked_function_arn: str = "arn:aws:lambda:us-east-1:000000000000:function:local"
-    log_group_name: str = "/aws/lambda/local"
-    log_stream_name: str = "local"
-    deadline: float = 0.0
-
-    def get_remaining_time_in_millis(self) -> int:
-        return max(0, int((self.deadline - time.monotonic()) * 1000))
-
-
-def _error(status: int, code: str, message: str) -> dict[str, Any]:
-    return {
-        "statusCode": status,
-        "headers": {"content-type": "application/json"},
-        "body": json.dumps(error_envelope(code, message).wire()),
-    }
-
-
-def _authorizer(kind: str, authorization: str | None) -> dict[str, Any] | None:
-    """Returns the requestContext.authorizer block, or None when the caller is not authorized."""
-    if kind == "none":
-        return {}
-    scheme, _, token = (authorization or "").partition(" ")
-    if scheme.lower() != "bearer":
-        return None
-    prefix, _, name = token.partition(":")
-    if kind == "jwt" and prefix == "dev" and name:
-        return {"jwt": {"claims": {"sub": name}, "scopes": None}}
-    if kind == "iam" and prefix == "automation" and name:
-        return {
-            "iam": {
-                "accessKey": "AKIALOCAL",
-                "accountId": "000000000000",
-                "callerId": f"AIDA{name}",
-                "principalOrgId": None,
-                "userArn": f"arn:aws:iam::000000000000:user/{name}",
-                "userId": f"AIDA{name}",
-            }
-        }
-    return None
+    return build("host")
 
 
 class Gateway:
-    """Routes requests to handlers loaded from the template's CodeUri/Handler.
+    """The template's routes in front of its functions' execution environments.
 
-    Like Lambda, each loaded handler (an "execution environment") serves one request at a time: a request that
-    finds every instance of its function busy loads another. A handler's resolver keeps per-request state
-    (the current event, the matched route its response is validated against), so two concurrent requests on
-    one instance would answer each other's routes; and since Powertools keeps the current event per process,
-    not per instance, each thread gets its own (`powertools_threads`).
+    `mode="processes"` (the local stack): environment processes from the built artifact, each with the
+    environment the template gives its function on this stack (`environment`: `LocalStack.environment()`),
+    their output to `log` (a file, appended) or this process's stderr. `mode="threads"`: the old in-process
+    handlers, for the benchmark only (`scripts.localstack.inprocess`).
     """
 
-    def __init__(self, template_path: Path | None = None, timeout_seconds: float = 30.0) -> None:
-        per_thread_events()  # instances share one process, so Powertools' per-process event must be per thread
-        self.routes: list[Route] = routes(load_template(template_path) if template_path else load_template())
-        self._idle: dict[str, list[LambdaHandler]] = {}
-        self._loaded: dict[str, int] = {}
-        self._load_lock = threading.Lock()
-        self._timeout = timeout_seconds
+    def __init__(
+        self,
+        environment: Mapping[str, str] | None = None,
+        *,
+        mode: Mode = "processes",
+        build: Path | None = None,
+        template_path: Path | None = None,
+        cap: int = DEFAULT_CAP,
+        log: Path | None = None,
+    ) -> None:
+        template = load_template(template_path) if template_path else load_template()
+        self.routes = routes(template)
+        self._log_fd = None if log is None else os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._launcher: Launcher | None = None
+        if mode == "threads":
+            specs = function_specs(template, None)
+            start: Any = InProcessEnvironment
+        else:
+            specs = function_specs(template, build or built_artifact())
+            self._launcher = Launcher(specs, environment or {}, log=self._log_fd, on_cold_start=self._cold_start)
+            start = self._launcher
+        self.environments = Environments(specs, start, cap)
+        self._router = Router(self.routes, self.environments.invoke)
 
-    def _take(self, route: Route) -> LambdaHandler:
-        """An idle instance of the route's function, or a newly loaded one (a cold start)."""
-        with self._load_lock:
-            idle = self._idle.setdefault(route.function, [])
-            if idle:
-                return idle.pop()
-            count = self._loaded[route.function] = self._loaded.get(route.function, 0) + 1
-            module_name, _, attr = route.handler.rpartition(".")
-            module = _load_module(f"lambda_{route.function}_{count}", route.code_dir / f"{module_name}.py")
-            handler: LambdaHandler = getattr(module, attr)
-            return handler
+    @property
+    def specs(self) -> dict[str, FunctionSpec]:
+        return self.environments.specs
 
-    def _give_back(self, route: Route, handler: LambdaHandler) -> None:
-        with self._load_lock:
-            self._idle[route.function].append(handler)
+    def _cold_start(self, cold: ColdStart) -> None:
+        """Recorded, and reported in the log as Lambda's REPORT line reports an Init Duration."""
+        self.environments.record(cold)
+        line = (
+            f"COLD START {cold.function} pid {cold.pid}: init {cold.init_ms:.0f} ms, "
+            f"first response {cold.first_response_ms:.0f} ms\n"
+        )
+        if self._log_fd is None:
+            sys.stderr.write(line)
+        else:
+            os.write(self._log_fd, line.encode())
+
+    def cold_starts(self) -> list[ColdStart]:
+        return self.environments.cold_starts()
 
     def invoke(
         self, method: str, raw_url: str, headers: dict[str, str], body: bytes, source_ip: str = "127.0.0.1"
     ) -> dict[str, Any]:
-        url = urlsplit(raw_url)
-        for route in self.routes:
-            params = route.match(method, url.path)
-            if params is None:
-                continue
-            lower = {k.lower(): v for k, v in headers.items()}
-            authorizer = _authorizer(route.auth, lower.get("authorization"))
-            if authorizer is None:
-                return _error(401, "UNAUTHENTICATED", "missing or invalid dev credentials for this route")
-            event = _event(route, method, url.path, url.query, lower, body, params, authorizer, source_ip)
-            context = FakeContext(
-                function_name=route.function,
-                aws_request_id=event["requestContext"]["requestId"],
-                deadline=time.monotonic() + self._timeout,
-            )
-            handler = self._take(route)
-            try:
-                return handler(event, context)
-            finally:
-                self._give_back(route, handler)
-        return _error(404, "ROUTE_NOT_FOUND", "no such route")
+        return self._router.handle(method, raw_url, headers, body, source_ip)
+
+    def __enter__(self) -> Gateway:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.environments.close()
+        if self._launcher is not None:
+            self._launcher.close()
+        if self._log_fd is not None:
+            os.close(self._log_fd)
+            self._log_fd = None
 
 
-def _load_module(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _content_length(values: list[str] | None) -> int | None:
+    """The one Content-Length, or None when it is not exactly one decimal number."""
+    if not values:
+        return 0
+    if len(values) != 1 or not _DIGITS.fullmatch(values[0].strip(" \t")):
+        return None
+    return int(values[0])
 
 
-def _event(
-    route: Route,
-    method: str,
-    path: str,
-    query: str,
-    headers: dict[str, str],
-    body: bytes,
-    params: dict[str, str],
-    authorizer: dict[str, Any],
-    source_ip: str,
-) -> dict[str, Any]:
-    now = time.time()
-    pairs = parse_qsl(query, keep_blank_values=True)
-    qs: dict[str, str] = {}
-    for key, value in pairs:
-        qs[key] = f"{qs[key]},{value}" if key in qs else value
-    try:
-        text, encoded = body.decode("utf-8"), False
-    except UnicodeDecodeError:
-        text, encoded = base64.b64encode(body).decode("ascii"), True
-    context: dict[str, Any] = {
-        "accountId": "000000000000",
-        "apiId": "local",
-        "domainName": headers.get("host", "127.0.0.1"),
-        "domainPrefix": "local",
-        "http": {
-            "method": method,
-            "path": path,
-            "protocol": "HTTP/1.1",
-            "sourceIp": source_ip,
-            "userAgent": headers.get("user-agent", ""),
-        },
-        "requestId": str(uuid.uuid4()),
-        "routeKey": route.route_key,
-        "stage": "$default",
-        "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
-        "timeEpoch": int(now * 1000),
-    }
-    if authorizer:
-        context["authorizer"] = authorizer
-    event: dict[str, Any] = {
-        "version": "2.0",
-        "routeKey": route.route_key,
-        "rawPath": path,
-        "rawQueryString": query,
-        "headers": headers,
-        "requestContext": context,
-        "isBase64Encoded": encoded,
-    }
-    if qs:
-        event["queryStringParameters"] = qs
-    if params:
-        event["pathParameters"] = params
-    if body:
-        event["body"] = text
-    return event
-
-
-def make_server(gateway: Gateway, host: str = "127.0.0.1", port: int = 3000) -> ThreadingHTTPServer:
+def make_server(
+    gateway: Gateway, host: str = "127.0.0.1", port: int = 3000, read_timeout: float = READ_TIMEOUT_SECONDS
+) -> ThreadingHTTPServer:
     require_loopback(host)
 
     class Handler(LoopbackOnlyHandler):
@@ -215,17 +142,52 @@ def make_server(gateway: Gateway, host: str = "127.0.0.1", port: int = 3000) -> 
         # Headers and body are written separately: with Nagle's algorithm and the client's delayed ACK that
         # would add ~40 ms to every response, an artifact API Gateway does not have.
         disable_nagle_algorithm = True
+        timeout = read_timeout  # every read of the socket: the request line, headers, body, the next request
 
         def _serve(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            body = self.rfile.read(length) if length else b""
+            body = self._body()
+            if body is None:
+                return
             result = gateway.invoke(self.command, self.path, dict(self.headers.items()), body, self.client_address[0])
+            self._answer(result)
+
+        def _body(self) -> bytes | None:
+            """The request's body, or None once it has been refused (with the connection closed)."""
+            if self.headers.get("transfer-encoding") is not None:
+                self._refuse(411, "LENGTH_REQUIRED", "send the body with a Content-Length")
+                return None
+            length = _content_length(self.headers.get_all("content-length"))
+            if length is None:
+                self._refuse(400, "INVALID_CONTENT_LENGTH", "Content-Length must be one decimal number")
+                return None
+            if length > MAX_PAYLOAD_BYTES:
+                self._refuse(413, "PAYLOAD_TOO_LARGE", f"request body over {MAX_PAYLOAD_BYTES} bytes")
+                return None
+            try:
+                body = self.rfile.read(length) if length else b""
+            except TimeoutError:
+                self._refuse(408, "REQUEST_TIMEOUT", f"the body stopped arriving for {read_timeout:g}s")
+                return None
+            if len(body) < length:  # the client closed its side
+                self.close_connection = True
+                return None
+            return body
+
+        def _refuse(self, status: int, code: str, message: str) -> None:
+            self.close_connection = True
+            self._answer(error_response(status, code, message), close=True)
+
+        def _answer(self, result: dict[str, Any], *, close: bool = False) -> None:
             payload = result.get("body") or ""
-            data = base64.b64decode(payload) if result.get("isBase64Encoded") else payload.encode("utf-8")
+            data = base64.b64decode(payload) if result.get("isBase64Encoded") else str(payload).encode("utf-8")
             self.send_response(int(result.get("statusCode", 200)))
             for key, value in (result.get("headers") or {}).items():
                 self.send_header(key, str(value))
+            for cookie in result.get("cookies") or []:
+                self.send_header("Set-Cookie", str(cookie))
             self.send_header("Content-Length", str(len(data)))
+            if close:
+                self.send_header("Connection", "close")
             self.end_headers()
             self.wfile.write(data)
 
@@ -235,6 +197,20 @@ def make_server(gateway: Gateway, host: str = "127.0.0.1", port: int = 3000) -> 
             pass  # the handlers log structured lines themselves; never echo bodies here
 
     return _Server((host, port), Handler)
+
+
+@contextmanager
+def serving(
+    gateway: Gateway, host: str = "127.0.0.1", port: int = 0, read_timeout: float = READ_TIMEOUT_SECONDS
+) -> Iterator[str]:
+    """`gateway` served from a thread while the block runs (port 0: a free one); its base URL."""
+    server = make_server(gateway, host, port, read_timeout)
+    try:
+        threading.Thread(target=server.serve_forever, name="local-gateway", daemon=True).start()
+        yield f"http://{host}:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 class _Server(ThreadingHTTPServer):

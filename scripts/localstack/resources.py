@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import boto3
+from botocore.exceptions import BotoCoreError
 
 from scripts.localstack.template import bus_name, load_template, table_definition, ttl_attribute
 
@@ -19,6 +20,13 @@ FAKE_CREDENTIALS = {
 }
 """Set for every local process, so nothing can ever sign a request for real AWS."""
 
+AWS_ISOLATION = {
+    "AWS_CONFIG_FILE": os.devnull,
+    "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+    "AWS_EC2_METADATA_DISABLED": "true",
+}
+"""No profile, config file or instance metadata: no other credentials can be found."""
+
 
 def isolate_environment() -> None:
     """Fake credentials and no profile, config file or instance metadata: nothing this process (or a child
@@ -26,9 +34,7 @@ def isolate_environment() -> None:
     for name in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_ENDPOINT_URL"):
         os.environ.pop(name, None)
     os.environ.update(FAKE_CREDENTIALS)
-    os.environ["AWS_CONFIG_FILE"] = os.devnull
-    os.environ["AWS_SHARED_CREDENTIALS_FILE"] = os.devnull
-    os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
+    os.environ.update(AWS_ISOLATION)
 
 
 @dataclass(frozen=True)
@@ -85,9 +91,12 @@ def create_key_store_table(endpoint_url: str, table_name: str) -> None:
     ddb.get_waiter("table_exists").wait(TableName=table_name, WaiterConfig={"Delay": 0.05, "MaxAttempts": 200})
 
 
+KEY_DESCRIPTION = "workspace-memory local key"
+
+
 def create_key(endpoint_url: str) -> str:
     kms = _client("kms", endpoint_url)
-    key = kms.create_key(Description="workspace-memory local key", KeyUsage="ENCRYPT_DECRYPT")
+    key = kms.create_key(Description=KEY_DESCRIPTION, KeyUsage="ENCRYPT_DECRYPT")
     arn: str = key["KeyMetadata"]["Arn"]
     kms.enable_key_rotation(KeyId=arn)
     return arn
@@ -108,3 +117,23 @@ def provision(endpoint_url: str, table_name: str = "workspace-memory") -> LocalR
     create_key_store_table(endpoint_url, key_store_table)
     key = create_key(endpoint_url)
     return LocalResources(endpoint_url, table_name, key, key_store_table, create_bus(endpoint_url, table_name))
+
+
+def discover(endpoint_url: str, table_name: str = "workspace-memory") -> LocalResources:
+    """The resources `provision` made on a moto server that is running already (`make dev`'s): the table and
+    its branch-key store by name, the newest enabled local key, the bus by the template's naming."""
+    ddb = _client("dynamodb", endpoint_url)
+    key_store_table = f"{table_name}-branch-keys"
+    for name in (table_name, key_store_table):
+        try:
+            ddb.describe_table(TableName=name)
+        except (ddb.exceptions.ResourceNotFoundException, BotoCoreError) as exc:
+            raise LookupError(f"no table {name!r} on {endpoint_url}: is the local stack (make dev) running?") from exc
+    kms = _client("kms", endpoint_url)
+    keys = [kms.describe_key(KeyId=k["KeyId"])["KeyMetadata"] for k in kms.list_keys(Limit=1000)["Keys"]]
+    ours = [k for k in keys if k.get("Description") == KEY_DESCRIPTION and k.get("KeyState") == "Enabled"]
+    if not ours:
+        raise LookupError(f"no enabled {KEY_DESCRIPTION!r} on {endpoint_url}")
+    newest = max(ours, key=lambda k: k["CreationDate"])
+    bus = bus_name(load_template(), table_name)
+    return LocalResources(endpoint_url, table_name, str(newest["Arn"]), key_store_table, bus)

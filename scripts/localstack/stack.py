@@ -8,23 +8,28 @@ dev server, `gateway()` the local gateway in a thread, `worker_thread()` or `wor
 order, also on error (SIGINT and SIGTERM are held off meanwhile, so a second Ctrl-C cannot leave it half
 stopped), and restores the process environment.
 
-The gateway runs the handlers in this process, and they read their settings from the environment at cold
-start, so `gateway()` first points this process's environment at the stack (`use_environment()`). Loopback
-only: every server binds to 127.0.0.1, and the gateway and the moto server refuse a non-loopback `Host`.
+The gateway runs each function from the built artifact in execution environment processes of its own, with
+the environment the template gives that function on this stack (`environment()`): nothing of this process's
+state reaches a handler. Loopback only: every server binds to 127.0.0.1, and the gateway and the moto server
+refuse a non-loopback `Host`.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import TYPE_CHECKING, Literal
 
+from scripts.localstack.functions import stack_environment
+from scripts.localstack.local_clock import PinnedClock, pinned
 from scripts.localstack.processes import (
     HOST,
     Interrupted,
@@ -41,6 +46,8 @@ from scripts.localstack.temporal import TemporalStartCancelled, free_port, start
 from workspace_memory.settings import Settings
 
 if TYPE_CHECKING:
+    from scripts.localstack.environments import ColdStart
+    from scripts.localstack.gateway import Gateway
     from workflows.worker import WorkerParts
 
 
@@ -73,6 +80,10 @@ class StackConfig:
     new_process_groups: bool = False
     """Children in process groups of their own: a terminal's Ctrl-C reaches only this process, which then
     stops them in order."""
+    gateway_mode: Literal["processes", "threads"] = "processes"
+    """`threads`: the old in-process handlers, for the benchmark only (scripts/localstack/inprocess.py)."""
+    function_log: Path | None = None
+    """Where the functions' output (their logs) is appended; None: this process's stderr."""
 
     @classmethod
     def from_environ(cls, env: Mapping[str, str]) -> StackConfig:
@@ -115,6 +126,8 @@ class LocalStack:
         self._temporal_address: str | None = None
         self._environment: dict[str, str] | None = None
         self._api: str | None = None
+        self._gateway: Gateway | None = None
+        self._clock_dir: Path | None = None
         self.children: list[tuple[str, Process]] = []
         """The processes started, by name, in order: the moto server, the Temporal dev server, the worker."""
 
@@ -194,16 +207,30 @@ class LocalStack:
         return None if port is None else f"http://{self.config.host}:{port}"
 
     def environment(self) -> dict[str, str]:
-        """What a function of the template sees in this stack: fake credentials, the local endpoint, the
-        table, the key, and Temporal (at the address it has or will have)."""
+        """What the stack resolves for its functions (`functions.stack_environment`): fake credentials, the
+        local endpoint, the table, the key, Temporal (at the address it has or will have), the clock file."""
         config = self.config
-        return {
-            **self.resources().environment(),
-            "TEMPORAL_ADDRESS": config.temporal_address or f"{config.host}:{self.temporal_port}",
-            "TEMPORAL_NAMESPACE": config.namespace,
-            "TEMPORAL_TASK_QUEUE": config.task_queue,
-            **config.handler_environment,
-        }
+        address = config.temporal_address or f"{config.host}:{self.temporal_port}"
+        return stack_environment(
+            self.resources(),
+            address,
+            config.namespace,
+            config.task_queue,
+            self.clock_file,
+            config.handler_environment,
+        )
+
+    @property
+    def clock_file(self) -> Path:
+        """The local-only clock the stack's services read (`pinned_clock`); absent: the system's time."""
+        if self._clock_dir is None:
+            self._clock_dir = Path(tempfile.mkdtemp(prefix="wm-clock-"))
+            self._exit.callback(shutil.rmtree, self._clock_dir, ignore_errors=True)
+        return self._clock_dir / "epoch"
+
+    def pinned_clock(self, at: float) -> AbstractContextManager[PinnedClock]:
+        """Every function of the stack reads `at` as the time until the block ends (a test's fixed hour)."""
+        return pinned(self.clock_file, at)
 
     def settings(self, **update: object) -> Settings:
         """The settings the stack's handlers build their services from, with `update` applied."""
@@ -227,20 +254,23 @@ class LocalStack:
         return dict(self._environment)
 
     def gateway(self) -> str:
-        """The local gateway's base URL: the template's routes and handlers, served from a thread."""
+        """The local gateway's base URL: the template's routes in front of its functions' execution
+        environments (scripts/localstack/gateway.py), served from a thread."""
         if self._api is None:
-            from scripts.localstack.gateway import Gateway, make_server
+            from scripts.localstack.gateway import Gateway, serving
 
-            self.use_environment()
-            host, port = self.config.host, self.config.gateway_port
+            config = self.config
+            if config.gateway_mode == "threads":
+                self.use_environment()  # in-process handlers read their settings from this environment
+            environment = self.environment()
+            self._gateway = self._exit.enter_context(
+                Gateway(environment, mode=config.gateway_mode, log=config.function_log)
+            )
+            host, port = config.host, config.gateway_port
             try:
-                server = make_server(Gateway(), host, port)
+                self._api = self._exit.enter_context(serving(self._gateway, host, port))
             except OSError as exc:
                 raise StartError(f"local gateway failed to start on {host}:{port}: {exc}") from exc
-            self._exit.callback(server.server_close)
-            self._exit.callback(server.shutdown)
-            threading.Thread(target=server.serve_forever, name="local-gateway", daemon=True).start()
-            self._api = f"http://{host}:{server.server_address[1]}"
             self.checkpoint()
         return self._api
 
@@ -295,6 +325,10 @@ class LocalStack:
         elif worker == "thread":
             self.worker_thread()
         return self
+
+    def cold_starts(self) -> list[ColdStart]:
+        """The gateway's cold starts so far, one per execution environment started."""
+        return [] if self._gateway is None else self._gateway.cold_starts()
 
     @property
     def api(self) -> str:

@@ -6,29 +6,32 @@ from __future__ import annotations
 import math
 import time
 import uuid
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import pytest
+import requests
 
+from scripts.localstack.local_clock import PinnedClock
 from scripts.localstack.resources import LocalResources
+from scripts.localstack.stack import LocalStack
 from tests.integration.test_automation_api import RUNTIME, admission_headers, admit
+from tests.integration.test_races import run_together
 from tests.support import Api, new_user, scan_all
-from workspace_memory import bootstrap, keys
-from workspace_memory.clock import ManualClock
+from workspace_memory import keys
 from workspace_memory.entries import AGENT_WRITES_PER_HOUR
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
-def pinned_clock(stack_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> ManualClock:
-    """The handlers' entry services on a clock that stands still (restored after the test): every write of the
-    test falls in one clock hour of the rate limit, however long the test takes and whenever it runs."""
-    clock = ManualClock(time.time())
-    served = bootstrap.services()
-    monkeypatch.setattr(served.entries, "_clock", clock)
-    monkeypatch.setattr(served.agent_entries, "_clock", clock)
-    return clock
+def pinned_clock(gateway_url: str, local_stack: LocalStack) -> Iterator[PinnedClock]:
+    """The stack's clock standing still for the test (its functions run in processes of their own and read the
+    stack's clock file): every write of the test falls in one clock hour of the rate limit, however long the
+    test takes and whenever it runs."""
+    with local_stack.pinned_clock(time.time()) as clock:
+        yield clock
 
 
 def agent_workspace(api: Api, mode: str) -> tuple[str, str]:
@@ -69,7 +72,7 @@ def workspace_items(resources: LocalResources, ws: str) -> list[dict[str, Any]]:
 
 
 def test_the_121st_agent_write_in_the_hour_is_429_and_changes_nothing(
-    api: Api, resources: LocalResources, pinned_clock: ManualClock
+    api: Api, resources: LocalResources, pinned_clock: PinnedClock
 ) -> None:
     """120 agent writes through `PUT /v1/automation/workspaces/{ws}/entries` commit; the 121st in the same
     clock hour is 429 `RATE_LIMITED` with `Retry-After` (seconds to the next hour) and writes nothing."""
@@ -91,6 +94,34 @@ def test_the_121st_agent_write_in_the_hour_is_429_and_changes_nothing(
     assert int(limited.headers["Retry-After"]) == to_next_hour
     assert limited.json()["retryAfter"] == to_next_hour
     assert workspace_items(resources, ws) == before
+
+
+BURST = AGENT_WRITES_PER_HOUR + 20
+BURST_ADMISSIONS = 4
+
+
+def test_a_burst_of_agent_writes_commits_exactly_as_many_as_it_stores(
+    api: Api, resources: LocalResources, pinned_clock: PinnedClock
+) -> None:
+    """140 agent writes at once over 4 admissions of one user, in one clock hour: exactly the 120 the limit
+    allows answer `committed`, exactly those are stored, and the other 20 answer 429 `RATE_LIMITED`. Every
+    write runs in an execution environment of its own while it runs, so no answer is another request's."""
+    owner, ws = agent_workspace(api, "auto")
+    admissions = [admitted(api, ws, owner) for _ in range(BURST_ADMISSIONS)]
+    writes: list[Callable[[], requests.Response]] = [
+        partial(agent_save, api, ws, admissions[n % BURST_ADMISSIONS], f"burst-{n}", title=f"Burst {n}")
+        for n in range(BURST)
+    ]
+
+    answers = run_together(writes)
+
+    committed = [a for a in answers if a.status_code == 200 and a.json().get("outcome") == "committed"]
+    limited = [a for a in answers if a.status_code == 429 and a.json()["error"]["code"] == "RATE_LIMITED"]
+    stored = [i for i in workspace_items(resources, ws) if i["sk"]["S"].startswith("ENTRY#")]
+    assert (len(committed), len(stored), len(limited)) == (AGENT_WRITES_PER_HOUR, AGENT_WRITES_PER_HOUR, 20), [
+        (a.status_code, a.text[:120]) for a in answers if a not in committed and a not in limited
+    ]
+    assert {a.json()["entryId"] for a in committed} == {i["sk"]["S"].removeprefix("ENTRY#") for i in stored}
 
 
 # -- forget_memory: a proposal; humans forget ----------------------------------------------------------------

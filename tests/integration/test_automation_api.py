@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from scripts.localstack.resources import LocalResources
-from tests.support import Api, captured_service_logs, item_bytes, new_user, scan_all
+from tests.support import Api, FunctionLogs, item_bytes, new_user, scan_all
 
 pytestmark = pytest.mark.integration
 
@@ -205,9 +205,11 @@ def test_capture_errors_are_clear_and_change_nothing(api: Api) -> None:
     assert api.read(owner, ws)["version"] == 1
 
 
-def test_no_plaintext_in_admissions_receipts_or_logs(api: Api, resources: LocalResources) -> None:
+def test_no_plaintext_in_admissions_receipts_or_logs(
+    api: Api, resources: LocalResources, function_logs: FunctionLogs
+) -> None:
     marker = f"MARKER-{uuid.uuid4().hex}"
-    with captured_service_logs() as logs:
+    with function_logs.captured() as logs:
         owner, ws = auto_workspace(api, f"# Memory\n- {marker}\n")
         conv = f"conv-{uuid.uuid4().hex[:8]}"
         key_session = api.key_session(owner, ws)

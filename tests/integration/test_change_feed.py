@@ -1,7 +1,7 @@
 """The change feed end to end on the local stack: real writes through the HTTP API, their stream records read
 off the moto table (scripts/change_feed_event.py: moto's DynamoDB Streams cannot feed a function), the
-template's ChangeFeedFunction handler, moto's EventBridge with a rule delivering the feed's bus to an SQS
-queue, where the published events are read back."""
+template's ChangeFeedFunction (from the built artifact, in a fresh execution environment), moto's EventBridge
+with a rule delivering the feed's bus to an SQS queue, where the published events are read back."""
 
 from __future__ import annotations
 
@@ -18,11 +18,10 @@ import boto3
 import pytest
 
 from scripts.change_feed_event import Scenario, TableRecorder, write_scenario
-from scripts.localstack.gateway import FakeContext, _load_module
+from scripts.localstack.invoke import invoke
 from scripts.localstack.resources import LocalResources
-from scripts.localstack.template import ROOT, load_template
+from scripts.localstack.template import ROOT
 from tests.support import Api, new_user
-from workspace_memory import bootstrap
 from workspace_memory.adapters.aws import build_events_client
 from workspace_memory.adapters.eventbridge import SOURCE, EventBridgePublisher
 from workspace_memory.changefeed import ChangeFeed
@@ -31,14 +30,6 @@ from workspace_memory.settings import Settings
 pytestmark = pytest.mark.integration
 
 DETAIL_KEYS = {"workspace", "kind", "id", "version", "op", "actor", "time", "event", "expired", "changeId"}
-
-
-def _handler() -> Any:
-    """ChangeFeedFunction's handler, loaded from the template's CodeUri and Handler as Lambda would."""
-    props = load_template()["Resources"]["ChangeFeedFunction"]["Properties"]
-    module_name, _, attr = props["Handler"].rpartition(".")
-    module = _load_module("feed_ChangeFeedFunction", ROOT / props["CodeUri"] / f"{module_name}.py")
-    return getattr(module, attr)
 
 
 @dataclass(frozen=True)
@@ -72,11 +63,9 @@ def feed(stack_env: dict[str, str], resources: LocalResources) -> Iterator[Feed]
     bus = resources.change_feed_bus
     events.put_rule(Name=name, EventBusName=bus, EventPattern=json.dumps({"source": [SOURCE]}))
     events.put_targets(Rule=name, EventBusName=bus, Targets=[{"Id": "queue", "Arn": queue_arn}])
-    bootstrap.change_feed.cache_clear()
     try:
         yield Feed(sqs, queue_url)
     finally:
-        bootstrap.change_feed.cache_clear()
         events.remove_targets(Rule=name, EventBusName=bus, Ids=["queue"])
         events.delete_rule(Name=name, EventBusName=bus)
         sqs.delete_queue(QueueUrl=queue_url)
@@ -105,17 +94,19 @@ def _secrets(scenario: Scenario, event: dict[str, Any]) -> list[str]:
     return [s for s in found if s]
 
 
-def _run(event: dict[str, Any]) -> Any:
-    context = FakeContext(
-        function_name="ChangeFeedFunction", aws_request_id=uuid.uuid4().hex, deadline=time.monotonic() + 60
-    )
-    return _handler()(copy.deepcopy(event), context)
+def _run(event: dict[str, Any], environment: dict[str, str]) -> Any:
+    """ChangeFeedFunction on `event` in a fresh execution environment from the artifact, as Lambda runs it."""
+    invocation = invoke("ChangeFeedFunction", event, environment)
+    assert invocation.kind == "result", invocation
+    return invocation.payload
 
 
-def test_each_write_publishes_one_ids_only_event(feed: Feed, recorded: tuple[Scenario, dict[str, Any]]) -> None:
+def test_each_write_publishes_one_ids_only_event(
+    feed: Feed, recorded: tuple[Scenario, dict[str, Any]], stack_env: dict[str, str]
+) -> None:
     scenario, event = recorded
     records = event["Records"]
-    assert _run(event) == {"batchItemFailures": []}
+    assert _run(event, stack_env) == {"batchItemFailures": []}
     delivered = feed.drain(len(records))
     assert len(delivered) == len(records)  # every record of the scenario is an item kind the feed publishes
     details = {d["detail"]["changeId"]: d["detail"] for d in delivered}
@@ -165,10 +156,10 @@ def test_each_write_publishes_one_ids_only_event(feed: Feed, recorded: tuple[Sce
     assert "sha256" not in published.lower()
 
 
-def test_the_committed_sample_is_published_whole(feed: Feed) -> None:
+def test_the_committed_sample_is_published_whole(feed: Feed, stack_env: dict[str, str]) -> None:
     """events/change-feed-stream.json (scripts/change_feed_event.py's output) runs through the function."""
     event = json.loads((ROOT / "events" / "change-feed-stream.json").read_text(encoding="utf-8"))
-    assert _run(event) == {"batchItemFailures": []}
+    assert _run(event, stack_env) == {"batchItemFailures": []}
     delivered = feed.drain(len(event["Records"]))
     assert sorted(d["detail"]["changeId"] for d in delivered) == sorted(r["eventID"] for r in event["Records"])
 

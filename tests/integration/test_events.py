@@ -1,6 +1,8 @@
-"""Every event in events/ runs through the handler template.yaml routes it to, against the moto server.
+"""Every event in events/ runs through the function template.yaml routes it to, as the local stack runs it
+(from the built artifact, in execution environment processes of its own), against the session's moto server
+and Temporal.
 
-The events are the canonical request shapes (`sam local invoke -e events/<file>`). They use fixed ids, so
+The events are the canonical request shapes (`make invoke`, `sam local invoke -e events/<file>`). They use fixed ids, so
 this test runs them, in one deliberate order, against a fresh table seeded with the fixtures they name:
 workspace `ws_events0000000000000000` (owner `user-owner`, shared), key sessions `ks_events0000000000000000`
 (revoked by key-session-revoke) and `ks_events0000000000000001` (the automation admission's), and for
@@ -11,63 +13,48 @@ The order makes every event succeed: save base 0 -> v1, apply proposal base 1 ->
 (clear generation 1), undo to v1 base 3 -> v4, purge of the proposal's line (v2 only), retention 30 days,
 recall sees revision 4, capture base 4 -> v5.
 
-Stream events (a `Records` list: change-feed-stream.json, scripts/change_feed_event.py's output) go to the
-function the template feeds from the table's stream, which must publish every record to the feed's bus.
+The functions read the table from their environment, as Lambda's do: a gateway of the events' own gives them
+the stack's environment with the events' table, and serves the turn worker's calls of the turn the events
+start. Stream events (a `Records` list: change-feed-stream.json, scripts/change_feed_event.py's output) go to
+the function the template feeds from the table's stream, in a fresh environment (`make invoke`'s runner),
+which must publish every record to the feed's bus.
 """
 
 from __future__ import annotations
 
-import copy
 import json
-import time
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 
-from scripts.localstack.gateway import FakeContext, LambdaHandler, _load_module
+from scripts.localstack.gateway import Gateway, serving
+from scripts.localstack.invoke import invoke
 from scripts.localstack.resources import LocalResources, create_table
-from scripts.localstack.template import Route, load_template, routes
+from scripts.localstack.stack import LocalStack
+from scripts.localstack.template import load_template
+from tests.integration.events_support import (
+    ADMISSION_ID,
+    ALL_SCOPES,
+    CONV,
+    ENTRY_ID,
+    EVENTS,
+    OWNER,
+    SESSION,
+    TURN_ID,
+    WS,
+    documented_statuses,
+    seed,
+)
 from tests.integration.turn_support import running_worker, turn_result, worker_settings
-from workspace_memory import bootstrap, keys
-from workspace_memory.admission import RETENTION_SECONDS, AdmissionRef, credential_context, credential_hash
+from tests.support import FunctionLogs
 from workspace_memory.bootstrap import Services, build_services
-from workspace_memory.clock import iso
-from workspace_memory.entries import Draft, EntryText
-from workspace_memory.keysessions import TTL_GRACE_SECONDS
 from workspace_memory.notes import Notebook
 from workspace_memory.settings import Settings
-from workspace_memory.terms import EntryScope, EntryType
-from workspace_memory.turn_contract import turn_id_for
 
 pytestmark = pytest.mark.integration
-
-ROOT = Path(__file__).resolve().parents[2]
-EVENTS = ROOT / "events"
-
-WS = "ws_events0000000000000000"
-OWNER = "user-owner"
-CONV = "conv-events"
-KEY_SESSION = "ks_events0000000000000000"  # revoked by key-session-revoke.json
-LIVE_KEY_SESSION = "ks_events0000000000000001"  # automation-admission.json admits under it
-SESSION = "sess-events"
-ALL_SCOPES = ["memory:read", "memory:write", "notes"]
-CREDENTIAL = "cred-events"
-ADMISSION_ID = AdmissionRef(CONV, WS, OWNER, None).encode("adm_events0000000000000000")
-FAR_FUTURE_SECONDS = 365 * 86400
-
-# The authority the seeded admission was "admitted under" is the state the events before recall/capture
-# leave behind: ai-set bumps consent 0 -> 1, memory-policy-put sets auto at revision 1, memory-clear bumps
-# the clear generation 0 -> 1.
-ADMITTED_CONSENT_REVISION = 1
-ADMITTED_POLICY_REVISION = 1
-ADMITTED_CLEAR_GENERATION = 1
-
-TURN_ID = turn_id_for(CONV, "events-turn-1")  # the id turn-get.json names: derived from turn-start's key
 
 COMMIT = frozenset({"version", "op", "bytes", "ciphertextSha256", "createdAt"})
 POLICY = frozenset({"mode", "policyRevision", "clearGeneration"})
@@ -75,9 +62,6 @@ NOTES_META = frozenset({"revision", "bytes", "updatedAt"})
 DELETION = frozenset(
     {"workspaceId", "status", "phase", "itemsDeleted", "branchKeyDestroyed", "requestedAt", "completedAt"}
 )
-ENTRY_ID = "en_events0000000000000000"
-CANDIDATES = ("ec_events0000000000000000", "ec_events0000000000000001")
-EDITOR = "user-editor"
 ENTRY = frozenset(
     {
         "entryId",
@@ -228,130 +212,35 @@ STREAM_EVENTS = {"change-feed-stream.json"}
 """Stream events, run through the stream-fed function rather than a route."""
 
 
-def _stream_handler() -> LambdaHandler:
-    """The handler of the one function the template feeds from a DynamoDB stream."""
-    template = load_template()
-    (props,) = [
-        r["Properties"]
-        for r in template["Resources"].values()
+def _stream_function() -> str:
+    """The one function the template feeds from a DynamoDB stream."""
+    (function,) = [
+        str(name)
+        for name, r in load_template()["Resources"].items()
         if r.get("Type") == "AWS::Serverless::Function"
         and any(e.get("Type") == "DynamoDB" for e in (r["Properties"].get("Events") or {}).values())
     ]
-    module_name, _, attr = props["Handler"].rpartition(".")
-    module = _load_module("events_stream", ROOT / props["CodeUri"] / f"{module_name}.py")
-    handler: LambdaHandler = getattr(module, attr)
-    return handler
-
-
-def _handlers() -> dict[str, tuple[Route, LambdaHandler]]:
-    """Route key -> (route, handler), each function's module loaded once from its CodeUri/Handler."""
-    loaded: dict[str, LambdaHandler] = {}
-    out: dict[str, tuple[Route, LambdaHandler]] = {}
-    for route in routes(load_template()):
-        if route.function not in loaded:
-            module_name, _, attr = route.handler.rpartition(".")
-            module = _load_module(f"events_{route.function}", route.code_dir / f"{module_name}.py")
-            loaded[route.function] = getattr(module, attr)
-        out[route.route_key] = (route, loaded[route.function])
-    return out
-
-
-def _seed(svc: Services) -> None:
-    """The fixtures the events name, laid out as the services write them (keys.py)."""
-    now = svc.clock.now()
-    at = iso(now)
-    far = int(now) + FAR_FUTURE_SECONDS
-    branch_key_id = svc.key_store.create_branch_key(WS)  # as create_workspace does, before the META
-    svc.table.put(
-        {
-            **keys.as_key(keys.meta(WS)),
-            "workspaceId": WS,
-            "branchKeyId": branch_key_id,
-            "name": "Events workspace",
-            "ownerId": OWNER,
-            "shareType": "shared",
-            "aiEnabled": False,
-            "consentRevision": 0,
-            "createdAt": at,
-        }
-    )
-    owner = {**keys.as_key(keys.member(WS, OWNER)), "userId": OWNER, "role": "owner", "canWrite": True}
-    svc.table.put({**owner, "updatedAt": at})
-    for key_session in (KEY_SESSION, LIVE_KEY_SESSION):
-        svc.table.put(
-            {
-                **keys.as_key(keys.key_session(WS, key_session)),
-                "keySessionId": key_session,
-                "openedBy": OWNER,
-                "scopes": ALL_SCOPES,
-                "expiresAt": far,
-                "ttl": far + TTL_GRACE_SECONDS,
-            }
-        )
-    nonce_hash = credential_hash(CREDENTIAL)
-    svc.table.put(
-        {
-            **keys.as_key(keys.admission(ADMISSION_ID)),
-            "admissionId": ADMISSION_ID,
-            "conversationId": CONV,
-            "workspaceId": WS,
-            "userId": OWNER,
-            "mode": "auto",
-            "policyRevision": ADMITTED_POLICY_REVISION,
-            "clearGeneration": ADMITTED_CLEAR_GENERATION,
-            "consentRevision": ADMITTED_CONSENT_REVISION,
-            "scopes": ALL_SCOPES,
-            "sessionId": SESSION,
-            "nonceHash": nonce_hash,
-            "credentialCiphertext": svc.cipher.encrypt(CREDENTIAL.encode(), credential_context(WS, ADMISSION_ID)),
-            "expiresAt": far,
-            "status": "admitted",
-            "createdAt": at,
-            "ttl": far + RETENTION_SECONDS,
-        }
-    )
-    svc.table.put(
-        {
-            **keys.as_key(keys.credential(CONV)),
-            "admissionId": ADMISSION_ID,
-            "nonceHash": nonce_hash,
-            "workspaceId": WS,
-            "expiresAt": far,
-            "ttl": far + RETENTION_SECONDS,
-        }
-    )
-    svc.table.put({**keys.as_key(keys.conversation_owner(CONV)), "workspaceId": WS, "userId": OWNER, "createdAt": at})
-    _seed_entries(svc, at)
-
-
-def _seed_entries(svc: Services, at: str) -> None:
-    """The entry fixtures, written through the entry service with the events' fixed ids."""
-    editor = {**keys.as_key(keys.member(WS, EDITOR)), "userId": EDITOR, "role": "editor", "canWrite": True}
-    svc.table.put({**editor, "updatedAt": at})
-    text = EntryText("Deploy day", "We deploy on Fridays", "We deploy on Fridays.", key="ops/deploy-day")
-    ids = iter([ENTRY_ID, *CANDIDATES])
-    with mock.patch("workspace_memory.entries.new_id", side_effect=lambda _prefix: next(ids)):
-        svc.entries.create(OWNER, WS, Draft(EntryType.FACT, text))
-        for title in ("Use feature flags", "Prefer tabs"):
-            svc.entries.propose(OWNER, WS, Draft(EntryType.PREFERENCE, EntryText(title, title, "")))
-    svc.entries.create(EDITOR, WS, Draft(EntryType.FACT, EntryText("Mine", "mine", ""), EntryScope.MEMBER))
+    return function
 
 
 @pytest.fixture
-def events_svc(
-    stack_env: dict[str, str], svc: Services, resources: LocalResources, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Services]:
-    """Services on a fresh table, which the handlers also use for the duration of the test."""
+def events_svc(svc: Services, resources: LocalResources) -> Services:
+    """Services on a fresh table of the events' own (they name fixed ids)."""
     table_name = f"wm-events-{uuid.uuid4().hex[:8]}"
     create_table(resources.endpoint_url, table_name)
-    monkeypatch.setenv("TABLE_NAME", table_name)
-    bootstrap.services.cache_clear()
-    bootstrap.turn_service.cache_clear()
-    bootstrap.deletion_service.cache_clear()
-    yield build_services(svc.settings.model_copy(update={"table_name": table_name}), clients=svc.clients)
-    bootstrap.services.cache_clear()
-    bootstrap.turn_service.cache_clear()
-    bootstrap.deletion_service.cache_clear()
+    return build_services(svc.settings.model_copy(update={"table_name": table_name}), clients=svc.clients)
+
+
+@pytest.fixture
+def events_gateway(
+    events_svc: Services, local_stack: LocalStack, function_logs: FunctionLogs
+) -> Iterator[tuple[Gateway, str]]:
+    """A gateway of the stack's functions on the events' table (the stack's environment, TABLE_NAME the
+    events'), served for the turn worker's calls: the events and the worker reach the same execution
+    environments, which read the table from their environment as Lambda's do."""
+    environment = {**local_stack.environment(), "TABLE_NAME": events_svc.settings.table_name}
+    with Gateway(environment, log=function_logs.path) as gateway, serving(gateway) as url:
+        yield gateway, url
 
 
 def test_every_event_file_is_run() -> None:
@@ -361,41 +250,40 @@ def test_every_event_file_is_run() -> None:
 
 @pytest.mark.parametrize("name", sorted(STREAM_EVENTS))
 def test_stream_events_run_through_the_change_feed(stack_env: dict[str, str], name: str) -> None:
-    """Every record is published (no batch item failure) to the stack's change-feed bus."""
+    """Every record is published (no batch item failure) to the stack's change-feed bus, by the function in a
+    fresh execution environment, as `make invoke` runs it."""
     assert stack_env.get("CHANGE_FEED_BUS_NAME")
     event: dict[str, Any] = json.loads((EVENTS / name).read_text(encoding="utf-8"))
-    bootstrap.change_feed.cache_clear()
-    context = FakeContext(function_name="ChangeFeedFunction", aws_request_id=name, deadline=time.monotonic() + 30)
-    try:
-        assert _stream_handler()(copy.deepcopy(event), context) == {"batchItemFailures": []}
-    finally:
-        bootstrap.change_feed.cache_clear()
+    invocation = invoke(_stream_function(), event, stack_env)
+    assert (invocation.kind, invocation.payload) == ("result", {"batchItemFailures": []}), invocation
 
 
-def test_every_event_runs_through_its_handler(events_svc: Services, settings: Settings, gateway_url: str) -> None:
-    assert bootstrap.services().settings.table_name == events_svc.settings.table_name
-    _seed(events_svc)
-    handlers = _handlers()
-    with running_worker(worker_settings(settings, gateway_url)):
-        _run_sequence(events_svc, handlers)
+def test_every_event_runs_through_its_function(
+    events_svc: Services, events_gateway: tuple[Gateway, str], settings: Settings
+) -> None:
+    """In the sequence's order, each event through the function template.yaml routes it to (execution
+    environments from the built artifact), answered with its expected status, which the OpenAPI document
+    lists for the route."""
+    seed(events_svc)
+    gateway, url = events_gateway
+    functions = {route.route_key: route.function for route in gateway.routes}
+    with running_worker(worker_settings(settings, url)):
+        _run_sequence(events_svc, gateway, functions)
 
 
-def _run_sequence(events_svc: Services, handlers: dict[str, Any]) -> None:
+def _run_sequence(events_svc: Services, gateway: Gateway, functions: dict[str, str]) -> None:
     for name, expect in SEQUENCE.items():
         if name == "workspace-delete.json":
             _check_what_the_sequence_left(events_svc)
         if name == "turn-get.json":
             turn_result(events_svc.settings, events_svc.cipher, TURN_ID)  # wait for the turn to finish
         event: dict[str, Any] = json.loads((EVENTS / name).read_text(encoding="utf-8"))
-        route, handler = handlers[event["routeKey"]]
-        context = FakeContext(
-            function_name=route.function,
-            aws_request_id=event["requestContext"]["requestId"],
-            deadline=time.monotonic() + 30,
-        )
-        result = handler(copy.deepcopy(event), context)
+        invocation = gateway.environments.invoke(functions[event["routeKey"]], event)
+        assert (name, invocation.kind) == (name, "result"), invocation
+        result = invocation.payload
         raw = result.get("body") or ""
         assert (name, result["statusCode"]) == (name, expect.status), raw
+        assert expect.status in documented_statuses(event["routeKey"]), name
         if expect.html:
             assert raw.startswith("<!DOCTYPE html>"), name
             continue

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from scripts.localstack.resources import LocalResources
-from tests.support import Api, captured_service_logs, graft_ciphertext, item_bytes, new_user, scan_all
+from tests.support import Api, FunctionLogs, graft_ciphertext, item_bytes, new_user, scan_all
 from workspace_memory import keys
 from workspace_memory.access import ShareType
 from workspace_memory.bootstrap import Services
@@ -17,8 +17,8 @@ from workspace_memory.errors import DecryptionFailed
 pytestmark = pytest.mark.integration
 
 
-def test_marker_never_stored_or_logged(api: Api, resources: LocalResources) -> None:
-    with captured_service_logs() as logs:
+def test_marker_never_stored_or_logged(api: Api, resources: LocalResources, function_logs: FunctionLogs) -> None:
+    with function_logs.captured() as logs:
         _exercise_and_check(api, resources, logs.getvalue)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from scripts.localstack.resources import LocalResources
-from tests.support import Api, captured_service_logs, item_bytes, new_user, scan_all
+from tests.support import Api, FunctionLogs, item_bytes, new_user, scan_all
 
 pytestmark = pytest.mark.integration
 
@@ -25,7 +25,7 @@ def purge(api: Api, user: str, ws: str, line: Any) -> Any:
 
 
 def test_every_version_that_held_the_line_becomes_a_stub_and_nothing_else_changes(
-    api: Api, resources: LocalResources
+    api: Api, resources: LocalResources, function_logs: FunctionLogs
 ) -> None:
     secret = f"- SECRET-{uuid.uuid4().hex}"
     owner = new_user("owner")
@@ -41,7 +41,7 @@ def test_every_version_that_held_the_line_becomes_a_stub_and_nothing_else_change
         assert api.save(owner, ws, text, base).status_code == 200
     before = by_sort_key(scan_all(resources), ws)
 
-    with captured_service_logs() as logs:
+    with function_logs.captured() as logs:
         response = purge(api, owner, ws, secret)
         assert (response.status_code, response.json()) == (200, {"purgedVersions": [1, 2, 4], "count": 1 + 1 + 1})
         again = purge(api, owner, ws, secret)  # idempotent

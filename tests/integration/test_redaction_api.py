@@ -16,7 +16,7 @@ from stdnum import luhn
 from scripts.localstack.resources import LocalResources
 from tests.integration.test_agent_entry_api import admitted, agent_save, agent_workspace
 from tests.integration.test_automation_api import RUNTIME, admission_headers, admit, auto_workspace, capture
-from tests.support import Api, captured_service_logs, item_bytes, scan_all
+from tests.support import Api, FunctionLogs, item_bytes, scan_all
 from workspace_memory import keys
 from workspace_memory.bootstrap import Services
 from workspace_memory.document import document_context
@@ -41,11 +41,11 @@ def stored_version_text(svc: Services, ws: str, version: int) -> str:
 
 
 def test_a_capture_stores_its_edit_redacted_and_reports_counts(
-    api: Api, svc: Services, resources: LocalResources
+    api: Api, svc: Services, resources: LocalResources, function_logs: FunctionLogs
 ) -> None:
     key, number = aws_key(), card()
     human_line = "- ops lead: lead@example.com"  # the human's own text is never touched by an agent's capture
-    with captured_service_logs() as logs:
+    with function_logs.captured() as logs:
         owner, ws = auto_workspace(api, f"# Memory\n{human_line}\n")
         admission = admit(api, f"conv-{uuid.uuid4().hex[:8]}", ws, owner, "k", api.key_session(owner, ws)).json()
         edits = [{"op": "add", "line": f"- deploy key {key}, billing card {number}", "heading": "# Memory"}]
@@ -81,7 +81,7 @@ def test_a_read_only_capture_proposes_the_redacted_edit(api: Api) -> None:
 
 
 def test_notes_are_stored_redacted_and_the_answer_counts_what_was_removed(
-    api: Api, svc: Services, resources: LocalResources
+    api: Api, svc: Services, resources: LocalResources, function_logs: FunctionLogs
 ) -> None:
     key, number = aws_key(), card()
     owner, ws = auto_workspace(api, "# Memory\n")
@@ -91,7 +91,7 @@ def test_notes_are_stored_redacted_and_the_answer_counts_what_was_removed(
     ).json()
     path = f"/v1/automation/sessions/{sid}/notes"
     headers = admission_headers(admission)
-    with captured_service_logs() as logs:
+    with function_logs.captured() as logs:
         put = api.call(
             "PUT", path, automation=RUNTIME, json={"notes": f"use {key}\npay with {number}\n"}, headers=headers
         )
@@ -114,11 +114,13 @@ def test_notes_are_stored_redacted_and_the_answer_counts_what_was_removed(
     assert "redactions" not in plain.json()
 
 
-def test_a_human_save_is_stored_as_typed_and_answered_with_warnings(api: Api, svc: Services) -> None:
+def test_a_human_save_is_stored_as_typed_and_answered_with_warnings(
+    api: Api, svc: Services, function_logs: FunctionLogs
+) -> None:
     owner, ws = auto_workspace(api, "# Memory\n")
     number = card()
     content = f"# Memory\n- support: help@example.com, +44 20 7946 0958\n- card {number}\n"
-    with captured_service_logs() as logs:
+    with function_logs.captured() as logs:
         saved = api.save(owner, ws, content, 1)
     assert saved.status_code == 200, saved.text
     assert saved.json()["warnings"] == [
@@ -174,7 +176,7 @@ def assert_refused_as_nothing(response: Any, *secrets: str) -> None:
 
 
 def test_a_capture_of_nothing_but_secrets_is_refused_and_stores_nothing(
-    api: Api, svc: Services, resources: LocalResources
+    api: Api, svc: Services, resources: LocalResources, function_logs: FunctionLogs
 ) -> None:
     key = aws_key()
     owner, ws = auto_workspace(api, "# Memory\n- deploys on Fridays\n")
@@ -182,7 +184,7 @@ def test_a_capture_of_nothing_but_secrets_is_refused_and_stores_nothing(
     admission = admit(api, conv, ws, owner, "k", api.key_session(owner, ws)).json()
     before = partition_items(resources, keys.ws(ws), keys.conv(conv))
     admission_before = svc.table.get(*keys.admission(admission["admissionId"]))
-    with captured_service_logs() as logs:
+    with function_logs.captured() as logs:
         refused = capture(api, ws, admission, [{"op": "add", "line": f"- {key}", "heading": "# Memory"}], 1)
     assert_refused_as_nothing(refused, key)
     assert key not in logs.getvalue()

@@ -24,7 +24,7 @@ import requests
 import scripts.openapi  # noqa: F401  (imports every error class, so the registry below is complete)
 from scripts.localstack.resources import LocalResources
 from scripts.localstack.template import Route, load_template, routes
-from tests.support import Api, captured_service_logs, new_user, scan_all
+from tests.support import Api, FunctionLogs, new_user, scan_all
 from workspace_memory.api.body import MAX_BODY_BYTES, MAX_DEPTH
 from workspace_memory.api.errors import registered_codes
 
@@ -215,13 +215,14 @@ def test_bad_input_never_fails_the_server_nor_changes_anything(
     session: requests.Session,
     api: Api,
     resources: LocalResources,
+    function_logs: FunctionLogs,
 ) -> None:
     operation = document["paths"][route.path][route.method.lower()]
     declared = {p["name"] for p in operation.get("parameters", []) if p["in"] == "header"}
     codes = registered_codes()
     before = stored(resources)
     failures: list[str] = []
-    with captured_service_logs() as logs:
+    with function_logs.captured() as logs:
         for attack in attacks_for(route, "requestBody" in operation, declared):
             answer = send(session, api.base, route, world, attack)
             failures += [f"{attack.name}: {problem}" for problem in problems(answer, attack, codes)]

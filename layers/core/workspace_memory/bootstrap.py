@@ -78,7 +78,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     from workspace_memory.admission import AdmissionService
     from workspace_memory.agent_entries import AgentEntryService
     from workspace_memory.capture import CaptureService
-    from workspace_memory.clock import SystemClock
+    from workspace_memory.clock import FileClock, SystemClock
     from workspace_memory.deletion import WorkspacePurgeService
     from workspace_memory.document import DocumentService
     from workspace_memory.entries import EntryService
@@ -92,7 +92,8 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
 
     if settings.key_store_table_name is None:
         raise ValueError("KEY_STORE_TABLE_NAME is not set: workspace data is encrypted under branch keys")
-    clock = clock or SystemClock()
+    if clock is None:
+        clock = SystemClock() if settings.local_clock_file is None else FileClock(settings.local_clock_file)
     clients = clients or build_clients(settings)
     table = DynamoTable(clients.dynamodb, settings.table_name)
     store = key_store(clients.key_store, clients.kms, settings.key_store_table_name, settings.kms_key_id)

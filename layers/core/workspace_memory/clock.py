@@ -18,6 +18,23 @@ class SystemClock:
         return time.time()
 
 
+class FileClock:
+    """The local stack's clock: the epoch written in `path` while it holds one (a test pins the hour every
+    function counts in), the system's time otherwise. Only settings that passed the local-stack check
+    (`Settings.local_clock_file`) name a file, so a deployed function never reads one."""
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+
+    def now(self) -> float:
+        try:
+            with open(self._path, encoding="ascii") as pinned:
+                text = pinned.read().strip()
+        except FileNotFoundError:
+            return time.time()
+        return float(text) if text else time.time()
+
+
 class ManualClock:
     """A clock tests move by hand."""
 

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from workspace_memory.loopback import is_loopback_host
+
+LOCAL_STACK_FLAG = "WM_LOCAL_STACK"
+"""`1` in the local stack's functions (scripts/localstack); never set by template.yaml."""
+LOCAL_CLOCK_FILE = "WM_LOCAL_CLOCK_FILE"
+"""The local stack's clock file (`clock.FileClock`): honoured only with the flag and a loopback endpoint."""
 
 
 class Settings(BaseModel):
@@ -33,6 +41,24 @@ class Settings(BaseModel):
     Embeddings v2. Vectors name their model, so a switch re-embeds instead of mixing spaces."""
     search_memory_budget: int = Field(default=256 * 1024 * 1024, ge=1024 * 1024)
     """Bytes of warm search indexes one process keeps (SEARCH_MEMORY_BUDGET), all workspaces together."""
+    local_stack: bool = False
+    """WM_LOCAL_STACK=1: the local stack (scripts/localstack), which alone may pin the clock."""
+    local_clock_file: str | None = None
+    """WM_LOCAL_CLOCK_FILE: the file the local stack's clock reads (`clock.FileClock`)."""
+
+    @model_validator(mode="after")
+    def _clock_only_on_the_local_stack(self) -> Settings:
+        """A pinned clock would let whoever writes the file move every expiry and rate window: refused at
+        cold start anywhere but the local stack, whose AWS endpoint is a loopback one (AWS has none)."""
+        if self.local_clock_file is None:
+            return self
+        endpoint = urlsplit(self.endpoint_url or "").netloc
+        if not (self.local_stack and is_loopback_host(endpoint)):
+            raise ValueError(
+                f"{LOCAL_CLOCK_FILE} is honoured only on the local stack ({LOCAL_STACK_FLAG}=1 and a loopback "
+                "AWS_ENDPOINT_URL)"
+            )
+        return self
 
     @classmethod
     def from_environ(cls, env: Mapping[str, str]) -> Settings:
@@ -55,5 +81,7 @@ class Settings(BaseModel):
             "change_feed_bus": opt("CHANGE_FEED_BUS_NAME"),
             "embedder": env.get("EMBEDDER", "local"),
             "search_memory_budget": env.get("SEARCH_MEMORY_BUDGET", 256 * 1024 * 1024),
+            "local_stack": env.get(LOCAL_STACK_FLAG) == "1",
+            "local_clock_file": opt(LOCAL_CLOCK_FILE),
         }
         return cls.model_validate(values)

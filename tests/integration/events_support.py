@@ -1,0 +1,134 @@
+"""The fixtures events/ names (events/README.md), laid out on a fresh table as the services write them, and
+what the OpenAPI document promises each route answers: what tests/integration/test_events.py runs on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+from workspace_memory import keys
+from workspace_memory.admission import RETENTION_SECONDS, AdmissionRef, credential_context, credential_hash
+from workspace_memory.bootstrap import Services
+from workspace_memory.clock import iso
+from workspace_memory.entries import Draft, EntryText
+from workspace_memory.keysessions import TTL_GRACE_SECONDS
+from workspace_memory.terms import EntryScope, EntryType
+from workspace_memory.turn_contract import turn_id_for
+
+ROOT = Path(__file__).resolve().parents[2]
+EVENTS = ROOT / "events"
+OPENAPI = ROOT / "functions" / "docs" / "openapi.json"
+
+WS = "ws_events0000000000000000"
+OWNER = "user-owner"
+CONV = "conv-events"
+KEY_SESSION = "ks_events0000000000000000"  # revoked by key-session-revoke.json
+LIVE_KEY_SESSION = "ks_events0000000000000001"  # automation-admission.json admits under it
+SESSION = "sess-events"
+ALL_SCOPES = ["memory:read", "memory:write", "notes"]
+CREDENTIAL = "cred-events"
+ADMISSION_ID = AdmissionRef(CONV, WS, OWNER, None).encode("adm_events0000000000000000")
+FAR_FUTURE_SECONDS = 365 * 86400
+
+# The authority the seeded admission was "admitted under" is the state the events before recall/capture
+# leave behind: ai-set bumps consent 0 -> 1, memory-policy-put sets auto at revision 1, memory-clear bumps
+# the clear generation 0 -> 1.
+ADMITTED_CONSENT_REVISION = 1
+ADMITTED_POLICY_REVISION = 1
+ADMITTED_CLEAR_GENERATION = 1
+
+TURN_ID = turn_id_for(CONV, "events-turn-1")  # the id turn-get.json names: derived from turn-start's key
+
+ENTRY_ID = "en_events0000000000000000"
+CANDIDATES = ("ec_events0000000000000000", "ec_events0000000000000001")
+EDITOR = "user-editor"
+
+
+def seed(svc: Services) -> None:
+    """The fixtures the events name, laid out as the services write them (keys.py)."""
+    now = svc.clock.now()
+    at = iso(now)
+    far = int(now) + FAR_FUTURE_SECONDS
+    branch_key_id = svc.key_store.create_branch_key(WS)  # as create_workspace does, before the META
+    svc.table.put(
+        {
+            **keys.as_key(keys.meta(WS)),
+            "workspaceId": WS,
+            "branchKeyId": branch_key_id,
+            "name": "Events workspace",
+            "ownerId": OWNER,
+            "shareType": "shared",
+            "aiEnabled": False,
+            "consentRevision": 0,
+            "createdAt": at,
+        }
+    )
+    owner = {**keys.as_key(keys.member(WS, OWNER)), "userId": OWNER, "role": "owner", "canWrite": True}
+    svc.table.put({**owner, "updatedAt": at})
+    for key_session in (KEY_SESSION, LIVE_KEY_SESSION):
+        svc.table.put(
+            {
+                **keys.as_key(keys.key_session(WS, key_session)),
+                "keySessionId": key_session,
+                "openedBy": OWNER,
+                "scopes": ALL_SCOPES,
+                "expiresAt": far,
+                "ttl": far + TTL_GRACE_SECONDS,
+            }
+        )
+    nonce_hash = credential_hash(CREDENTIAL)
+    svc.table.put(
+        {
+            **keys.as_key(keys.admission(ADMISSION_ID)),
+            "admissionId": ADMISSION_ID,
+            "conversationId": CONV,
+            "workspaceId": WS,
+            "userId": OWNER,
+            "mode": "auto",
+            "policyRevision": ADMITTED_POLICY_REVISION,
+            "clearGeneration": ADMITTED_CLEAR_GENERATION,
+            "consentRevision": ADMITTED_CONSENT_REVISION,
+            "scopes": ALL_SCOPES,
+            "sessionId": SESSION,
+            "nonceHash": nonce_hash,
+            "credentialCiphertext": svc.cipher.encrypt(CREDENTIAL.encode(), credential_context(WS, ADMISSION_ID)),
+            "expiresAt": far,
+            "status": "admitted",
+            "createdAt": at,
+            "ttl": far + RETENTION_SECONDS,
+        }
+    )
+    svc.table.put(
+        {
+            **keys.as_key(keys.credential(CONV)),
+            "admissionId": ADMISSION_ID,
+            "nonceHash": nonce_hash,
+            "workspaceId": WS,
+            "expiresAt": far,
+            "ttl": far + RETENTION_SECONDS,
+        }
+    )
+    svc.table.put({**keys.as_key(keys.conversation_owner(CONV)), "workspaceId": WS, "userId": OWNER, "createdAt": at})
+    seed_entries(svc, at)
+
+
+def seed_entries(svc: Services, at: str) -> None:
+    """The entry fixtures, written through the entry service with the events' fixed ids."""
+    editor = {**keys.as_key(keys.member(WS, EDITOR)), "userId": EDITOR, "role": "editor", "canWrite": True}
+    svc.table.put({**editor, "updatedAt": at})
+    text = EntryText("Deploy day", "We deploy on Fridays", "We deploy on Fridays.", key="ops/deploy-day")
+    ids = iter([ENTRY_ID, *CANDIDATES])
+    with mock.patch("workspace_memory.entries.new_id", side_effect=lambda _prefix: next(ids)):
+        svc.entries.create(OWNER, WS, Draft(EntryType.FACT, text))
+        for title in ("Use feature flags", "Prefer tabs"):
+            svc.entries.propose(OWNER, WS, Draft(EntryType.PREFERENCE, EntryText(title, title, "")))
+    svc.entries.create(EDITOR, WS, Draft(EntryType.FACT, EntryText("Mine", "mine", ""), EntryScope.MEMBER))
+
+
+def documented_statuses(route_key: str) -> set[int]:
+    """The statuses the OpenAPI document (functions/docs/openapi.json) lists for a route (`GET /v1/...`)."""
+    method, _, path = route_key.partition(" ")
+    document: dict[str, Any] = json.loads(OPENAPI.read_text(encoding="utf-8"))
+    return {int(status) for status in document["paths"][path][method.lower()]["responses"]}

@@ -209,6 +209,9 @@ def main() -> int:
     with LocalStack(StackConfig(temporal_log=log)) as servers:
         env = {**os.environ, "WM_TEST_MOTO_ENDPOINT": servers.moto(), "WM_TEST_TEMPORAL_ADDRESS": servers.temporal()}
         env["UV_PYTHON_DOWNLOADS"] = "never"
+        # The mutants are in the test process's modules: its gateway runs the handlers in-process, from them
+        # (an environment process would run the built artifact, unmutated).
+        env["WM_TEST_GATEWAY_MODE"] = "threads"
         if args.curated:
             return run_curated(env)
         stage()

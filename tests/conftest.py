@@ -32,7 +32,9 @@ def local_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack
 
     WM_TEST_MOTO_ENDPOINT and WM_TEST_TEMPORAL_ADDRESS name servers the caller owns, used instead of starting
     them (scripts/mutation.py shares one of each across many short sessions); each session still provisions
-    its own table and key."""
+    its own table and key. WM_TEST_GATEWAY_MODE=threads runs the gateway's handlers in this process, from the
+    sources (scripts/mutation.py: the mutants live in this process's modules); the default is the local
+    stack's, an OS process per execution environment from the built artifact."""
     config = StackConfig(
         moto_endpoint=os.environ.get("WM_TEST_MOTO_ENDPOINT") or None,
         temporal_address=os.environ.get("WM_TEST_TEMPORAL_ADDRESS") or None,
@@ -40,6 +42,7 @@ def local_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack
         task_queue=TURN_QUEUE,
         temporal_log=tmp_path_factory.mktemp("temporal") / "server.log",
         function_log=tmp_path_factory.mktemp("functions") / "functions.log",
+        gateway_mode="threads" if os.environ.get("WM_TEST_GATEWAY_MODE") == "threads" else "processes",
     )
     with LocalStack(config) as stack:
         yield stack

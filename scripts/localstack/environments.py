@@ -63,11 +63,17 @@ class Environment(Protocol):
     def close(self) -> None: ...
 
 
+class InitError(RuntimeError):
+    """The environment did not come up: its handler failed to import, or it never said it was ready."""
+
+
 class Spawner:
     """Runs process starts on one thread that lives as long as the gateway (see the module docstring)."""
 
     def __init__(self) -> None:
         self._jobs: queue.Queue[tuple[Callable[[], Any], Future[Any]] | None] = queue.Queue()
+        self._lock = threading.Lock()
+        self._closed = False
         self._thread = threading.Thread(target=self._run, name="environment-spawner", daemon=True)
         self._thread.start()
 
@@ -81,16 +87,17 @@ class Spawner:
 
     def run(self, start: Callable[[], T]) -> T:
         future: Future[T] = Future()
-        self._jobs.put((start, future))
+        with self._lock:
+            if self._closed:
+                raise InitError("the gateway is stopping")
+            self._jobs.put((start, future))
         return future.result()
 
     def close(self) -> None:
-        self._jobs.put(None)
+        with self._lock:
+            self._closed = True
+            self._jobs.put(None)  # after every start already asked for
         self._thread.join()
-
-
-class InitError(RuntimeError):
-    """The environment did not come up: its handler failed to import, or it never said it was ready."""
 
 
 class ProcessEnvironment:
@@ -116,16 +123,19 @@ class ProcessEnvironment:
         if pycache is not None:  # bytecode beside the artifact, never inside it
             command += ["-X", f"pycache_prefix={pycache}"]
         command += [str(RUNNER), str(spec.code_dir), str(spec.layer_dir), spec.handler, str(os.getpid())]
-        self._proc = spawner.run(
-            lambda: subprocess.Popen(
-                command,
-                cwd=spec.code_dir,
-                env=dict(env),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=log,
+        try:
+            self._proc = spawner.run(
+                lambda: subprocess.Popen(
+                    command,
+                    cwd=spec.code_dir,
+                    env=dict(env),
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                )
             )
-        )
+        except OSError as exc:  # no interpreter, no code directory
+            raise InitError(f"{spec.logical_id}: cannot start its environment ({exc})") from exc
         assert self._proc.stdin is not None
         assert self._proc.stdout is not None
         self.pid = self._proc.pid
@@ -196,9 +206,12 @@ def interpreter_for(runtime_name: str) -> str:
     """The template's runtime on this machine (python3.13: scripts/python313, as the build finds it)."""
     if runtime_name != "python3.13":
         raise InitError(f"no local interpreter for the runtime {runtime_name!r}")
-    from scripts.artifact.build import python313
+    from scripts.artifact.build import BuildError, python313
 
-    return python313()
+    try:
+        return python313()
+    except BuildError as exc:
+        raise InitError(str(exc)) from exc
 
 
 class Launcher:

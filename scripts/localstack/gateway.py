@@ -19,7 +19,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from http.server import ThreadingHTTPServer
 from pathlib import Path
@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from scripts.localstack.environments import ColdStart, Launcher
 from scripts.localstack.functions import FunctionSpec, function_specs
-from scripts.localstack.inprocess import InProcessEnvironment
+from scripts.localstack.inprocess import InProcessEnvironment, tee_service_logs
 from scripts.localstack.moto_server import require_loopback
 from scripts.localstack.pool import DEFAULT_CAP, Environments
 from scripts.localstack.routing import Router, error_response
@@ -57,7 +57,8 @@ class Gateway:
     `mode="processes"` (the local stack): environment processes from the built artifact, each with the
     environment the template gives its function on this stack (`environment`: `LocalStack.environment()`),
     their output to `log` (a file, appended) or this process's stderr. `mode="threads"`: the old in-process
-    handlers, for the benchmark only (`scripts.localstack.inprocess`).
+    handlers, for the benchmark and mutation testing (`scripts.localstack.inprocess`), their service log
+    lines appended to `log` too.
     """
 
     def __init__(
@@ -74,9 +75,11 @@ class Gateway:
         self.routes = routes(template)
         self._log_fd = None if log is None else os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self._launcher: Launcher | None = None
+        self._untee: Callable[[], None] | None = None
         if mode == "threads":
             specs = function_specs(template, None)
             start: Any = InProcessEnvironment
+            self._untee = None if log is None else tee_service_logs(log)
         else:
             specs = function_specs(template, build or built_artifact())
             self._launcher = Launcher(specs, environment or {}, log=self._log_fd, on_cold_start=self._cold_start)
@@ -118,6 +121,9 @@ class Gateway:
         self.environments.close()
         if self._launcher is not None:
             self._launcher.close()
+        if self._untee is not None:
+            self._untee()
+            self._untee = None
         if self._log_fd is not None:
             os.close(self._log_fd)
             self._log_fd = None

@@ -1,15 +1,18 @@
-"""Handlers in this process, loaded from the repository's sources: the old local gateway's model, kept for the
-benchmark only (`Gateway(mode="threads")`: its turn section counts the handlers' AWS calls on this process's
-clients, and the load figures compare it with the process model).
+"""Handlers in this process, loaded from the repository's sources: the old local gateway's model
+(`Gateway(mode="threads")`), kept where the code under test must be this process's own: the benchmark's turns
+count the handlers' AWS calls on this process's clients, and mutation testing (scripts/mutation.py) mutates
+the modules this process imports.
 
 Not isolated: powertools keeps the current event on the resolver class, so concurrent requests in one
-interpreter can answer as each other, whatever module copy serves them. Never for tests.
+interpreter can answer as each other, whatever module copy serves them.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import itertools
+import logging
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -35,6 +38,23 @@ def load_handler(code_dir: Path, handler: str, name: str) -> Handler:
     module_name, _, attr = handler.rpartition(".")
     loaded: Handler = getattr(load_module(name, code_dir / f"{module_name}.py"), attr)
     return loaded
+
+
+def tee_service_logs(path: Path) -> Callable[[], None]:
+    """Appends the service logger's lines to `path`, as the environment processes write theirs (so a test
+    reads the function log either way); returns what undoes it."""
+    from workspace_memory.api.http import logger
+
+    stream = path.open("a", encoding="utf-8")
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logger.registered_formatter)
+    logger._logger.addHandler(handler)
+
+    def undo() -> None:
+        logger._logger.removeHandler(handler)
+        stream.close()
+
+    return undo
 
 
 class InProcessEnvironment:

@@ -1,6 +1,6 @@
 """Execution environments per function, scaled as Lambda scales them: an idle one is reused; when all are
 busy a new one starts (a cold start), up to `cap` per function; beyond that a request waits for one to be
-free.
+free; one idle for IDLE_SECONDS is stopped when its function is next called.
 
 Unlike Lambda, the machine is small: a cold start (the imports, then the services its first request builds)
 costs seconds of CPU, and sixteen at once on two shared cores push every first request past its timeout. So
@@ -28,6 +28,7 @@ from scripts.localstack.runtime import LambdaContext
 
 DEFAULT_CAP = 16
 COLD_SLOT_SECONDS = 10.0
+IDLE_SECONDS = 600.0
 QUEUE_TIMEOUT_SECONDS = 60.0
 """How long a request waits for an environment (API Gateway gives up at 30 s; two shared cores starting the
 stack's first environments can take longer)."""
@@ -90,7 +91,7 @@ class FunctionPool:
         self._start = start
         self._scheduler = scheduler
         self._cap = cap
-        self._idle: list[Environment] = []
+        self._idle: list[tuple[Environment, float]] = []  # and since when, most recent last
         self._count = 0  # environments running or starting
         self._closed = False
 
@@ -109,11 +110,12 @@ class FunctionPool:
         """An idle environment, or a new one with its cold-start token (this request is its cold start)."""
         scheduler = self._scheduler
         with scheduler.changed:
+            self._reap()
             while True:  # each turn takes an idle one, claims a cold start, or waits; never past the deadline
                 if self._closed:
                     raise NoEnvironment(f"{self.spec.logical_id}: the gateway is stopping")
                 while self._idle:
-                    environment = self._idle.pop()
+                    environment, _ = self._idle.pop()
                     if environment.alive():
                         return environment, None
                     self._count -= 1
@@ -143,10 +145,21 @@ class FunctionPool:
             if token is not None:
                 scheduler.end(token)
             if environment is not None and environment.alive() and not self._closed:
-                self._idle.append(environment)
+                self._idle.append((environment, time.monotonic()))
             else:
                 self._count -= 1
             scheduler.changed.notify_all()
+
+    def _reap(self) -> None:
+        """Stops the environments idle for IDLE_SECONDS, as Lambda reclaims them (each holds 100-200 MB).
+        Call with the scheduler's condition held; the oldest idle ones come first in the list."""
+        now = time.monotonic()
+        stale = [environment for environment, since in self._idle if now - since > IDLE_SECONDS]
+        if stale:
+            self._idle = self._idle[len(stale) :]
+            self._count -= len(stale)
+            for environment in stale:
+                threading.Thread(target=environment.close, name="environment-reaper", daemon=True).start()
 
     def size(self) -> int:
         with self._scheduler.changed:
@@ -158,7 +171,7 @@ class FunctionPool:
             self._closed = True
             idle, self._idle = self._idle, []
             self._scheduler.changed.notify_all()
-        for environment in idle:
+        for environment, _ in idle:
             environment.close()
 
 

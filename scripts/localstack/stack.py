@@ -257,15 +257,18 @@ class LocalStack:
         """The local gateway's base URL: the template's routes in front of its functions' execution
         environments (scripts/localstack/gateway.py), served from a thread."""
         if self._api is None:
+            from scripts.artifact.build import BuildError
             from scripts.localstack.gateway import Gateway, serving
 
             config = self.config
             if config.gateway_mode == "threads":
                 self.use_environment()  # in-process handlers read their settings from this environment
             environment = self.environment()
-            self._gateway = self._exit.enter_context(
-                Gateway(environment, mode=config.gateway_mode, log=config.function_log)
-            )
+            try:
+                gateway = Gateway(environment, mode=config.gateway_mode, log=config.function_log)
+            except BuildError as exc:
+                raise StartError(f"local gateway: the artifact did not build: {exc}") from exc
+            self._gateway = self._exit.enter_context(gateway)
             host, port = config.host, config.gateway_port
             try:
                 self._api = self._exit.enter_context(serving(self._gateway, host, port))

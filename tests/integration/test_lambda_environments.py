@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from scripts.localstack import pool as pool_module
 from scripts.localstack.environments import Invocation, Launcher
 from scripts.localstack.functions import FunctionSpec
 from scripts.localstack.pool import Environments
@@ -196,6 +197,19 @@ def test_a_crashed_environment_is_replaced_an_error_keeps_it(pool: Environments)
     assert call(pool, action="exit").kind == "crash"
     assert gone(before)
     assert pid_of(call(pool)) != before
+
+
+def test_an_idle_environment_is_stopped_when_its_function_is_next_called(
+    pool: Environments, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = pid_of(call(pool))
+    monkeypatch.setattr(pool_module, "IDLE_SECONDS", 0.0)  # every idle one is past it now
+    watch = os.pidfd_open(before)
+    try:
+        assert pid_of(call(pool)) != before
+        assert select.select([watch], [], [], WAIT_SECONDS)[0], f"idle environment {before} was not stopped"
+    finally:
+        os.close(watch)
 
 
 def test_a_handler_that_does_not_load_is_an_init_error(probe: FunctionSpec) -> None:

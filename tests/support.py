@@ -83,6 +83,12 @@ def scan_all(resources: LocalResources) -> list[dict[str, Any]]:
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
+def _delete_keys(client: Any, table: str, keys: list[dict[str, Any]]) -> None:
+    for start in range(0, len(keys), 25):
+        deletes: list[Any] = [{"DeleteRequest": {"Key": key}} for key in keys[start : start + 25]]
+        client.batch_write_item(RequestItems={table: deletes})
+
+
 def drop_partition(resources: LocalResources, pk: str) -> None:
     """Delete every item of one partition: a test that stores megabytes cleans up after itself, or every later
     `scan_all` of the shared table (moto serializes each item it returns) pays for them."""
@@ -93,9 +99,18 @@ def drop_partition(resources: LocalResources, pk: str) -> None:
         ExpressionAttributeValues={":pk": {"S": pk}},
         ProjectionExpression="pk, sk",
     )["Items"]:
-        for start in range(0, len(page), 25):
-            deletes: list[Any] = [{"DeleteRequest": {"Key": key}} for key in page[start : start + 25]]
-            client.batch_write_item(RequestItems={resources.table_name: deletes})
+        _delete_keys(client, resources.table_name, page)
+
+
+def empty_table(resources: LocalResources) -> int:
+    """Delete every item of the service's table (not the branch-key store): how many there were. Between test
+    modules, so a whole-table `scan_all` costs what one module stored, not what the session did."""
+    client = boto3.client("dynamodb", endpoint_url=resources.endpoint_url)
+    deleted = 0
+    while page := client.scan(TableName=resources.table_name, ProjectionExpression="pk, sk")["Items"]:
+        _delete_keys(client, resources.table_name, page)
+        deleted += len(page)
+    return deleted
 
 
 def item_bytes(item: Any) -> bytes:

@@ -168,6 +168,11 @@ class LocalStack:
         return self._resources
 
     @property
+    def provisioned(self) -> LocalResources | None:
+        """The resources `resources()` made, or None while nothing asked for them (no moto call made here)."""
+        return self._resources
+
+    @property
     def temporal_port(self) -> int:
         """The Temporal dev server's gRPC port; a free one is chosen when first needed."""
         if self._temporal_port is None:

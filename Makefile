@@ -14,7 +14,7 @@ STAMP  := $(VENV)/.synced-$(shell cat uv.lock pyproject.toml | cksum | cut -d' '
 export UV_PYTHON_DOWNLOADS := never
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: install build layer-requirements dev demo invoke test lint typecheck template-lint unit integration bench mutation clean openapi schemathesis eval
+.PHONY: install build layer-requirements dev demo invoke check test soak lint typecheck template-lint unit integration bench mutation clean openapi schemathesis eval
 
 install: $(STAMP)
 
@@ -71,15 +71,27 @@ unit: install
 integration: build
 	$(PY) -m pytest tests/integration -q
 
+# Test tiers by cost (tests/depth.py: WM_TEST_DEPTH sizes race rounds and generated examples).
+# check: lint, types and the fast unit tests, for feedback in under a minute (no stack, no sockets).
+check: lint typecheck
+	WM_TEST_DEPTH=check $(PY) -m pytest tests/unit -q -m "not slow"
+
+# test (the README's command, and CI's): everything, races and generated requests sized to fit in 20 minutes.
 test: lint typecheck template-lint build
 	$(PY) -m pytest -q
+
+# soak: the slow tests at full depth (200-round races, 100 schemathesis requests per route, 5x hypothesis
+# examples). Run it before changing the fence (docs/decisions: test tiers).
+soak: build
+	WM_TEST_DEPTH=soak $(PY) -m pytest -q -m slow
 
 # The OpenAPI document the docs function serves, generated from the handlers (tests/unit/test_openapi.py
 # fails while it is stale).
 openapi: install
 	$(PY) -m scripts.openapi
 
-# Schemathesis alone against a local stack the fixtures start (part of `make test` too).
+# Schemathesis alone against a local stack the fixtures start (part of `make test` too, and of `make soak` at
+# 100 requests per route).
 schemathesis: install
 	$(PY) -m pytest tests/integration/test_schemathesis.py -q
 

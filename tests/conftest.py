@@ -12,10 +12,14 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from scripts.localstack.resources import isolate_environment
+from tests.depth import DEPTH, HYPOTHESIS_EXAMPLES
 
 isolate_environment()
+hypothesis_settings.register_profile(DEPTH, max_examples=HYPOTHESIS_EXAMPLES)
+hypothesis_settings.load_profile(DEPTH)
 
 from scripts.localstack.resources import LocalResources  # noqa: E402
 from scripts.localstack.stack import LocalStack, StackConfig  # noqa: E402

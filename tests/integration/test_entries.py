@@ -13,6 +13,7 @@ from typing import Any
 import boto3
 import pytest
 
+from tests.depth import rounds as rounds_at_depth
 from tests.integration.fence_support import DOC, add_member, make_scene
 from tests.integration.test_branch_keys import Calls
 from tests.support import Api, item_bytes, new_user, scan_all
@@ -27,7 +28,7 @@ from workspace_memory.terms import EntryType
 
 pytestmark = pytest.mark.integration
 
-ROUNDS = 200
+ROUNDS = rounds_at_depth(200)  # 200 in `make soak` (tests/depth.py)
 
 
 def entry(title: str = "Deploys", **extra: Any) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from scripts.localstack.resources import LocalResources
+from tests.depth import rounds as rounds_at_depth
 from tests.integration.fence_support import DOC, Scene
 from tests.integration.race_support import Rounds, open_rounds, race
 from workspace_memory import keys
@@ -35,9 +36,9 @@ from workspace_memory.policy import Mode, Policy
 from workspace_memory.settings import Settings
 from workspace_memory.terms import EntryScope, EntryStatus, EntryType, Outcome
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-ROUNDS = 200
+ROUNDS = rounds_at_depth(200)  # 200 in `make soak` (tests/depth.py)
 ORDERS = ("save first", "event first")
 PLACES = {False: "at start", True: "at the writes"}
 TITLE = "Reply style"

@@ -13,6 +13,7 @@ from functools import partial
 import pytest
 
 from scripts.localstack.resources import LocalResources
+from tests.depth import rounds as rounds_at_depth
 from tests.integration.fence_support import DOC
 from tests.integration.race_support import Rounds, open_rounds, race
 from workspace_memory.authority import Predicate
@@ -21,9 +22,9 @@ from workspace_memory.errors import DomainError
 from workspace_memory.policy import Mode
 from workspace_memory.settings import Settings
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-ROUNDS = 200
+ROUNDS = rounds_at_depth(200)  # 200 in `make soak` (tests/depth.py)
 
 
 @pytest.fixture(scope="module")

@@ -5,15 +5,12 @@ the document does not list for the route, and an answer in the documented shape.
 The requests go through the local gateway with its dev auth (a real owner, an automation caller). Half of
 the generated requests are aimed at real things - a seeded workspace with a document, a live key session,
 an admission and its working-notes session - so they reach past the 404 of an unknown id; the other half
-keep the generated ids. `WM_SCHEMATHESIS_EXAMPLES` raises or lowers the number per route; the `slow`
-variant sends `WM_SCHEMATHESIS_SLOW_EXAMPLES` (default 100) per route and runs only when a marker expression
-is given (`pytest -m slow tests/integration/test_schemathesis.py`), so the default run keeps its count. Each
+keep the generated ids. 12 requests per route in `make test`, 100 in `make soak` (tests/depth.py). Each
 module's teardown prints how many requests were sent and how many answered 5xx (`-s` shows it).
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -29,12 +26,13 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
 
 from scripts.openapi import http_routes
+from tests.depth import soaking
 from tests.support import Api, new_user
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-EXAMPLES = int(os.environ.get("WM_SCHEMATHESIS_EXAMPLES", "12"))
-SLOW_EXAMPLES = int(os.environ.get("WM_SCHEMATHESIS_SLOW_EXAMPLES", "100"))
+EXAMPLES = 100 if soaking() else 12
+"""Generated requests per route: 12 in `make test`, 100 in `make soak` (WM_TEST_DEPTH, tests/depth.py)."""
 RUNTIME = "schemathesis-runtime"
 CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance]
 MODES = (schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE)
@@ -151,29 +149,12 @@ def session() -> Iterator[requests.Session]:
     print(f"\nschemathesis: {seen.total()} requests, {errors} answered 5xx, by status {dict(sorted(seen.items()))}")
 
 
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(1800)
 @pytest.mark.parametrize("route_key", ROUTES)
 def test_route_answers_as_documented(
     route_key: str, schema: Any, seeded: Seeded, gateway_url: str, session: requests.Session
 ) -> None:
     fuzz(route_key, schema, seeded, gateway_url, session, EXAMPLES)
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(1800)
-@pytest.mark.parametrize("route_key", ROUTES)
-def test_route_answers_as_documented_at_length(
-    route_key: str,
-    schema: Any,
-    seeded: Seeded,
-    gateway_url: str,
-    session: requests.Session,
-    request: pytest.FixtureRequest,
-) -> None:
-    """The same checks with many more requests per route; only in a run that chooses by marker (`-m slow`)."""
-    if not request.config.option.markexpr:
-        pytest.skip("slow: select it with -m slow")
-    fuzz(route_key, schema, seeded, gateway_url, session, SLOW_EXAMPLES)
 
 
 def fuzz(

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.depth import examples
 from workspace_memory.bm25 import VisibleBM25
 
 pytestmark = pytest.mark.unit
@@ -19,7 +20,7 @@ DOCS = st.lists(st.lists(WORDS, min_size=1, max_size=20), min_size=1, max_size=3
 QUERY = st.lists(WORDS, min_size=1, max_size=5)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(corpus=DOCS, query=QUERY)
 def test_with_everything_visible_the_scores_are_bm25s_scores(corpus: list[list[str]], query: list[str]) -> None:
     reference = bm25s.BM25()
@@ -28,7 +29,7 @@ def test_with_everything_visible_the_scores_are_bm25s_scores(corpus: list[list[s
     assert np.allclose(ours, reference.get_scores(query), rtol=1e-5, atol=1e-6)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(visible=DOCS, hidden=DOCS, query=QUERY, seed=st.integers(0, 2**16))
 def test_hidden_documents_move_no_visible_score(
     visible: list[list[str]], hidden: list[list[str]], query: list[str], seed: int

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from scripts.localstack.gateway import FakeContext
 from scripts.localstack.template import ROOT
+from tests.depth import examples
 from workspace_memory import errors, loopback
 from workspace_memory.api.body import (
     MAX_BODY_BYTES,
@@ -142,13 +143,13 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(value=json_values, limit=st.integers(0, 6))
 def test_the_depth_scan_agrees_with_the_parsed_depth(value: Any, limit: int) -> None:
     assert nested_deeper_than(json.dumps(value), limit) == (depth(value) > limit)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=st.text('[]{}"\\a:, ', max_size=60))
 def test_what_the_depth_scan_passes_parses_without_deep_recursion(text: str) -> None:
     if nested_deeper_than(text, 3):

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
+from tests.depth import examples
 from workspace_memory.edits import (
     MAX_EDITS,
     MAX_LINE_BYTES,
@@ -408,7 +409,7 @@ def edit_lists(draw: st.DrawFn, text: str, min_size: int = 1, max_size: int = MA
     return draw(st.lists(edit, min_size=min_size, max_size=max_size))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(text=documents(), line=BODY_LINE, heading=st.one_of(st.none(), HEADING))
 def test_add_is_idempotent(text: str, line: str, heading: str | None) -> None:
     first = apply_edits(text, [AddEdit(line=line, heading=heading)])
@@ -418,7 +419,7 @@ def test_add_is_idempotent(text: str, line: str, heading: str | None) -> None:
     assert not second.changed
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data(), text=documents())
 def test_any_edits_keep_line_endings_and_final_newline(data: st.DataObject, text: str) -> None:
     edits = data.draw(edit_lists(text))
@@ -446,7 +447,7 @@ def test_any_edits_keep_line_endings_and_final_newline(data: st.DataObject, text
         assert result.text.endswith("\n")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data(), text=documents())
 def test_rejected_call_changes_nothing(data: st.DataObject, text: str) -> None:
     before = str(text)
@@ -458,14 +459,14 @@ def test_rejected_call_changes_nothing(data: st.DataObject, text: str) -> None:
     assert text == before
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data(), text=documents())
 def test_never_more_than_max_edits(data: st.DataObject, text: str) -> None:
     edits = data.draw(edit_lists(text, min_size=MAX_EDITS + 1, max_size=3 * MAX_EDITS))
     assert rejected(text, edits) == (EditProblem(-1, "too_many_edits"),)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data(), text=documents(), line=BODY_LINE)
 def test_add_never_loses_or_reorders_headings(data: st.DataObject, text: str, line: str) -> None:
     before = headings(text)
@@ -479,7 +480,7 @@ def test_add_never_loses_or_reorders_headings(data: st.DataObject, text: str, li
         assert after == [*before, heading]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data(), text=documents(), line=BODY_LINE)
 def test_added_line_lands_in_its_section(data: st.DataObject, text: str, line: str) -> None:
     before = headings(text)
@@ -493,7 +494,7 @@ def test_added_line_lands_in_its_section(data: st.DataObject, text: str, line: s
     assert owner == heading
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data(), text=documents(), line=BODY_LINE)
 def test_remove_after_add_restores_text(data: st.DataObject, text: str, line: str) -> None:
     existing = headings(text)

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from tests.depth import examples
 from workflows.prompt import NOTES_PREAMBLE, compose, notes_section
 from workflows.providers.base import NOTES_HEADING
 from workflows.tools import tools_for
@@ -504,16 +505,16 @@ def bodies(draw: st.DrawFn) -> tuple[str, list[str]]:
     return "\n".join(lines), expected
 
 
-PROPERTY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(hostile_markers())
 def test_generated_spellings_are_marker_like(marker: str) -> None:
     assert is_marker_like(marker)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(bodies(), bodies())
 def test_no_generated_marker_survives_the_services_framing(
     memory: tuple[str, list[str]], notes: tuple[str, list[str]]

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from stdnum import iban, luhn
 
+from tests.depth import examples
 from workspace_memory.api.errors import status_for
 from workspace_memory.redaction import (
     MARKER,
@@ -247,7 +248,7 @@ def texts_with_secrets(draw: st.DrawFn) -> tuple[str, list[str]]:
     return "".join(parts), secrets
 
 
-PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @PROPERTY

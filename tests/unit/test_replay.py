@@ -20,7 +20,7 @@ from workflows.tools import ToolName
 from workflows.turn_workflow import AgentTurnWorkflow
 from workspace_memory.turn_contract import WORKFLOW_NAME, TurnInput, TurnView
 
-pytestmark = pytest.mark.unit
+pytestmark = [pytest.mark.unit, pytest.mark.slow]  # a Temporal replayer per history (~10 s each)
 
 HISTORIES = Path(__file__).resolve().parents[1] / "histories"
 

@@ -237,6 +237,7 @@ def _role_of(template: dict[str, Any], function: str) -> dict[str, Any]:
 # -- lint ---------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # cfn-lint loads its whole spec (~15 s); `make test` and `make template-lint` run it
 def test_cfn_lint_reports_nothing() -> None:
     matches = lint(_template_text())
     assert [f"{m.rule.id} {m.message} (line {m.linenumber})" for m in matches] == []

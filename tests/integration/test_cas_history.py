@@ -19,7 +19,7 @@ import pytest
 from tests.linearizability import Op, check
 from tests.support import Api, new_user
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 CLIENTS = 12
 OPS_PER_CLIENT = 40

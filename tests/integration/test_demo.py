@@ -12,7 +12,7 @@ import pytest
 from scripts.localstack.temporal import free_ports
 from tests.support import dev_stack_environment, refuses, spawn
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 DEMO_TIMEOUT_SECONDS = 240.0
 STOP_TIMEOUT_SECONDS = 60.0

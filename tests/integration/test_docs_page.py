@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 
 from tests.integration.test_frame import browser, page, playwright  # noqa: F401  (the frame's browser fixtures)
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def test_swagger_ui_renders_under_its_csp_and_refuses_an_added_script(

@@ -55,6 +55,7 @@ def supersede(api: Api, user: str, ws: str, entry_id: str, base: int | None, bod
 # -- the race -----------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_two_concurrent_supersessions_one_wins_and_the_chain_never_forks(settings: Settings) -> None:
     """Two service instances (two warm Lambdas), real threads, one base revision per round: exactly one
     wins every round, and the chain's revisions are 1..N+1, each superseded by the next."""

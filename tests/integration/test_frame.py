@@ -25,7 +25,7 @@ from tests.integration.turn_support import running_worker, worker_settings
 from tests.support import Api, new_user, scan_all
 from workspace_memory.settings import Settings
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "docs" / "screenshots"

@@ -26,7 +26,7 @@ from workspace_memory.admission import AdmissionRef
 from workspace_memory.bootstrap import Services
 from workspace_memory.settings import Settings
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 ROUNDS = 30
 TENANTS = 6

@@ -28,7 +28,7 @@ from scripts.localstack.temporal import free_ports
 from tests.processes import gone, within
 from tests.support import dev_stack_environment, refuses, spawn
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT_SECONDS = 120.0

@@ -20,7 +20,7 @@ from scripts.localstack.resources import LocalResources
 from scripts.localstack.template import ROOT
 from tests.support import Api, new_user
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 MAKE_TIMEOUT_SECONDS = 600
 

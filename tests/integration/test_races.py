@@ -13,7 +13,7 @@ import requests
 
 from tests.support import Api, new_user
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 WRITERS = 20
 

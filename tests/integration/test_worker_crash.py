@@ -24,7 +24,7 @@ from tests.integration.worker_support import holding_proxy, start_worker_process
 from workspace_memory.settings import Settings
 from workspace_memory.turn_contract import TurnView
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 LINE = "- remembered exactly once"
 MESSAGE = f"remember: {LINE}\nWhat do you remember?"

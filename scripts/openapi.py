@@ -40,7 +40,7 @@ from workspace_memory.admission import (
     KeySessionRequired,
 )
 from workspace_memory.api.errors import ANY_ROUTE, INTERNAL, STATUS_BY_ERROR
-from workspace_memory.api.models import ErrorOut
+from workspace_memory.api.models.envelope import ErrorOut
 from workspace_memory.capture import InvalidEdits, ProposalCleared
 from workspace_memory.keysessions import KeySessionNotFound
 from workspace_memory.notes import AdmissionRequired, AdmissionRetired, NotesConflict, NotesTooLarge, SessionNotFound

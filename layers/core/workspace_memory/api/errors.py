@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from workspace_memory import errors
-from workspace_memory.api.models import ErrorBody, ErrorOut, PolicyOut
+from workspace_memory.api.models.envelope import ErrorBody, ErrorOut
+from workspace_memory.api.models.policy import PolicyOut
 
 
 class UnsupportedMediaType(errors.DomainError):

@@ -14,7 +14,6 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 
 from scripts.bench.cold_start import BASELINE, PROBE, child_environment, handler_modules
-from scripts.bench.operations import Rotation, sample_document
 from scripts.bench.report import (
     format_calls,
     format_count,
@@ -26,6 +25,7 @@ from scripts.bench.report import (
     render_turns,
     report_json,
 )
+from scripts.bench.scenes import Rotation, sample_document
 from scripts.bench.stats import (
     CallRecorder,
     ImportTime,

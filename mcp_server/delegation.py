@@ -20,15 +20,10 @@ from urllib.parse import quote
 
 from workflows.automation import Admission, ApiResponse, ApiUnavailable, AutomationApi, DevAuth, HttpApi, SigV4Auth
 from workspace_memory.api.body import MAX_BODY_BYTES
-from workspace_memory.api.models import (
-    AdmissionOut,
-    CaptureOut,
-    OutModel,
-    RecallOut,
-    SearchOut,
-    TurnOut,
-    TurnStarted,
-)
+from workspace_memory.api.models.automation import AdmissionOut, CaptureOut, RecallOut
+from workspace_memory.api.models.base import OutModel
+from workspace_memory.api.models.conversations import TurnOut, TurnStarted
+from workspace_memory.api.models.entries import SearchOut
 from workspace_memory.terms import Outcome
 
 from .config import McpConfig

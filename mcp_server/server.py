@@ -15,7 +15,8 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from workflows.automation import ApiUnavailable
-from workspace_memory.api.models import RecallOut, SearchOut
+from workspace_memory.api.models.automation import RecallOut
+from workspace_memory.api.models.entries import SearchOut
 from workspace_memory.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K
 
 from .delegation import ApiError, AskOut, Delegation, RememberOut

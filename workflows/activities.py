@@ -32,7 +32,8 @@ from workflows.tools import (
     ToolOutcomeCode,
     tools_for,
 )
-from workspace_memory.api.models import EntryOut, OutModel, SearchOut
+from workspace_memory.api.models.base import OutModel
+from workspace_memory.api.models.entries import EntryOut, SearchOut
 from workspace_memory.capture import Outcome
 from workspace_memory.framing import seal
 from workspace_memory.recall import MemoryWrite, RecallStatus

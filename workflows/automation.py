@@ -16,21 +16,19 @@ from urllib.parse import quote, urlencode
 import urllib3
 from pydantic import ValidationError
 
-from workspace_memory.api.models import (
+from workspace_memory.api.models.automation import (
     AdmissionOut,
-    BranchKeyDestroyedOut,
     CaptureOut,
-    EntryOut,
     EntrySaveOut,
-    ErrorOut,
     ForgetProposalOut,
     NotesMetaOut,
     NotesOut,
-    OutModel,
-    PurgeBatchOut,
     RecallOut,
-    SearchOut,
 )
+from workspace_memory.api.models.base import OutModel
+from workspace_memory.api.models.deletion import BranchKeyDestroyedOut, PurgeBatchOut
+from workspace_memory.api.models.entries import EntryOut, SearchOut
+from workspace_memory.api.models.envelope import ErrorOut
 
 
 class Auth(Protocol):

@@ -10,7 +10,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from workflows.automation import ApiResponse, PurgeApi
-from workspace_memory.api.models import OutModel
+from workspace_memory.api.models.base import OutModel
 from workspace_memory.deletion_contract import BranchKeyInput, PurgeBatchInput, PurgeBatchResult
 
 Answer = TypeVar("Answer", bound=OutModel)

@@ -15,17 +15,16 @@ from workspace_memory.api.http import (
     refuse_unknown_parameters,
     respond,
 )
-from workspace_memory.api.models import (
+from workspace_memory.api.models.automation import (
     AdmissionOut,
     CaptureOut,
-    EntryOut,
     EntrySaveOut,
     ForgetProposalOut,
     NotesMetaOut,
     NotesOut,
     RecallOut,
-    SearchOut,
 )
+from workspace_memory.api.models.entries import EntryOut, SearchOut
 from workspace_memory.api.schemas import Admit, Capture, PutNotes, SaveEntry
 from workspace_memory.bootstrap import services
 from workspace_memory.errors import InvalidInput

@@ -12,7 +12,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from workspace_memory.api.http import automation_caller, build_resolver, lambda_entry, respond
-from workspace_memory.api.models import BranchKeyDestroyedOut, PurgeBatchOut
+from workspace_memory.api.models.deletion import BranchKeyDestroyedOut, PurgeBatchOut
 from workspace_memory.api.schemas import PurgeBatch
 from workspace_memory.bootstrap import services
 

@@ -1,7 +1,7 @@
 """The API's own description (no auth, no data): the OpenAPI document and Swagger UI.
 
 The document is functions/docs/openapi.json, generated from the route groups' typed handlers by
-`make openapi` (scripts/openapi.py) and checked in `make test`; this function only serves it. Swagger UI is
+`make openapi` (scripts/openapi/) and checked in `make test`; this function only serves it. Swagger UI is
 powertools' page with the Swagger UI assets powertools ships inlined: nothing is loaded from a CDN.
 """
 

@@ -16,7 +16,7 @@ from workspace_memory.api.http import (
     refuse_unknown_parameters,
     respond,
 )
-from workspace_memory.api.models import (
+from workspace_memory.api.models.entries import (
     CandidateOut,
     CandidatesOut,
     EntriesOut,

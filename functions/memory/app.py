@@ -8,15 +8,15 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Query
 
 from workspace_memory.api.http import build_resolver, human_user, lambda_entry, respond
-from workspace_memory.api.models import (
+from workspace_memory.api.models.document import (
     CommitOut,
     DocumentOut,
     HistoryOut,
-    PolicyOut,
     PurgeOut,
     RetentionOut,
     VersionContentOut,
 )
+from workspace_memory.api.models.policy import PolicyOut
 from workspace_memory.api.schemas import (
     ApplyProposal,
     PurgeLine,

@@ -9,9 +9,9 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Que
 
 from workspace_memory.access import MAX_WORKSPACES_PAGE
 from workspace_memory.api.http import build_resolver, human_user, lambda_entry, no_content, respond
-from workspace_memory.api.models import (
+from workspace_memory.api.models.deletion import DeletionOut
+from workspace_memory.api.models.workspaces import (
     AiOut,
-    DeletionOut,
     HealthOut,
     KeySessionOut,
     KeySessionsOut,

@@ -30,8 +30,9 @@ from typing import Any
 from scripts.bench.cold_start import BASELINE, handler_modules, measure_cold_imports
 from scripts.bench.keyring import measure as measure_keyring
 from scripts.bench.mcp import mcp_benchmark, report_rows
-from scripts.bench.operations import DOCUMENT_BYTES, operations_benchmark, sample_document, settings_for
+from scripts.bench.operations import operations_benchmark, settings_for
 from scripts.bench.report import render_cold_imports, render_keyring, report_json
+from scripts.bench.scenes import DOCUMENT_BYTES, sample_document
 from scripts.bench.search import SIZES, search_benchmark
 from scripts.bench.stats import ColdImport, median, p90, summarize_cold_imports
 from scripts.bench.turns import TURN_TABLE, turn_benchmark

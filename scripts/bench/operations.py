@@ -1,11 +1,11 @@
 """The service operations against raw-DynamoDB baselines: read, save, history, recall and capture, timed
 round-robin with their AWS calls counted, and the KMS calls per read as a separate process sees them.
 
-Writers get tables that do not grow without bound: moto deep-copies the whole table for every item of every
-TransactWriteItems (its rollback copy), so a table that grew during the run would slow each later
-transaction. `save` and `capture` therefore run on an `auto` workspace on a table of their own that is
-replaced by a fresh one every ROTATE_EVERY runs (untimed); the reads, recall and the baselines share the main
-table, on which nothing runs a write transaction while they are timed.
+Writers get tables that do not grow without bound (moto copies the whole table per transaction item):
+`save` and `capture` run on an `auto` workspace on a table of their own that is replaced by a fresh one
+every ROTATE_EVERY runs, untimed (`scripts.bench.scenes`; the writing benchmarks are in
+`scripts.bench.writers`); the reads, recall and the baselines share the main table, on which nothing runs a
+write transaction while they are timed.
 
 The baselines: `raw GetItem` and `raw PutItem` call a bare boto3 client with an item of the ciphertext's size;
 `Query via the adapter` is the query `history` makes, through the table adapter alone (`DynamoTable.query`:
@@ -25,83 +25,44 @@ To benchmark another operation, add one `Operation(name, baseline_name, fn)` lin
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-import boto3
-
 from scripts.bench.report import acceptance, render, render_acceptance, render_kms
+from scripts.bench.scenes import (
+    OWNER,
+    ROTATE_EVERY,
+    RotatingScenes,
+    admit,
+    auto_workspace,
+    capture,
+    raw_client,
+    seed_entries,
+)
 from scripts.bench.stats import CallRecorder, KmsScenario, Operation, Summary, calls_per_op, measure, summarize
-from scripts.localstack.resources import LocalResources, create_table
+from scripts.bench.writers import CaptureBench, EntryCreateBench, EntrySupersedeBench, SaveBench
+from scripts.localstack.resources import LocalResources
 from workspace_memory import keys
 from workspace_memory.access import ShareType
 from workspace_memory.admission import Admitted
 from workspace_memory.bootstrap import Services, build_services
-from workspace_memory.capture import Outcome
-from workspace_memory.entries import Draft, EntryText, Filters
-from workspace_memory.policy import Mode
+from workspace_memory.entries import Filters
 from workspace_memory.recall import SELECTED_K, RecallStatus
 from workspace_memory.settings import Settings
-from workspace_memory.terms import EntryType
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
 
-DOCUMENT_BYTES = 2048
 HISTORY_PAGE = 20
-ROTATE_EVERY = 25
-"""Runs of a writing benchmark (warm-up included) on one table before it moves to a fresh one."""
 BASELINE_PK = "BENCH#baseline"
 RAW_GET = "raw GetItem"
 RAW_PUT = "raw PutItem"
-OWNER = "bench-owner"
 ENTRY_PAGE = 20
 INDEX_ENTRIES = 100
 SELECTIVE_MESSAGE = "Who owns the on-call rotation this week, and when do deploys go out?"
 """The turn message of the selective recall benchmark: every seeded entry matches it, so 5 are selected."""
-
-
-def entry_draft(n: int) -> Draft:
-    """An entry of realistic size: a one-line title and summary and a short Markdown body."""
-    body = f"Decision {n}: deploys go out on Tuesdays; the on-call owner rotates weekly. " * 4
-    return Draft(EntryType.FACT, EntryText(f"Deploy rule {n}", f"deploys on Tuesdays ({n})", body))
-
-
-def sample_document(size: int = DOCUMENT_BYTES) -> str:
-    """Deterministic Markdown of exactly `size` ASCII bytes, like a team's memory document."""
-    lines = ["# Team memory", ""]
-    number = 0
-    while sum(len(text) + 1 for text in lines) < size:
-        lines.append(f"- Decision {number:03d}: deploys go out on Tuesdays; the on-call owner rotates weekly.")
-        number += 1
-    return "\n".join(lines)[:size]
-
-
-class Rotation:
-    """When a writing benchmark moves to a fresh table: before its first run, then every `every` runs."""
-
-    def __init__(self, every: int) -> None:
-        if every < 1:
-            raise ValueError("a rotation needs at least one run per table")
-        self.every = every
-        self.runs = 0
-        self.tables = 0
-
-    def due(self) -> bool:
-        """Counts one run; True when that run should start on a fresh table."""
-        fresh = self.runs % self.every == 0
-        self.runs += 1
-        if fresh:
-            self.tables += 1
-        return fresh
-
-
-def raw_client(settings: Settings) -> DynamoDBClient:
-    session = boto3.session.Session(region_name=settings.region)
-    return session.client("dynamodb", endpoint_url=settings.endpoint_url)
 
 
 @dataclass
@@ -138,164 +99,6 @@ class Bench:
         """A save to the main workspace (seeding its history; the KMS scenarios' "another process")."""
         commit = self.services.document.save(self.owner, self.workspace_id, self.content, self.head_version)
         self.head_version = commit.version.version
-
-
-def auto_workspace(services: Services, name: str, content: str) -> tuple[str, int]:
-    """A shared workspace in `auto` with AI on and `content` saved: what recall and capture run against."""
-    workspace_id = services.access.create_workspace(OWNER, name, ShareType.SHARED)
-    services.access.set_ai(OWNER, workspace_id, True)
-    services.policy.set(OWNER, workspace_id, Mode.AUTO, 0)
-    commit = services.document.save(OWNER, workspace_id, content, 0)
-    return workspace_id, commit.version.version
-
-
-def admit(services: Services, workspace_id: str, conversation_id: str, message: str | None = None) -> Admitted:
-    return services.admission.admit(
-        conversation_id=conversation_id,
-        workspace_id=workspace_id,
-        user_id=OWNER,
-        idempotency_key=uuid.uuid4().hex,
-        message=message,
-    )
-
-
-@dataclass
-class Scene:
-    """An `auto` workspace on a table of its own, and its head version as the benchmark moved it."""
-
-    services: Services
-    workspace_id: str
-    head_version: int
-
-
-class RotatingScenes:
-    """Scenes on tables that are replaced by fresh ones every `every` runs (see the module docstring: moto
-    copies a whole table per transaction item). Tables are created and dropped untimed, from `before`."""
-
-    def __init__(self, base: Services, prefix: str, content: str, every: int = ROTATE_EVERY) -> None:
-        if base.settings.endpoint_url is None:
-            raise ValueError("rotating tables needs the moto endpoint")
-        self._base = base
-        self._endpoint = base.settings.endpoint_url
-        self._prefix = prefix
-        self._content = content
-        self._admin = raw_client(base.settings)  # not attached to any recorder
-        self.rotation = Rotation(every)
-        self._scene: Scene | None = None
-
-    @property
-    def current(self) -> Scene:
-        if self._scene is None:
-            raise RuntimeError("no scene yet: call advance() first")
-        return self._scene
-
-    def advance(self) -> Scene:
-        """Counts a run; moves to a fresh table (and drops the old one) when its turn has come."""
-        if self.rotation.due():
-            old = self._scene
-            table = f"{self._prefix}-{self.rotation.tables}"
-            create_table(self._endpoint, table)
-            # The same clients (so the same call recorder) and a new cipher: a process writing to a new table.
-            services = build_services(
-                self._base.settings.model_copy(update={"table_name": table}), clients=self._base.clients
-            )
-            workspace_id, head = auto_workspace(services, self._prefix, self._content)
-            self._scene = Scene(services, workspace_id, head)
-            if old is not None:
-                self._admin.delete_table(TableName=old.services.settings.table_name)
-        return self.current
-
-
-class SaveBench:
-    """`save` of the sample document at the head, on rotating tables."""
-
-    def __init__(self, scenes: RotatingScenes, content: str) -> None:
-        self.scenes = scenes
-        self._content = content
-
-    def before(self) -> None:
-        self.scenes.advance()
-
-    def run(self) -> None:
-        scene = self.scenes.current
-        commit = scene.services.document.save(OWNER, scene.workspace_id, self._content, scene.head_version)
-        scene.head_version = commit.version.version
-
-
-class CaptureBench:
-    """`capture` of one added line, on rotating tables; each run consumes an admission made in `before`."""
-
-    def __init__(self, scenes: RotatingScenes) -> None:
-        self.scenes = scenes
-        self._admitted: Admitted | None = None
-        self._count = 0
-
-    def before(self) -> None:
-        scene = self.scenes.advance()
-        conversation = f"conv-bench-capture-{self.scenes.rotation.tables}"
-        self._admitted = admit(scene.services, scene.workspace_id, conversation)
-
-    def run(self) -> None:
-        scene, admitted = self.scenes.current, self._admitted
-        if admitted is None:
-            raise RuntimeError("capture needs a fresh admission: run before() first")
-        self._admitted = None
-        self._count += 1
-        edits = [{"op": "add", "line": f"- captured fact {self._count}"}]
-        scene.head_version = capture(scene.services, scene.workspace_id, admitted, edits, scene.head_version)
-
-
-class EntryCreateBench:
-    """`entry create` of a new chain, on rotating tables."""
-
-    def __init__(self, scenes: RotatingScenes) -> None:
-        self.scenes = scenes
-        self._count = 0
-
-    def before(self) -> None:
-        self.scenes.advance()
-
-    def run(self) -> None:
-        scene = self.scenes.current
-        self._count += 1
-        scene.services.entries.create(OWNER, scene.workspace_id, entry_draft(self._count))
-
-
-class EntrySupersedeBench:
-    """`entry supersede` of one chain from its current revision, on rotating tables (the chain is made,
-    untimed, on each fresh table)."""
-
-    def __init__(self, scenes: RotatingScenes) -> None:
-        self.scenes = scenes
-        self._chain: tuple[str, int] = ("", 0)
-        self._scene: Scene | None = None
-
-    def before(self) -> None:
-        scene = self.scenes.advance()
-        if scene is not self._scene:  # a fresh table: make its chain
-            self._scene = scene
-            written = scene.services.entries.create(OWNER, scene.workspace_id, entry_draft(0))
-            self._chain = (written.entry_id, written.revision)
-
-    def run(self) -> None:
-        scene = self.scenes.current
-        entry_id, revision = self._chain
-        written = scene.services.entries.supersede(OWNER, scene.workspace_id, entry_id, entry_draft(revision), revision)
-        self._chain = (entry_id, written.revision)
-
-
-def seed_entries(services: Services, workspace_id: str, count: int) -> None:
-    for n in range(count):
-        services.entries.create(OWNER, workspace_id, entry_draft(n))
-
-
-def capture(services: Services, workspace_id: str, admitted: Admitted, edits: list[dict[str, Any]], base: int) -> int:
-    """A capture under `admitted` that must commit; returns the new head version."""
-    adm = admitted.admission
-    result = services.capture.capture(workspace_id, adm.id, admitted.credential, edits, base, f"memory:{adm.id}")
-    if result.outcome is not Outcome.COMMITTED or result.version is None:
-        raise RuntimeError(f"capture did not commit: {result.outcome.value} {result.predicate}")
-    return result.version
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from typing import Any
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
-from scripts.bench.operations import OWNER, ROTATE_EVERY, Rotation, auto_workspace
 from scripts.bench.report import render_turn_calls, render_turns
+from scripts.bench.scenes import OWNER, ROTATE_EVERY, Rotation, auto_workspace
 from scripts.bench.stats import CallRecorder, TurnSample, TurnSummary, summarize_turns
 from scripts.localstack.stack import LocalStack
 from workflows.activities import TOOL_ACTIVITIES, TurnActivities

@@ -8,7 +8,7 @@ import pytest
 from tests.integration.fence_support import DOC, Event, Scene, clear_document, make_scene
 from workspace_memory import keys
 from workspace_memory.admission import Admitted
-from workspace_memory.api.models import ProposalOut
+from workspace_memory.api.models.automation import ProposalOut
 from workspace_memory.authority import Predicate
 from workspace_memory.capture import Outcome
 from workspace_memory.policy import Mode

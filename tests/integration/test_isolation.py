@@ -36,7 +36,7 @@ from tests.support import Api, item_bytes, new_user, scan_all
 from workflows.providers import NOTES_HEADING, ModelRequest, ModelResponse
 from workflows.providers.scripted import ScriptedProvider, extract_section
 from workspace_memory import keys
-from workspace_memory.api.models import CaptureOut
+from workspace_memory.api.models.automation import CaptureOut
 from workspace_memory.bootstrap import Services
 from workspace_memory.policy import Mode
 from workspace_memory.settings import Settings

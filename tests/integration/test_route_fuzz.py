@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import requests
 
-import scripts.openapi  # noqa: F401  (imports every error class, so the registry below is complete)
+import scripts.openapi.route_errors  # noqa: F401  (imports every error class, so the registry below is complete)
 from scripts.localstack.resources import LocalResources
 from scripts.localstack.template import Route, load_template, routes
 from tests.support import Api, FunctionLogs, new_user, scan_all

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
 
-from scripts.openapi import http_routes
+from scripts.openapi.generate import http_routes
 from tests.depth import soaking
 from tests.support import Api, new_user
 

@@ -12,18 +12,17 @@ from workflows.automation import Admission, ApiResponse, ApiUnavailable
 from workflows.payloads import RoundInput, ToolInput
 from workflows.providers.base import Message, ModelError, ModelRequest, ModelResponse, ToolCall
 from workflows.tools import NOTES_UNAVAILABLE, ToolName
-from workspace_memory.api.models import (
+from workspace_memory.api.models.automation import (
     CaptureOut,
-    EntryOut,
     EntrySaveOut,
-    ErrorOut,
     ForgetProposalOut,
     NotesMetaOut,
     NotesOut,
-    OutModel,
     RecallOut,
-    SearchOut,
 )
+from workspace_memory.api.models.base import OutModel
+from workspace_memory.api.models.entries import EntryOut, SearchOut
+from workspace_memory.api.models.envelope import ErrorOut
 from workspace_memory.turn_contract import TurnInput
 
 pytestmark = pytest.mark.unit

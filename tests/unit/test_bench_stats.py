@@ -14,7 +14,6 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 
 from scripts.bench.cold_start import BASELINE, PROBE, child_environment, handler_modules
-from scripts.bench.operations import Rotation, sample_document
 from scripts.bench.report import (
     format_calls,
     format_count,
@@ -26,6 +25,7 @@ from scripts.bench.report import (
     render_turns,
     report_json,
 )
+from scripts.bench.scenes import Rotation, sample_document
 from scripts.bench.stats import (
     CallRecorder,
     ImportTime,
@@ -60,7 +60,7 @@ from workflows.activities import TurnActivities
 from workflows.automation import Admission, ApiResponse, AutomationApi
 from workflows.providers.scripted import ScriptedProvider, parse_directives
 from workflows.tools import ToolName
-from workspace_memory.api.models import CaptureOut, NotesMetaOut, NotesOut, RecallOut
+from workspace_memory.api.models.automation import CaptureOut, NotesMetaOut, NotesOut, RecallOut
 from workspace_memory.capture import Outcome
 from workspace_memory.recall import MemoryWrite, RecallStatus
 from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnInput, TurnView

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from openapi_spec_validator import validate
 
-from scripts import openapi
 from scripts.localstack.gateway import Gateway
+from scripts.openapi import generate, route_errors
 from workspace_memory import errors
 from workspace_memory.api.errors import status_for
 
@@ -26,7 +26,7 @@ ENVELOPE = {"$ref": "#/components/schemas/ErrorOut"}
 
 @pytest.fixture(scope="module")
 def document() -> dict[str, Any]:
-    return openapi.build_document()
+    return generate.build_document()
 
 
 def _operations(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -41,25 +41,25 @@ def test_the_document_is_valid_openapi_3_1(document: dict[str, Any]) -> None:
 
 def test_the_committed_document_is_current(document: dict[str, Any]) -> None:
     """A route, model or error mapping changed without `make openapi`: the served document would be stale."""
-    assert openapi.DOCUMENT.read_text(encoding="utf-8") == openapi.render(document)
+    assert generate.DOCUMENT.read_text(encoding="utf-8") == generate.render(document)
 
 
 def test_every_template_route_is_documented_and_nothing_else(document: dict[str, Any]) -> None:
-    assert set(_operations(document)) == {route.route_key for route in openapi.http_routes()}
+    assert set(_operations(document)) == {route.route_key for route in generate.http_routes()}
 
 
 def test_every_route_has_decided_its_errors() -> None:
     """A new route needs its entry in ROUTE_ERRORS (even an empty one): which domain errors it can raise."""
-    assert set(openapi.ROUTE_ERRORS) == {route.route_key for route in openapi.http_routes()}
+    assert set(route_errors.ROUTE_ERRORS) == {route.route_key for route in generate.http_routes()}
 
 
-@pytest.mark.parametrize("route", openapi.http_routes(), ids=lambda r: r.route_key)
+@pytest.mark.parametrize("route", generate.http_routes(), ids=lambda r: r.route_key)
 def test_each_route_documents_auth_statuses_and_envelope(document: dict[str, Any], route: Any) -> None:
     operation = _operations(document)[route.route_key]
     assert operation["security"] == {"jwt": [{"jwt": []}], "iam": [{"sigv4": []}], "none": []}[route.auth]
     responses = operation["responses"]
     errors_documented = {int(s): r for s, r in responses.items() if int(s) >= 400 and s != "429"}
-    expected = set(openapi.error_statuses(route)) | ({401} if route.auth != "none" else set())
+    expected = set(route_errors.error_statuses(route)) | ({401} if route.auth != "none" else set())
     assert set(errors_documented) == expected
     assert {400, 413, 500, 503} <= expected
     for status, response in errors_documented.items():
@@ -72,11 +72,11 @@ def test_each_route_documents_auth_statuses_and_envelope(document: dict[str, Any
 
 
 def test_error_statuses_come_from_the_one_mapping() -> None:
-    for classes in openapi.ROUTE_ERRORS.values():
+    for classes in route_errors.ROUTE_ERRORS.values():
         for cls in classes:
-            assert openapi.status_of(cls) == status_for(cls.__new__(cls))  # an instance, whatever its details
-    assert openapi.status_of(errors.StaleBaseVersion) == 409
-    assert openapi.status_of(errors.VersionPurged) == 410
+            assert route_errors.status_of(cls) == status_for(cls.__new__(cls))  # an instance, whatever its details
+    assert route_errors.status_of(errors.StaleBaseVersion) == 409
+    assert route_errors.status_of(errors.VersionPurged) == 410
 
 
 def test_the_documented_errors_name_their_codes(document: dict[str, Any]) -> None:
@@ -108,7 +108,7 @@ def test_a_status_that_is_not_a_literal_cannot_be_documented() -> None:
         return respond(status, None)  # type: ignore[name-defined]  # noqa: F821 - parsed, never run
 
     with pytest.raises(ValueError, match="literal status"):
-        openapi.success_statuses(handler)
+        generate.success_statuses(handler)
 
 
 def test_security_schemes_describe_jwt_and_sigv4(document: dict[str, Any]) -> None:
@@ -125,7 +125,7 @@ def gateway() -> Gateway:
 def test_the_docs_function_serves_the_document(gateway: Gateway) -> None:
     served = gateway.invoke("GET", "/v1/openapi.json", {}, b"")
     assert served["statusCode"] == 200
-    assert json.loads(served["body"]) == json.loads(openapi.DOCUMENT.read_text(encoding="utf-8"))
+    assert json.loads(served["body"]) == json.loads(generate.DOCUMENT.read_text(encoding="utf-8"))
 
 
 def test_swagger_ui_loads_nothing_from_elsewhere(gateway: Gateway) -> None:

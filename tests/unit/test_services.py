@@ -21,7 +21,7 @@ from workspace_memory.admission import (
     KeySessionInvalid,
     KeySessionRequired,
 )
-from workspace_memory.api.models import CaptureOut
+from workspace_memory.api.models.automation import CaptureOut
 from workspace_memory.authority import Predicate
 from workspace_memory.capture import CaptureResult, CaptureService, Outcome, ProposalCleared
 from workspace_memory.clock import ManualClock

@@ -17,28 +17,13 @@ from workspace_memory import errors, loopback
 from workspace_memory.access import Role, ShareType, Workspace
 from workspace_memory.api.errors import error_envelope, error_of
 from workspace_memory.api.http import build_resolver, error_response, respond
-from workspace_memory.api.models import (
-    AdmissionOut,
-    AiOut,
-    CaptureOut,
-    CommitOut,
-    DocumentOut,
-    ErrorOut,
-    HealthOut,
-    HistoryOut,
-    KeySessionOut,
-    MemberOut,
-    NotesMetaOut,
-    NotesOut,
-    OutModel,
-    PolicyOut,
-    RecallOut,
-    ReceiptsOut,
-    TurnOut,
-    TurnStarted,
-    VersionContentOut,
-    WorkspaceCreated,
-)
+from workspace_memory.api.models.automation import AdmissionOut, CaptureOut, NotesMetaOut, NotesOut, RecallOut
+from workspace_memory.api.models.base import OutModel
+from workspace_memory.api.models.conversations import ReceiptsOut, TurnOut, TurnStarted
+from workspace_memory.api.models.document import CommitOut, DocumentOut, HistoryOut, VersionContentOut
+from workspace_memory.api.models.envelope import ErrorOut
+from workspace_memory.api.models.policy import PolicyOut
+from workspace_memory.api.models.workspaces import AiOut, HealthOut, KeySessionOut, MemberOut, WorkspaceCreated
 from workspace_memory.authority import Predicate
 from workspace_memory.capture import CaptureResult, InvalidEdits, Outcome, Proposal
 from workspace_memory.document import Commit, DocumentView, HistoryPage, VersionInfo

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from workspace_memory import errors
-from workspace_memory.api.models import ErrorBody, ErrorOut, PolicyOut
+from workspace_memory.api.models.envelope import ErrorBody, ErrorOut
+from workspace_memory.api.models.policy import PolicyOut
 
 
 class UnsupportedMediaType(errors.DomainError):
@@ -43,7 +44,7 @@ PLUMBING_CODES = frozenset({INTERNAL, ROUTE_NOT_FOUND, HOST_NOT_ALLOWED})
 def registered_codes() -> frozenset[str]:
     """Every code an error answer can carry: the plumbing's and each error class's. Classes are found by
     walking `DomainError`'s subclasses, so the modules that define them must be imported (a handler imports
-    its services on first use; `scripts.openapi` imports every one for its route table)."""
+    its services on first use; `scripts.openapi.route_errors` imports every one for its route table)."""
     found = set(PLUMBING_CODES)
     pending: list[type[errors.DomainError]] = [errors.DomainError]
     while pending:
@@ -78,7 +79,7 @@ ANY_ROUTE: tuple[type[errors.DomainError], ...] = (
     errors.Unavailable,  # the store or KMS failed: retry
 )
 """What any route can answer, whatever it does (besides `INTERNAL`, a bug): the API documents these on every
-route (scripts/openapi.py)."""
+route (scripts/openapi/route_errors.py)."""
 
 
 def status_for(exc: errors.DomainError) -> int:

@@ -31,7 +31,8 @@ from workspace_memory.api.errors import (
     error_of,
     status_for,
 )
-from workspace_memory.api.models import ErrorOut, OutModel
+from workspace_memory.api.models.base import OutModel
+from workspace_memory.api.models.envelope import ErrorOut
 
 logger = Logger(service="workspace-memory")
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import Field
 
-from workspace_memory.api.models import ApiModel
+from workspace_memory.api.models.base import ApiModel
 from workspace_memory.deletion_contract import MAX_BATCH_SIZE
 from workspace_memory.errors import BaseRevisionRequired, InvalidInput, PreconditionRequired
 from workspace_memory.ids import Identifier, IssuedId

@@ -1,0 +1,51 @@
+"""The models' bases (camelCase on the wire, frozen) and what several contexts share: fields left out of
+the JSON when absent, and the redaction findings a write answers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from workspace_memory.terms import RedactionKind
+
+if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
+    from workspace_memory.redaction import Finding
+
+
+class ApiModel(BaseModel):
+    """Request models: camelCase on the wire, unknown fields rejected."""
+
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True)
+
+
+class OutModel(BaseModel):
+    """Response models: camelCase on the wire; a reader (the worker's client) ignores fields it does not know."""
+
+    model_config = ConfigDict(extra="ignore", alias_generator=to_camel, populate_by_name=True, frozen=True)
+
+    def wire(self) -> dict[str, Any]:
+        """The JSON object this model is on the wire: what powertools' serializer makes of it, too."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+def _is_none(value: object) -> bool:
+    return value is None
+
+
+def omitted_when_none() -> Any:
+    """An optional field that is left out of the JSON, rather than sent as `null`, when it has no value."""
+    return Field(default=None, exclude_if=_is_none)
+
+
+class FindingOut(OutModel):
+    """How many findings of one kind redaction made (or, for a human's text, would have made): never the text."""
+
+    kind: RedactionKind
+    count: int
+
+
+def findings_out(found: tuple[Finding, ...]) -> list[FindingOut] | None:
+    """The findings on the wire; none at all leaves the field out."""
+    return [FindingOut(kind=f.kind, count=f.count) for f in found] or None

@@ -1,0 +1,183 @@
+"""Memory entries (DESIGN §13): entries and their history, candidates, search."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from workspace_memory.api.models.base import FindingOut, OutModel, findings_out, omitted_when_none
+from workspace_memory.terms import (
+    CandidateKind,
+    CandidateStatus,
+    CitationKind,
+    CitationState,
+    EntryScope,
+    EntryStatus,
+    EntryType,
+)
+
+if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
+    from workspace_memory.entries import CandidateView, EntryRow, EntryView, Page, Written
+    from workspace_memory.entry_search import SearchResult
+
+
+class EntryWritten(OutModel):
+    entry_id: str
+    revision: int
+    superseded: bool | None = omitted_when_none()
+    """True when a create named a key in use: that chain got the new revision."""
+    warnings: list[FindingOut] | None = omitted_when_none()
+    forgotten: bool | None = omitted_when_none()
+    """True when an accepted forget proposal forgot the chain (`revision`: the one it was forgotten at)."""
+
+    @classmethod
+    def of(cls, written: Written) -> EntryWritten:
+        return cls(
+            entry_id=written.entry_id,
+            revision=written.revision,
+            superseded=written.superseded or None,
+            warnings=findings_out(written.warnings),
+            forgotten=written.forgotten or None,
+        )
+
+
+class CitationOut(OutModel):
+    kind: CitationKind
+    ref: str
+    sha256: str
+    locator: str
+    state: CitationState
+
+
+class EntryOut(OutModel):
+    entry_id: str
+    revision: int
+    scope: EntryScope
+    key: str | None
+    type: EntryType
+    status: EntryStatus
+    title: str
+    summary: str
+    body: str
+    valid_from: str
+    valid_to: str | None
+    author: str
+    author_kind: str
+    superseded_by: int | None = omitted_when_none()
+    superseded_reason: str | None = omitted_when_none()
+    citations: list[CitationOut]
+
+    @classmethod
+    def of(cls, view: EntryView) -> EntryOut:
+        text = view.text
+        return cls(
+            entry_id=view.entry_id,
+            revision=view.revision,
+            scope=view.scope,
+            key=text.key,
+            type=view.type,
+            status=view.status,
+            title=text.title,
+            summary=text.summary,
+            body=text.body,
+            valid_from=view.valid_from,
+            valid_to=view.valid_to,
+            author=view.author,
+            author_kind=view.author_kind,
+            superseded_by=view.superseded_by,
+            superseded_reason=view.superseded_reason,
+            citations=[
+                CitationOut(
+                    kind=c.source.kind,
+                    ref=c.source.ref,
+                    sha256=c.source.sha256,
+                    locator=c.source.locator,
+                    state=c.state,
+                )
+                for c in view.citations
+            ],
+        )
+
+
+class EntryRowOut(OutModel):
+    """A list or history line; a forgotten chain's tombstone has no type, title or summary."""
+
+    entry_id: str
+    revision: int
+    scope: EntryScope
+    type: EntryType | None
+    status: EntryStatus
+    title: str | None
+    summary: str | None
+    valid_from: str | None
+    valid_to: str | None
+    author: str | None
+    superseded_reason: str | None = omitted_when_none()
+
+    @classmethod
+    def of(cls, row: EntryRow) -> EntryRowOut:
+        return cls.model_validate(row, from_attributes=True)
+
+
+class EntriesOut(OutModel):
+    entries: list[EntryRowOut]
+    next_cursor: str | None
+
+    @classmethod
+    def of(cls, page: Page) -> EntriesOut:
+        return cls(entries=[EntryRowOut.of(r) for r in page.rows], next_cursor=page.next_cursor)
+
+
+class CandidateOut(OutModel):
+    candidate_id: str
+    revision: int
+    status: CandidateStatus
+    kind: CandidateKind
+    """`save`: an entry write (its proposed fields); `forget`: forgetting the chain `entryId` at `baseRevision`."""
+    scope: EntryScope
+    type: EntryType
+    title: str | None
+    """A forget proposal's: that of the revision it names, read live (null once that revision is gone)."""
+    summary: str | None
+    entry_id: str | None
+    base_revision: int | None
+    proposed_by: str
+    created_at: str
+
+    @classmethod
+    def of(cls, view: CandidateView) -> CandidateOut:
+        return cls.model_validate(view, from_attributes=True)
+
+
+class CandidatesOut(OutModel):
+    candidates: list[CandidateOut]
+    next_cursor: str | None
+
+
+class SearchResultOut(OutModel):
+    """One hit: the revision ranked, its index line, and its fused score (reciprocal rank fusion: higher first)."""
+
+    entry_id: str
+    revision: int
+    title: str
+    summary: str
+    score: float
+
+    @classmethod
+    def of(cls, result: SearchResult) -> SearchResultOut:
+        return cls.model_validate(result, from_attributes=True)
+
+
+class SearchOut(OutModel):
+    """DESIGN §13 "Shapes": `{results: [{entryId, revision, title, summary, score}]}`, best first."""
+
+    results: list[SearchResultOut]
+
+    @classmethod
+    def of(cls, results: Sequence[SearchResult]) -> SearchOut:
+        return cls(results=[SearchResultOut.of(r) for r in results])
+
+
+class ForgottenOut(OutModel):
+    forgotten: int
+    """How many active chains were forgotten."""

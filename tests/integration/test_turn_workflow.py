@@ -24,7 +24,7 @@ from workflows.providers.base import ModelResponse, ToolCall, ToolResult
 from workflows.tools import CallOutcome, ToolName
 from workflows.turn_workflow import ROUND_LIMIT_ANSWER, AgentTurnWorkflow
 from workspace_memory.terms import RecallStatus
-from workspace_memory.turn_contract import WORKFLOW_NAME, ToolOutcome, TurnInput, TurnView
+from workspace_memory.turn_contract import ToolOutcome, TurnInput, TurnView
 
 pytestmark = pytest.mark.integration
 
@@ -70,10 +70,7 @@ async def run(
     client = await Client.connect(address, data_converter=pydantic_data_converter)
     queue = f"mocked-{uuid.uuid4().hex[:8]}"
     async with Worker(client, task_queue=queue, workflows=[AgentTurnWorkflow], activities=[model_round, *tools]):
-        view = await client.execute_workflow(
-            WORKFLOW_NAME, data, id=data.turn_id, task_queue=queue, result_type=TurnView
-        )
-        return view
+        return await client.execute_workflow(AgentTurnWorkflow.run, data, id=data.turn_id, task_queue=queue)
 
 
 @activity.defn(name=ToolName.READ_MEMORY)

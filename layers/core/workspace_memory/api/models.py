@@ -310,7 +310,7 @@ class CommitOut(OutModel):
         )
 
 
-# -- memory entries (DESIGN §13) ---------------------------------------------------------------------------
+# -- memory entries (docs/architecture.md#entries) ---------------------------------------------------------------------
 
 
 class EntryWritten(OutModel):
@@ -461,7 +461,7 @@ class SearchResultOut(OutModel):
 
 
 class SearchOut(OutModel):
-    """DESIGN §13 "Shapes": `{results: [{entryId, revision, title, summary, score}]}`, best first."""
+    """docs/architecture.md#search-routes: `{results: [{entryId, revision, title, summary, score}]}`, best first."""
 
     results: list[SearchResultOut]
 

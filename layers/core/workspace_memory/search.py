@@ -31,7 +31,8 @@ RRF_K = 60
 MIN_COSINE = 0.24
 """Below this cosine a vector hit is noise, not a candidate. Chosen on the quality set (`make eval`, swept with
 `--floors`): from 0.10 to 0.24 the fusion's recall@5 holds while the vector list's hits on queries about nothing
-in memory fall from ~31 to ~1; above 0.24 synonyms and paraphrases drop out (docs/decisions.md)."""
+in memory fall from ~31 to ~1; above 0.24 synonyms and paraphrases drop out
+(docs/decisions/0030-the-search-quality-set.md)."""
 LOCAL_MODEL_ID = "wordllama-l2-supercat-256"
 TITAN_MODEL_ID = "amazon.titan-embed-text-v2:0"
 TITAN_DIMENSIONS = 256

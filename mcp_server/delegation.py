@@ -2,8 +2,8 @@
 
 Every `recall_memory`/`search_memory`/`remember` call is its own admission (a fresh idempotency key) on the server's own
 conversation, taken and used under one lock: a second admission on a conversation takes its credential
-slot (§6), so two interleaved calls would retire each other. `ask_agent` runs on another conversation (by
-default the server's own with `-ask` appended), so a running turn is never superseded by a tool call.
+slot (docs/architecture.md#admission), so two interleaved calls would retire each other. `ask_agent` runs on another
+conversation (by default the server's own with `-ask` appended), so a running turn is never superseded by a tool call.
 The API's stable errors become `ApiError`s carrying their code; the tools turn them into MCP tool errors.
 """
 

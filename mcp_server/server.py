@@ -1,7 +1,7 @@
 """The MCP tools over a `Delegation`: typed inputs and outputs, so the SDK advertises their JSON schemas.
 
-`recall_memory`, `search_memory`, `remember` and `ask_agent` (DESIGN §14), each under the user's delegated key
-session.
+`recall_memory`, `search_memory`, `remember` and `ask_agent` (docs/architecture.md#the-mcp-server), each under the
+user's delegated key session.
 """
 
 from __future__ import annotations

@@ -172,7 +172,7 @@ class AutomationApi(HttpApi):
     def admit(
         self, conversation_id: str, workspace_id: str, user_id: str, key_session_id: str, idempotency_key: str
     ) -> ApiResponse[AdmissionOut]:
-        """A turn admitted for `user_id` under the key session that user opened (§11)."""
+        """A turn admitted for `user_id` under the key session that user opened (docs/architecture.md#delegation)."""
         body = {
             "workspaceId": workspace_id,
             "userId": user_id,

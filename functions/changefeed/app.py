@@ -1,4 +1,5 @@
-"""The change feed: DynamoDB stream records of the table in, ids-only audit events out (DESIGN section 12)."""
+"""The change feed: DynamoDB stream records of the table in, ids-only audit events out
+(docs/architecture.md#the-change-feed)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Memory entries (human routes, DESIGN §13): create, list, read (`asOf`), supersede, history, forget, the
-owner's forget of one member's entries, the agents' candidates, and search."""
+"""Memory entries (human routes, docs/architecture.md#entries): create, list, read (`asOf`), supersede, history, forget,
+the owner's forget of one member's entries, the agents' candidates, and search."""
 
 from __future__ import annotations
 
@@ -148,7 +148,8 @@ def search_entries(
     key_prefix: Annotated[str | None, Query(alias="keyPrefix", max_length=200)] = None,
     as_of: AsOf = None,
 ) -> Response[SearchOut]:
-    """Any member may search; another member's private entries never take part (DESIGN §13)."""
+    """Any member may search; another member's private entries never take part
+    (docs/architecture.md#scopes-and-visibility)."""
     from workspace_memory.entry_search import SearchFilters
 
     refuse_unknown_parameters(app, SEARCH_PARAMETERS)

@@ -1,4 +1,5 @@
-"""The memory frame (DESIGN §14): the static web page at /app/ — plain HTML, CSS and ES modules, no data.
+"""The memory frame (docs/architecture.md#the-memory-frame): the static web page at /app/ — plain HTML, CSS and ES
+modules, no data.
 
 The page's files are read once per cold start from `static/` beside this module; a request names one of them
 by its file name, never a path, so nothing outside that folder can be served. The files need no auth (they

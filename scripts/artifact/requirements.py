@@ -4,7 +4,7 @@ versions the suite ran (`make layer-requirements` writes them; tests/unit/test_a
 The layer gets the project's runtime dependencies and nothing else: no dev group, no MCP group (the MCP
 server runs beside the agent, never in Lambda), not the project itself (its package is the layer's source).
 boto3 and botocore are pinned in the layer too, rather than taken from the Lambda runtime, whose copy changes
-without notice: the deployed code then runs the botocore the tests ran (docs/decisions.md).
+without notice: the deployed code then runs the botocore the tests ran (docs/decisions/0037-the-artifact.md).
 """
 
 from __future__ import annotations

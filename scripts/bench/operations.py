@@ -12,9 +12,9 @@ The baselines: `raw GetItem` and `raw PutItem` call a bare boto3 client with an 
 the boto3 resource client's type conversion and a thin wrapper, no decryption), so that no key condition is
 spelt outside the adapter; it tells moto's Query cost from the service's.
 
-Entries (DESIGN §13): `entry create` and `entry supersede` write on rotating tables like `save` (a supersede
-scene seeds its one chain untimed); `entry list` lists a page of `ENTRY_PAGE` entries of a workspace seeded with
-that many (baseline: the adapter's Query); `recall + index` recalls in a workspace holding `INDEX_ENTRIES`
+Entries (docs/architecture.md#entries): `entry create` and `entry supersede` write on rotating tables like `save` (a
+supersede scene seeds its one chain untimed); `entry list` lists a page of `ENTRY_PAGE` entries of a workspace seeded
+with that many (baseline: the adapter's Query); `recall + index` recalls in a workspace holding `INDEX_ENTRIES`
 entries, so its difference to `recall` is what the index adds (and its KMS calls warm are in the KMS table);
 `recall + index + selective` is the same recall for an admission that carries the turn's message, so its
 baseline `recall + index` gives the model round overhead of selective recall (search over the entries).

@@ -63,7 +63,7 @@ def render_kms(scenarios: Sequence[KmsScenario]) -> str:
 
 
 WARM_NO_KMS = ("read", "recall", "save")
-"""The operations a warm process runs with no KMS call (the branch key is cached; DESIGN section 12)."""
+"""The operations a warm process runs with no KMS call (the branch key is cached; docs/architecture.md#branch-keys)."""
 ONE_DYNAMODB_CALL = ("save",)
 """The operations that are one DynamoDB call (a Save is one TransactWriteItems)."""
 

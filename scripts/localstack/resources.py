@@ -85,7 +85,8 @@ def create_table(endpoint_url: str, table_name: str) -> None:
 def create_key_store_table(endpoint_url: str, table_name: str) -> None:
     """The branch-key store, from template.yaml's BranchKeyTable (the Material Providers Library's schema).
     Like moto's other state it lives in memory: every local stack starts with no workspace and no key, so
-    there is nothing to migrate from the scheme before branch keys (docs/decisions.md)."""
+    there is nothing to migrate from the scheme before branch keys
+    (docs/decisions/0013-a-branch-key-per-workspace.md)."""
     ddb = _client("dynamodb", endpoint_url)
     ddb.create_table(TableName=table_name, **table_definition(load_template(), "BranchKeyTable"))
     ddb.get_waiter("table_exists").wait(TableName=table_name, WaiterConfig={"Delay": 0.05, "MaxAttempts": 200})

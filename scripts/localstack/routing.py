@@ -5,7 +5,8 @@ Dev auth stands in for the authorizers, on loopback only: `Authorization: Bearer
 (the claim `sub`), `Bearer automation:<name>` for IAM routes. When the function fails to answer, the caller
 gets an error envelope as API Gateway gives a status: 502 when the function failed (an unhandled error, its
 process crashed or answered out of protocol, or it did not start), 504 when it ran past its timeout (its
-process is killed), 503 when every environment of the function stayed busy (docs/decisions.md).
+process is killed), 503 when every environment of the function stayed busy
+(docs/decisions/0043-one-process-per-execution-environment.md).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Deleting a workspace (issue 9, item 2; DESIGN §12), end to end on the local stack: the real gateway and
-handlers, moto's DynamoDB and KMS, branch keys, the Temporal dev server and the production worker.
+"""Deleting a workspace (issue 9, item 2; docs/architecture.md#deleting-a-workspace), end to end on the local stack: the
+real gateway and handlers, moto's DynamoDB and KMS, branch keys, the Temporal dev server and the production worker.
 
 After a deletion completes, no item of either table (MemoryTable, the branch-key store) names the workspace,
 and a ciphertext copied out before no longer decrypts; a worker killed mid-purge leaves a deletion that the

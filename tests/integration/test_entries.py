@@ -1,6 +1,6 @@
 """Memory entries against the moto server through the local gateway (and, for the race, two service
 instances in real threads): supersession races, isolation of private entries through every route, forget,
-bad input, citations, the 429 of the agent write rate (DESIGN §13)."""
+bad input, citations, the 429 of the agent write rate (docs/architecture.md#entries)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Real races between an agent's entry save (`save_memory`) and a Clear or a mode change, repeated: every
-round must come out as one of the two serial orders (issue 10, DESIGN §6 and §13).
+round must come out as one of the two serial orders (issue 10, docs/architecture.md#the-fence).
 
 Each round: a fresh workspace in `auto` with AI on, an admission under a key session, then the save and the
 competing event released together at a barrier in real threads against the (serialized) moto server; only

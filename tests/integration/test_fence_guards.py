@@ -477,9 +477,9 @@ def test_save_on_a_tombstoned_head_writes_nothing(settings: Settings) -> None:
 def test_a_resend_by_another_user_does_not_hand_over_the_admission(settings: Settings) -> None:
     """Same conversation, same idempotency key, another member: refused, never the first user's credential.
 
-    Once conversations belong to their first admission's user (§11), the conversation's 404 answers before
-    the idempotency marker is read (and the marker's user check becomes defense in depth); either way nothing
-    of the first admission comes back."""
+    Once conversations belong to their first admission's user (docs/architecture.md#ownership-and-identical-404s), the
+    conversation's 404 answers before the idempotency marker is read (and the marker's user check becomes defense in
+    depth); either way nothing of the first admission comes back."""
     scene = make_scene(settings)
     other = f"editor-{uuid.uuid4().hex[:8]}"
     add_member(scene, other, Role.EDITOR)

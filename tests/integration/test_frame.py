@@ -418,11 +418,11 @@ def test_bad_input_shows_the_stable_error_and_changes_nothing(
     shot(page, "error")
 
 
-# -- entries and candidates (DESIGN §13) --------------------------------------------------------------------
+# -- entries and candidates (docs/architecture.md#entries) -------------------------------------------------------------
 
 
 EMAIL_WARNING = "Warning: it holds email \u00d71 (stored as you typed it)."
-"""What the page says of a human's text holding one e-mail address (stored as typed, DESIGN §13)."""
+"""What the page says of a human's text holding one e-mail address (stored as typed, docs/architecture.md#redaction)."""
 
 
 def entry_body(title: str, **extra: Any) -> dict[str, Any]:

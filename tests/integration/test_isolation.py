@@ -533,8 +533,8 @@ RETIREMENTS = [
     for how in ("ai_off", "consent_bumped", "demoted", "removed", "key_session_revoked", "superseded")
     for mode in ("auto", "read_only")
     # A viewer still reads the document and a read_only turn only proposes: write right is part of the
-    # authority of an `auto` admission only (docs/decisions.md, "Early refusal"), so demotion retires no
-    # read_only admission and is no attack there.
+    # authority of an `auto` admission only (docs/decisions/0007-trust-boundaries.md, early refusal), so demotion
+    # retires no read_only admission and is no attack there.
     if (how, mode) != ("demoted", "read_only")
 ]
 

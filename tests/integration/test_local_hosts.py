@@ -1,4 +1,5 @@
-"""The local servers over real sockets answer only to a loopback `Host` (DESIGN §11: DNS rebinding).
+"""The local servers over real sockets answer only to a loopback `Host` (docs/architecture.md#local-servers: DNS
+rebinding).
 
 A page on `http://attacker.com:3000` whose name the attacker re-points at 127.0.0.1 talks to the local
 servers as a same-origin page, so its requests carry `Host: attacker.com:3000`. Each server (gateway, moto,

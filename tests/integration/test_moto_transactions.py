@@ -113,9 +113,10 @@ def test_a_transaction_that_holds_applies_every_action(table: tuple[Any, str]) -
 
 
 def test_a_failed_condition_with_all_old_names_the_item_it_was_judged_against(table: tuple[Any, str]) -> None:
-    """DynamoDB's `ReturnValuesOnConditionCheckFailure: ALL_OLD`, which the 409s rely on (docs/decisions.md "A
-    409 that tells the truth"): each failed action that asked brings back its item as judged (none when there
-    was no item), an action that did not ask brings back nothing, and a passing action says `None`. moto 5.2
+    """DynamoDB's `ReturnValuesOnConditionCheckFailure: ALL_OLD`, which the 409s rely on
+    (docs/decisions/0041-a-409-that-tells-the-truth.md): each failed action that asked brings back its item as
+    judged (none when there was no item), an action that did not ask brings back nothing, and a passing action
+    says `None`. moto 5.2
     does this itself; this pins it, so an upgrade that stops cannot pass silently."""
     client, name = table
     client.put_item(TableName=name, Item={**_key("P", "head"), "headVersion": {"N": "8"}, "b": {"B": b"\x00x"}})

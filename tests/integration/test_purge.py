@@ -1,6 +1,6 @@
-"""Forgetting a line everywhere (DESIGN §12, issue 9 item 3), through the HTTP API on the moto server: every
-version that held the exact line becomes a stub (410 on read, Undo to it refused, listed with purgedAt and
-purgedBy), every other version reads back byte-identical, no byte of the purged ciphertexts is left in the
+"""Forgetting a line everywhere (docs/architecture.md#forgetting-a-line, issue 9 item 3), through the HTTP API on the
+moto server: every version that held the exact line becomes a stub (410 on read, Undo to it refused, listed with
+purgedAt and purgedBy), every other version reads back byte-identical, no byte of the purged ciphertexts is left in the
 table, and the line never reaches a log, an error or a response. Bad input changes nothing."""
 
 from __future__ import annotations

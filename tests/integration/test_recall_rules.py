@@ -1,5 +1,5 @@
-"""Rules recalled with the constitution (DESIGN §13): their own block and byte budget, before the index, counted
-in the receipt; real moto server and real encryption."""
+"""Rules recalled with the constitution (docs/architecture.md#rules): their own block and byte budget, before the index,
+counted in the receipt; real moto server and real encryption."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Redaction before storage over HTTP (DESIGN §13): an agent's capture and notes are stored redacted, with
-counts in the answer; a human's Save is stored as typed and answered with warnings; an agent's text that is
-nothing but secrets is refused (`REDACTED_TO_NOTHING`) and nothing is stored. Checked in the table's
+"""Redaction before storage over HTTP (docs/architecture.md#redaction): an agent's capture and notes are stored
+redacted, with counts in the answer; a human's Save is stored as typed and answered with warnings; an agent's text that
+is nothing but secrets is refused (`REDACTED_TO_NOTHING`) and nothing is stored. Checked in the table's
 decrypted items, and no secret reaches a log, an item in clear or an answer."""
 
 from __future__ import annotations

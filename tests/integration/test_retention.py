@@ -1,5 +1,5 @@
-"""Retention (DESIGN §12, issue 9 item 4), on the moto server: a version expires `historyDays` after it stopped
-being the head, changing the retention rewrites the expiry of the versions already superseded, an expired
+"""Retention (docs/architecture.md#retention, issue 9 item 4), on the moto server: a version expires `historyDays` after
+it stopped being the head, changing the retention rewrites the expiry of the versions already superseded, an expired
 version is gone for every read, and compare-and-set stays whole once the versions in between have expired.
 
 Time is an injected manual clock. DynamoDB's TTL deleter (which removes due items within about two days) is
@@ -254,7 +254,7 @@ def test_the_owner_sets_and_reads_the_retention_over_http(api: Api, svc: Service
     assert version_item(svc, ws, 1)["ttl"] == expected_ttl(svc, ws, 1, 365)
 
 
-# -- superseded entry revisions follow the workspace's retention (DESIGN §13) --------------------------------
+# -- superseded entry revisions follow the workspace's retention (docs/architecture.md#retention) ----------------------
 
 
 def entry_revision_item(svc: Services, ws: str, entry_id: str, revision: int) -> dict[str, Any] | None:

@@ -1,6 +1,6 @@
 """`GET /v1/workspaces/{ws}/search` through the local gateway against the moto server with real encryption:
-the DESIGN §13 shape, any member may search, another member's private entries never surface (a marker), and
-bad input gets a stable code and writes nothing."""
+the shape of docs/architecture.md#search-routes, any member may search, another member's private entries never surface
+(a marker), and bad input gets a stable code and writes nothing."""
 
 from __future__ import annotations
 

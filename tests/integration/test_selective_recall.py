@@ -1,5 +1,5 @@
-"""Selective recall (DESIGN §13): each model round is handed the entries most relevant to the turn's user
-message, after the constitution, the rules and the index, inside the one framed block, within their own byte
+"""Selective recall (docs/architecture.md#selective-recall): each model round is handed the entries most relevant to the
+turn's user message, after the constitution, the rules and the index, inside the one framed block, within their own byte
 budget, labelled untrusted context; the receipt lists them. Real moto server and real encryption."""
 
 from __future__ import annotations

@@ -218,7 +218,8 @@ def test_eventbridge_publisher_fails_the_whole_call_on_an_error() -> None:
 
 
 def test_a_version_turned_into_a_stub_is_a_purge_by_whom_purged_it() -> None:
-    """Forgetting a line (DESIGN §12) modifies old versions: the feed says purge and who, not the save they were."""
+    """Forgetting a line (docs/architecture.md#forgetting-a-line) modifies old versions: the feed says purge and who,
+    not the save they were."""
     before = _secretive(keys.version(WS, 3), version=3, op="save", author="alice", createdAt="t")
     stub = {k: v for k, v in before.items() if k != "ciphertext"} | {"purgedAt": "t2", "purgedBy": "erin"}
     event = to_event(_record("MODIFY", stub, old=before))

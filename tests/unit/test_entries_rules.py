@@ -1,5 +1,5 @@
 """Memory entries over the in-memory table: scopes and visibility, supersession, keys, forget, caps, the agent
-write rate, candidates, citations and bad input (DESIGN §13)."""
+write rate, candidates, citations and bad input (docs/architecture.md#entries)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Redaction before storage (DESIGN §13): each detector's findings and near misses, and the properties - a
-generated secret of any kind never survives, redaction is idempotent, text without findings is unchanged."""
+"""Redaction before storage (docs/architecture.md#redaction): each detector's findings and near misses, and the
+properties - a generated secret of any kind never survives, redaction is idempotent, text without findings is
+unchanged."""
 
 from __future__ import annotations
 

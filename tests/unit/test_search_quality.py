@@ -1,5 +1,6 @@
 """The search quality set (tests/quality/) through the real engine and the real local model: the fusion must
-keep beating BM25 alone, must find what BM25 cannot see, and the set must keep its shape (DESIGN §13)."""
+keep beating BM25 alone, must find what BM25 cannot see, and the set must keep its shape
+(docs/architecture.md#the-search-engine)."""
 
 from __future__ import annotations
 

@@ -657,7 +657,7 @@ def test_no_policy_outside_the_roles(template: dict[str, Any]) -> None:
         assert resource["Properties"]["RoleName"] in [{"Ref": r} for r in roles], name
 
 
-# -- least privilege: what each function's code does (DESIGN section 11, "The template") ----------------------
+# -- least privilege: what each function's code does (docs/architecture.md#least-privilege) ----------------------
 #
 # Read off the code (layers/core/workspace_memory; adapters/dynamo.py maps the Table port to DynamoDB:
 # get -> GetItem, get_many -> TransactGetItems (GetItem), query -> Query, put -> PutItem, transact ->

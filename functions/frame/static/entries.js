@@ -1,4 +1,4 @@
-// Memory entries and the agents' candidates (DESIGN §13): list, open, history, create, supersede on the revision
+// Memory entries and the agents' candidates (docs/architecture.md#entries): list, open, history, create, supersede on the revision
 // shown, forget after a confirm step; accept or reject a candidate on its revision. Stored text only ever goes into
 // the page as text (textContent, value): never as HTML, so a title like `<img onerror=…>` stays a title.
 import { ApiError, api } from "./api.js";

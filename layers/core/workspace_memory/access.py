@@ -28,7 +28,8 @@ class Workspace:
     ai_enabled: bool
     consent_revision: int
     history_days: int = DEFAULT_HISTORY_DAYS
-    """How long a version is kept after it stopped being the head (DESIGN §12; absent = the default)."""
+    """How long a version is kept after it stopped being the head (docs/architecture.md#retention; absent = the
+    default)."""
     name: str = ""
     created_at: str = ""
 
@@ -95,7 +96,8 @@ def load_caller(
 
 def owned_conversation(table: Table, user_id: str, conversation_id: str, not_found: NotFound) -> str:
     """The conversation's workspace, if `user_id` owns the conversation and is still a member; otherwise
-    `not_found`, the very same error as for a conversation that does not exist (DESIGN §11)."""
+    `not_found`, the very same error as for a conversation that does not exist
+    (docs/architecture.md#ownership-and-identical-404s)."""
     owner = table.get(*keys.conversation_owner(conversation_id))
     if owner is None or owner["userId"] != user_id:
         raise not_found

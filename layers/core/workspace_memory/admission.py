@@ -44,7 +44,7 @@ class KeySessionInvalid(Forbidden):
 
 
 class KeySessionRequired(InvalidInput):
-    """Agent runtimes act for a user only through that user's key session (DESIGN §11)."""
+    """Agent runtimes act for a user only through that user's key session (docs/architecture.md#delegation)."""
 
     code = "KEY_SESSION_REQUIRED"
 
@@ -120,7 +120,8 @@ class Admission:
     capture_request_hash: str | None
     capture_receipt: dict[str, Any] | None
     message_ciphertext: bytes | None = None
-    """The turn's user message, sealed (kind `turn-message`): what an agent's rule must quote (DESIGN §13)."""
+    """The turn's user message, sealed (kind `turn-message`): what an agent's rule must quote
+    (docs/architecture.md#rules)."""
 
     @classmethod
     def from_item(cls, item: Item) -> Admission:
@@ -243,7 +244,9 @@ class AdmissionService:
     ) -> Admitted:
         """An agent runtime acts for `user_id` only under a live key session that user opened here."""
         if key_session_id is None:
-            raise KeySessionRequired("automation admissions need the user's keySessionId (DESIGN §11)")
+            raise KeySessionRequired(
+                "automation admissions need the user's keySessionId (docs/architecture.md#delegation)"
+            )
         return self.admit(
             conversation_id=conversation_id,
             workspace_id=workspace_id,

@@ -1,4 +1,5 @@
-"""The agent's side of memory entries (DESIGN §13): `save_memory`, `read_memory`, `forget_memory`.
+"""The agent's side of memory entries (docs/architecture.md#agent-entry-writes): `save_memory`, `read_memory`,
+`forget_memory`.
 
 A save is judged on the turn's authority, read in one snapshot as capture reads it, and commits through the
 fence: the entry's writes and condition checks re-stating every admission predicate (admission live, policy

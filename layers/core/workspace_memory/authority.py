@@ -92,8 +92,9 @@ class Authority:
 
     def retired(self, now: float, *, consumed_ok: bool = False) -> Predicate | None:
         """The most fundamental predicate this admission no longer meets, judged before anything is decrypted
-        (DESIGN §11): a retired admission is refused with the predicate and learns nothing else. With
-        `consumed_ok` (entry writes, which do not consume it) an admission its capture consumed still holds."""
+        (docs/architecture.md#a-retired-admission-reveals-nothing): a retired admission is refused with the predicate
+        and learns nothing else. With `consumed_ok` (entry writes, which do not consume it) an admission its capture
+        consumed still holds."""
         adm = self.admission
         policy = self.policy
         live = ("admitted", "committed") if consumed_ok else ("admitted",)

@@ -97,8 +97,8 @@ def request_hash(edits: Sequence[Edit], base_version: int) -> str:
 
 
 def redact_edits(edits: Sequence[Edit]) -> tuple[list[Edit], tuple[Finding, ...]]:
-    """The edits with the text they write redacted (DESIGN §13: agent-authored text loses personal data and
-    secrets before it is stored or proposed), and what was removed; the text they match is left alone."""
+    """The edits with the text they write redacted (docs/architecture.md#redaction: agent-authored text loses personal
+    data and secrets before it is stored or proposed), and what was removed; the text they match is left alone."""
     found: list[tuple[Finding, ...]] = []
 
     def rewrite(text: str) -> str:
@@ -156,7 +156,8 @@ class CaptureService:
             return replay
         now = self._clock.now()
         # A retired admission is refused before the head is decrypted or the edits are tried against it, so
-        # it cannot be used to probe the text (DESIGN §11). The fence re-checks every predicate anyway.
+        # it cannot be used to probe the text (docs/architecture.md#a-retired-admission-reveals-nothing). The fence
+        # re-checks every predicate anyway.
         retired = authority.retired(now)
         if retired is not None:
             return CaptureResult(Outcome.REFUSED, predicate=retired)

@@ -1,5 +1,5 @@
-"""The change feed (DESIGN section 12): each DynamoDB stream record of the table becomes at most one ids-only
-audit event, published to the feed's EventBridge bus.
+"""The change feed (docs/architecture.md#the-change-feed): each DynamoDB stream record of the table becomes at most one
+ids-only audit event, published to the feed's EventBridge bus.
 
 An event is built from an explicit allowlist per item kind (`RULES`), never by copying the image: the detail
 is `{workspace, kind, id, version, op, actor, time, event, expired, changeId}`, where every value is an id,
@@ -128,7 +128,7 @@ def _notes_user(_pk: str, sk: str) -> str:
 
 
 PURGE_OP = "purge"
-"""The op of a version turned into a stub by forgetting a line (DESIGN §12)."""
+"""The op of a version turned into a stub by forgetting a line (docs/architecture.md#forgetting-a-line)."""
 
 
 def _entry_of_revision(_pk: str, sk: str, _image: Image) -> str:

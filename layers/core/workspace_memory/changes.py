@@ -16,7 +16,7 @@ from workspace_memory import keys
 from workspace_memory.ports import Item
 
 DEFAULT_HISTORY_DAYS = 90
-"""A workspace's retention when its item names none (DESIGN §12): non-head versions live 90 days."""
+"""A workspace's retention when its item names none (docs/architecture.md#retention): non-head versions live 90 days."""
 
 
 class Label:

@@ -1,4 +1,5 @@
-"""Deleting a workspace (DESIGN §12): a tombstone, the branch key destroyed, then a purge of every item.
+"""Deleting a workspace (docs/architecture.md#deleting-a-workspace): a tombstone, the branch key destroyed, then a purge
+of every item.
 
 The owner's DELETE writes the tombstone in one transaction (META `deletedAt`/`deletedBy`, AI off and the
 consent revision bumped, the document head a tombstone), so from that moment every route answers 404, recall

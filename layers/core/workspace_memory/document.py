@@ -136,7 +136,8 @@ class Commit:
     version: VersionInfo
     clear_generation: int | None = None
     warnings: tuple[Finding, ...] = ()
-    """A human's text is stored as typed: what redaction would have removed from it, per kind (DESIGN §13)."""
+    """A human's text is stored as typed: what redaction would have removed from it, per kind
+    (docs/architecture.md#redaction)."""
 
 
 @dataclass(frozen=True)

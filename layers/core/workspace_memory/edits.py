@@ -1,4 +1,4 @@
-"""Pure line-edit engine behind the agent's memory write tool (DESIGN §6).
+"""Pure line-edit engine behind the agent's memory write tool (docs/architecture.md#capture).
 
 An agent changes memory only through a few single-line edits, so a human can see exactly what changed
 and a stale edit can never silently rewrite text: `replace`/`remove` must name exactly one existing line,

@@ -1,4 +1,4 @@
-"""Memory entries (DESIGN §13): small titled memories beside the document, in supersession chains.
+"""Memory entries (docs/architecture.md#entries): small titled memories beside the document, in supersession chains.
 
 A chain keeps one `entryId`; each write is a new immutable revision item (`ENTRYREV#{id}#{rev}`) and the
 head (`ENTRY#{id}`) carries the current revision's ciphertext, so a read is one round trip and one Query of
@@ -78,7 +78,7 @@ if TYPE_CHECKING:
     from workspace_memory.search import Embedder
 
 ENTRY_VERSION_CAP = 5000
-"""Stored entry versions per workspace (DESIGN §13): 409 `ENTRY_CAP` beyond it."""
+"""Stored entry versions per workspace (docs/architecture.md#caps): 409 `ENTRY_CAP` beyond it."""
 AGENT_WRITES_PER_HOUR = 120
 """Agent entry writes (candidates included) per user and workspace and clock hour: 429 beyond it."""
 
@@ -268,7 +268,7 @@ class Written:
     entry_id: str
     revision: int
     superseded: bool = False
-    """True when a create named a key already in use and superseded that chain (DESIGN §13)."""
+    """True when a create named a key already in use and superseded that chain (docs/architecture.md#keys)."""
     warnings: tuple[Finding, ...] = ()
     forgotten: bool = False
     """True when an accepted forget proposal forgot the chain (`revision`: the one it was forgotten at)."""
@@ -366,8 +366,8 @@ def validate(draft: Draft) -> None:
 
 
 def _redacted(draft: Draft) -> tuple[Draft, tuple[Finding, ...]]:
-    """Agent-authored text redacted before storage (DESIGN §13): title, summary, body, locators; a title,
-    summary or body that was nothing but secrets is refused (`RedactedToNothing`)."""
+    """Agent-authored text redacted before storage (docs/architecture.md#redaction): title, summary, body, locators; a
+    title, summary or body that was nothing but secrets is refused (`RedactedToNothing`)."""
     parts = [redact_written(draft.text.title), redact_written(draft.text.summary), redact_written(draft.text.body)]
     sources = tuple(replace(s, locator=redact(s.locator).text) for s in draft.text.sources)
     text = replace(draft.text, title=parts[0].text, summary=parts[1].text, body=parts[2].text, sources=sources)
@@ -646,7 +646,7 @@ class EntryService:
     # -- writes ----------------------------------------------------------------------------------------
 
     def create(self, user_id: str, workspace_id: str, draft: Draft) -> Written:
-        """A new chain; a key already in use in the scope supersedes that chain instead (DESIGN §13)."""
+        """A new chain; a key already in use in the scope supersedes that chain instead (docs/architecture.md#keys)."""
         validate(draft)
         caller, _ = load_caller(self._table, workspace_id, user_id)
         return self._create(caller, draft, Author(user_id), _warnings(draft), [])
@@ -659,7 +659,8 @@ class EntryService:
         return WORKSPACE_OWNER
 
     def _right(self, caller: Caller, scope: str, owner: str) -> Change:
-        """Member entries: that member (any role); the others: write right (DESIGN §13)."""
+        """Member entries: that member (any role); the others: write right
+        (docs/architecture.md#scopes-and-visibility)."""
         if scope == EntryScope.MEMBER.value:
             if owner != caller.user_id:
                 raise EntryNotFound("entry not found")
@@ -798,7 +799,8 @@ class EntryService:
         return Written(entry_id, revision)
 
     def _vector(self, text: EntryText) -> SealedVector | None:
-        """The revision's search vector, computed once at write time (DESIGN §13): search never re-embeds it."""
+        """The revision's search vector, computed once at write time (docs/architecture.md#the-search-engine): search
+        never re-embeds it."""
         if self._embedder is None:
             return None
         from workspace_memory.search import embedding_text, pack_vector
@@ -1207,7 +1209,7 @@ class EntryService:
             raise self._refusal(caller, exc, self._clock.now(), None) from None
 
 
-# -- the index recalled with the constitution (DESIGN §13) --------------------------------------------------
+# -- the index recalled with the constitution (docs/architecture.md#the-index) -----------------------------------------
 
 INDEX_MAX_LINES = 100
 INDEX_MAX_BYTES = 8000
@@ -1233,8 +1235,8 @@ INDEX_CACHE_LINES = 20_000
 
 class IndexLines:
     """A warm process's index lines, keyed by (workspace, entry, revision): a revision's text never changes,
-    so a line never goes stale, and a new revision is a new key (DESIGN §13: a warm process keeps each
-    workspace's index). Bounded, least recently used out. It holds titles and summaries only, never bodies;
+    so a line never goes stale, and a new revision is a new key (docs/architecture.md#the-index: a warm process keeps
+    each workspace's index). Bounded, least recently used out. It holds titles and summaries only, never bodies;
     a forgotten or superseded entry's line is simply never asked for again and ages out."""
 
     def __init__(self, size: int = INDEX_CACHE_LINES) -> None:
@@ -1297,8 +1299,8 @@ def _rule_line(text: EntryText, entry_id: str) -> str:
 
 def build_rules(cipher: Cipher, workspace_id: str, heads: Sequence[Item], *, cache: IndexLines | None = None) -> Index:
     """Every visible active rule (title — summary [id], then its body on one line), in entry id order, within
-    `RULES_MAX_BYTES` bytes (DESIGN §13: rules are recalled with the constitution in their own budget). When
-    a rule does not fit, it and every later one are left out and a last line says how many; they stay in the
+    `RULES_MAX_BYTES` bytes (docs/architecture.md#rules: rules are recalled with the constitution in their own budget).
+    When a rule does not fit, it and every later one are left out and a last line says how many; they stay in the
     index."""
     lines: list[str] = []
     recalled: list[tuple[str, int]] = []

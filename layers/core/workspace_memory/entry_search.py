@@ -1,4 +1,4 @@
-"""Searching a workspace's entries (DESIGN §13 "Search engine", "Selective recall").
+"""Searching a workspace's entries (docs/architecture.md#search).
 
 A warm process keeps one `HybridIndex` per workspace, keyed by the workspace's `entriesRevision` (bumped by
 every entry write and forget, in the write's own transaction). A search reads membership and that revision

@@ -190,7 +190,7 @@ class RateLimited(DomainError):
 
 
 class QuoteRequired(InvalidInput):
-    """An agent creates or changes a rule only with a quote of the turn's user message (DESIGN §13)."""
+    """An agent creates or changes a rule only with a quote of the turn's user message (docs/architecture.md#rules)."""
 
     code = "QUOTE_REQUIRED"
 

@@ -1,4 +1,4 @@
-"""Key sessions: a user's expiring, scoped delegation to agent runtimes (DESIGN §11).
+"""Key sessions: a user's expiring, scoped delegation to agent runtimes (docs/architecture.md#key-sessions).
 
 An automation admission must name a live key session of the same user and workspace; its scopes
 (`memory:read`, `memory:write`, `notes`) are frozen into the admission. Revocation is a durable row (no

@@ -1,4 +1,4 @@
-"""Per-session working notes (DESIGN §8, §11): one encrypted, revisioned item per notebook.
+"""Per-session working notes (docs/architecture.md#working-notes): one encrypted, revisioned item per notebook.
 
 A notebook belongs to a (workspace, user, session): the admission freezes the turn's session id, and the
 notes routes reach only that admission's notebook, so a reused session id is another user's separate,
@@ -166,7 +166,7 @@ class NotesService:
 
         An empty text is a write like any other (a new revision with empty content), so clearing stays
         revision-checked and a racing writer still conflicts. The agent is the only writer: its text is redacted
-        before it is encrypted (DESIGN §13), and the cap holds for what is stored.
+        before it is encrypted (docs/architecture.md#redaction), and the cap holds for what is stored.
         """
         encode_notes(text)  # refuse over-cap or invalid text before spending time on detection
         redacted = redact_written(text)

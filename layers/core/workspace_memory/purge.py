@@ -1,4 +1,5 @@
-"""Forgetting a line everywhere (DESIGN §12): every retained version whose text holds it becomes a stub.
+"""Forgetting a line everywhere (docs/architecture.md#forgetting-a-line): every retained version whose text holds it
+becomes a stub.
 
 The owner names one exact line. The head must not hold it (edit it first: the head is what everyone reads
 and recalls). Every other version that holds it loses its ciphertext and keeps its number, op, author,
@@ -23,7 +24,7 @@ from workspace_memory.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.sealed import unseal
 
 MAX_LINE_BYTES = 500
-"""As an edit's line (DESIGN §6): a line is what the assistant and the editor write one at a time."""
+"""As an edit's line (docs/architecture.md#capture): a line is what the assistant and the editor write one at a time."""
 
 PURGE_BATCH = 50
 """Stubs per transaction (plus the head and owner checks): well under DynamoDB's 100 actions."""

@@ -57,7 +57,7 @@ REASONS: dict[RecallStatus, str] = {
 RECEIPT_RETENTION_SECONDS = 90 * 86400
 
 SELECTED_K = 5
-"""Entries selective recall asks the search for (DESIGN §13 "Selective recall"): the few that matter."""
+"""Entries selective recall asks the search for (docs/architecture.md#selective-recall): the few that matter."""
 SELECTED_MAX_BYTES = 3000
 """Selective recall's own byte budget, heading and "left out" line included: with the 8,192-byte document,
 the 2,000 bytes of rules and the 8,000 of the index, the block stays near 21 KB (~5k tokens)."""
@@ -121,7 +121,8 @@ class Recall:
 
 
 def memory_write(authority: Authority, status: RecallStatus, now: float) -> MemoryWrite:
-    """Tools follow authority (DESIGN §11): a write tool only when the turn could commit or propose."""
+    """Tools follow authority (docs/architecture.md#tools-follow-authority): a write tool only when the turn could
+    commit or propose."""
     if status in (RecallStatus.NO_ACCESS, RecallStatus.SUPERSEDED, RecallStatus.DELETED):
         return MemoryWrite.NONE
     if Scope.MEMORY_WRITE not in authority.admission.scopes or authority.retired(now) is not None:
@@ -211,7 +212,7 @@ class RecallService:
         selected = Index("", (), 0)
         if status in (RecallStatus.OK, RecallStatus.EMPTY):
             # The constitution, the rules, the index of the other entries, then the entries most relevant to the
-            # turn's message (DESIGN §13), in one framed block.
+            # turn's message (docs/architecture.md#recall), in one framed block.
             head = authority.head
             try:
                 text = head_text(self._cipher, workspace_id, head) if status is RecallStatus.OK else ""

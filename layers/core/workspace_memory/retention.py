@@ -1,14 +1,14 @@
-"""Retention (DESIGN §12): how long a version is kept after it stopped being the head.
+"""Retention (docs/architecture.md#retention): how long a version is kept after it stopped being the head.
 
 A workspace's `historyDays` (1-365, default 90) lives on its item. A version expires `historyDays` after the
 next version was made: the transaction that supersedes it stamps its `ttl` (DynamoDB's TTL attribute) and
 `supersededAt`, under a condition that the retention it used is still the workspace's. Changing the retention
 applies to the versions already superseded too: after the workspace item changes, every retained non-head
 version's `ttl` is rewritten, in transactions that check the retention is still the one being applied. The
-head's version never expires, so compare-and-set keeps resting on the head's condition (DESIGN §12).
+head's version never expires, so compare-and-set keeps resting on the head's condition (docs/architecture.md#retention).
 
-Superseded memory entry revisions follow the same retention (DESIGN §13): the same pass rewrites their `ttl`
-(`supersededAt + historyDays`) in the same batches. It is bounded by the entry version cap (5,000 per
+Superseded memory entry revisions follow the same retention (docs/architecture.md#retention): the same pass rewrites
+their `ttl` (`supersededAt + historyDays`) in the same batches. It is bounded by the entry version cap (5,000 per
 workspace), so at most ~100 transactions of 50 beside the document's versions.
 """
 

@@ -1,4 +1,4 @@
-"""Hybrid search over a workspace's decrypted entries (DESIGN §13 "Search engine"), pure and in-process.
+"""Hybrid search over a workspace's decrypted entries (docs/architecture.md#the-search-engine), pure and in-process.
 
 BM25 (bm25s, English stop words, Snowball stems) and embedding cosine each rank the candidates the caller may
 see; reciprocal rank fusion (k = 60) merges the two lists. Nothing here reads storage or decrypts: the
@@ -26,11 +26,13 @@ if TYPE_CHECKING:
     Matrix = NDArray[np.float32]
 
 RRF_K = 60
-"""Reciprocal rank fusion's constant (DESIGN §13): a document's fused score is Σ 1 / (RRF_K + rank)."""
+"""Reciprocal rank fusion's constant (docs/architecture.md#the-search-engine): a document's fused score is
+Σ 1 / (RRF_K + rank)."""
 MIN_COSINE = 0.24
 """Below this cosine a vector hit is noise, not a candidate. Chosen on the quality set (`make eval`, swept with
 `--floors`): from 0.10 to 0.24 the fusion's recall@5 holds while the vector list's hits on queries about nothing
-in memory fall from ~31 to ~1; above 0.24 synonyms and paraphrases drop out (docs/decisions.md)."""
+in memory fall from ~31 to ~1; above 0.24 synonyms and paraphrases drop out
+(docs/decisions/0030-the-search-quality-set.md)."""
 LOCAL_MODEL_ID = "wordllama-l2-supercat-256"
 TITAN_MODEL_ID = "amazon.titan-embed-text-v2:0"
 TITAN_DIMENSIONS = 256

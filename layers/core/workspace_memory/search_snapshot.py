@@ -1,5 +1,5 @@
 """An encrypted snapshot of a workspace's search index, so a cold process does not unseal one message per
-revision (DESIGN §13 "Search engine"; docs/decisions.md "The search snapshot").
+revision (docs/architecture.md#the-search-snapshot; docs/decisions/0033-the-search-snapshot.md).
 
 The documents an index holds (ids, metadata, text and packed vectors) are serialized, compressed and sealed
 ONCE under the workspace's branch key, with an encryption context naming the workspace, the snapshot kind,

@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict
 
 SEARCH_DEFAULT_K = 5
 SEARCH_MAX_K = 20
-"""A search answers 1 to `SEARCH_MAX_K` entries (DESIGN §13); the routes declare these bounds, the service checks
-them (`entry_search`)."""
+"""A search answers 1 to `SEARCH_MAX_K` entries (docs/architecture.md#search-routes); the routes declare these bounds,
+the service checks them (`entry_search`)."""
 
 
 class Role(StrEnum):
@@ -50,8 +50,8 @@ class Outcome(StrEnum):
 
 
 class RedactionKind(StrEnum):
-    """What redaction finds (DESIGN §13); the marker is `[redacted:<kind>]`. Declaration order is precedence:
-    when findings of two kinds overlap, the merged span is named by the earlier kind."""
+    """What redaction finds (docs/architecture.md#redaction); the marker is `[redacted:<kind>]`. Declaration order is
+    precedence: when findings of two kinds overlap, the merged span is named by the earlier kind."""
 
     PRIVATE_KEY = "private_key"
     JWT = "jwt"
@@ -115,7 +115,8 @@ class MemoryState(BaseModel):
 
 
 class EntryScope(StrEnum):
-    """Who an entry belongs to (DESIGN §13): the workspace, one member (private), or one agent persona."""
+    """Who an entry belongs to (docs/architecture.md#scopes-and-visibility): the workspace, one member (private), or one
+    agent persona."""
 
     WORKSPACE = "workspace"
     MEMBER = "member"

@@ -7,7 +7,7 @@ would cost an ECDSA verification on every recall. The SDK does not check the enc
 decrypt, so we do: a ciphertext copied into another workspace's or version's slot fails loudly.
 
 Workspace data (documents, versions, notes, credentials) is encrypted by `branch_keys.BranchKeyCipher`
-under the workspace's own branch key instead; see docs/decisions.md "A branch key per workspace".
+under the workspace's own branch key instead; see docs/decisions/0013-a-branch-key-per-workspace.md.
 No cipher keeps decrypted plaintext: a warm process reads without KMS because key material is cached
 (the branch key, or the payload codec's data key), never the text.
 """

@@ -70,7 +70,8 @@ class Admit(ApiModel):
     key_session_id: IssuedId | None = None
     session_id: Identifier | None = None
     message: str | None = Field(default=None, min_length=1, max_length=32 * 1024)
-    """The turn's user message, kept sealed on the admission: what an agent's rule must quote (DESIGN §13)."""
+    """The turn's user message, kept sealed on the admission: what an agent's rule must quote
+    (docs/architecture.md#rules)."""
 
 
 class Capture(ApiModel):

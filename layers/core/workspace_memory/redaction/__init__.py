@@ -1,4 +1,4 @@
-"""Redaction before storage (DESIGN §13): what an agent writes loses its personal data and secrets.
+"""Redaction before storage (docs/architecture.md#redaction): what an agent writes loses its personal data and secrets.
 
 `redact` replaces every finding with `[redacted:<kind>]` and counts the findings per kind; `findings` only
 counts (a human's text is stored as typed and answered with warnings); `redact_written` is `redact` for a

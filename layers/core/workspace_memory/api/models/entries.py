@@ -1,4 +1,4 @@
-"""Memory entries (DESIGN §13): entries and their history, candidates, search."""
+"""Memory entries (docs/architecture.md#entries): entries and their history, candidates, search."""
 
 from __future__ import annotations
 
@@ -169,7 +169,7 @@ class SearchResultOut(OutModel):
 
 
 class SearchOut(OutModel):
-    """DESIGN §13 "Shapes": `{results: [{entryId, revision, title, summary, score}]}`, best first."""
+    """docs/architecture.md#search-routes: `{results: [{entryId, revision, title, summary, score}]}`, best first."""
 
     results: list[SearchResultOut]
 

@@ -4,13 +4,15 @@
 Each test acts through the page and checks the outcome through the API or a scan of the table. The browser is
 never downloaded: `/usr/bin/chromium` (or `WM_CHROMIUM`) must exist, else these tests fail with how to get it;
 `WM_SKIP_BROWSER_TESTS=1` skips them instead (a local choice, never set in CI). Screenshots of the main views
-are written to docs/screenshots/.
+are taken in a temporary folder; `WM_SCREENSHOTS=docs/screenshots` refreshes the README's (a run never
+rewrites tracked files unasked).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,8 +29,7 @@ from workspace_memory.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+SCREENSHOTS = Path(os.environ.get("WM_SCREENSHOTS") or tempfile.mkdtemp(prefix="wm-screenshots-"))
 CHROMIUM = os.environ.get("WM_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",

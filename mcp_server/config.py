@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from workspace_memory.loopback import is_loopback_host
+from workspace_memory.kernel.loopback import is_loopback_host
 
 ENV = {
     "api_url": "WM_API_URL",

@@ -24,7 +24,7 @@ from workspace_memory.api.models.automation import AdmissionOut, CaptureOut, Rec
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.conversations import TurnOut, TurnStarted
 from workspace_memory.api.models.entries import SearchOut
-from workspace_memory.terms import Outcome
+from workspace_memory.kernel.terms import Outcome
 
 from .config import McpConfig
 

@@ -1,7 +1,7 @@
 """The streamable HTTP transport, on loopback only and behind the repository's DNS-rebinding guard.
 
 Binding to 127.0.0.1 does not stop a web page that rebinds its own name to 127.0.0.1 from calling the
-server as a same-origin page; the `Host` check does (`workspace_memory.loopback`, the rule the gateway, the
+server as a same-origin page; the `Host` check does (`workspace_memory.kernel.loopback`, the rule the gateway, the
 moto server and the codec server follow), and a browser `Origin`, when sent, must be a loopback one too.
 The SDK's own host check is turned off so that one rule, tested in tests/unit/test_loopback.py, decides.
 
@@ -24,7 +24,7 @@ import uvicorn
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
-from workspace_memory import loopback
+from workspace_memory.kernel import loopback
 
 HOST = "127.0.0.1"
 PATH = "/mcp"

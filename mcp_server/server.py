@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from workflows.automation import ApiUnavailable
 from workspace_memory.api.models.automation import RecallOut
 from workspace_memory.api.models.entries import SearchOut
-from workspace_memory.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K
+from workspace_memory.kernel.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K
 
 from .delegation import ApiError, AskOut, Delegation, RememberOut
 

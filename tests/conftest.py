@@ -25,7 +25,7 @@ from scripts.localstack.resources import LocalResources  # noqa: E402
 from scripts.localstack.stack import LocalStack, StackConfig  # noqa: E402
 from tests.support import Api, FunctionLogs  # noqa: E402
 from workspace_memory.bootstrap import Services, build_services  # noqa: E402
-from workspace_memory.settings import Settings  # noqa: E402
+from workspace_memory.kernel.settings import Settings  # noqa: E402
 
 TURN_QUEUE = "turns-under-test"
 

@@ -11,7 +11,7 @@ response has the same shape. `OPTIONS` answers the browser's CORS preflight.
 Whoever can reach this server can decrypt payloads, so it binds to loopback only, it refuses requests
 from any browser origin other than the UI's (a web page cannot use it from another tab; the allowed
 origins must themselves be loopback origins, never `*`), and it answers a `Host` that is not loopback (DNS
-rebinding) with 421 `HOST_NOT_ALLOWED` before reading the body (`workspace_memory.loopback`). The request
+rebinding) with 421 `HOST_NOT_ALLOWED` before reading the body (`workspace_memory.kernel.loopback`). The request
 logic is the pure `handle_request`.
 """
 
@@ -32,10 +32,10 @@ from google.protobuf.json_format import MessageToDict, ParseDict, ParseError
 from temporalio.api.common.v1 import Payload, Payloads
 from temporalio.converter import PayloadCodec
 
-from workspace_memory import loopback
 from workspace_memory.adapters.aws import build_clients
 from workspace_memory.adapters.temporal_codec import KmsPayloadCodec, payload_cipher
-from workspace_memory.settings import Settings
+from workspace_memory.kernel import loopback
+from workspace_memory.kernel.settings import Settings
 
 DEFAULT_PORT = 8888
 DEFAULT_UI_ORIGINS = ("http://localhost:8233", "http://127.0.0.1:8233")

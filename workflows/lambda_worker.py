@@ -35,7 +35,7 @@ from temporalio.contrib.aws.lambda_worker import LambdaWorkerConfig, run_worker
 
 from workflows.liveness import with_liveness
 from workflows.worker import WORKFLOWS, WorkerParts, activities_of, build_worker_parts
-from workspace_memory.settings import Settings
+from workspace_memory.kernel.settings import Settings
 
 DEFAULT_DEPLOYMENT_NAME = "workspace-memory"
 DEFAULT_ACTIVITY_SLOTS = 2  # the contrib's Lambda default for max_concurrent_activities

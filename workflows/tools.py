@@ -19,8 +19,8 @@ from typing import Any
 
 from workflows.providers.base import ToolSpec
 from workspace_memory.capture import Outcome
+from workspace_memory.kernel.terms import SEARCH_MAX_K, CitationKind, EntryType
 from workspace_memory.recall import MemoryWrite
-from workspace_memory.terms import SEARCH_MAX_K, CitationKind, EntryType
 
 
 class ToolName(StrEnum):

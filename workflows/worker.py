@@ -29,7 +29,7 @@ from workflows.providers import ModelProvider, build_provider
 from workflows.turn_workflow import AgentTurnWorkflow
 from workspace_memory.adapters.aws import build_clients
 from workspace_memory.adapters.temporal_codec import data_converter, payload_cipher
-from workspace_memory.settings import Settings
+from workspace_memory.kernel.settings import Settings
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from workspace_memory.api.models.automation import (
 from workspace_memory.api.models.entries import EntryOut, SearchOut
 from workspace_memory.api.schemas import Admit, Capture, PutNotes, SaveEntry
 from workspace_memory.bootstrap import services
-from workspace_memory.errors import InvalidInput
-from workspace_memory.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K
+from workspace_memory.kernel.errors import InvalidInput
+from workspace_memory.kernel.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K
 
 if TYPE_CHECKING:
     from workspace_memory.notes import Notebook, NotesService

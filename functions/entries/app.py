@@ -34,7 +34,7 @@ from workspace_memory.api.schemas import (
     parse_base_revision,
 )
 from workspace_memory.bootstrap import services
-from workspace_memory.terms import EntryScope, EntryStatus, EntryType
+from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType
 
 if TYPE_CHECKING:
     from workspace_memory.entries import Draft

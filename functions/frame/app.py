@@ -15,9 +15,9 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from workspace_memory import errors
 from workspace_memory.api.http import build_resolver, lambda_entry
 from workspace_memory.api.page_headers import BASE_POLICY, page_headers
+from workspace_memory.kernel import errors
 
 STATIC = Path(__file__).with_name("static")
 INDEX = "index.html"

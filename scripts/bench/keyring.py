@@ -24,8 +24,8 @@ from workspace_memory.adapters.aws import build_clients
 from workspace_memory.adapters.branch_keys import BranchKeyCipher, key_store
 from workspace_memory.adapters.kms_cipher import KmsCipher
 from workspace_memory.document import document_context
+from workspace_memory.kernel.settings import Settings
 from workspace_memory.ports import Cipher
-from workspace_memory.settings import Settings
 
 
 class _Scheme:

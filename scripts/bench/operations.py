@@ -49,8 +49,8 @@ from workspace_memory.access import ShareType
 from workspace_memory.admission import Admitted
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.entries import Filters
+from workspace_memory.kernel.settings import Settings
 from workspace_memory.recall import SELECTED_K, RecallStatus
-from workspace_memory.settings import Settings
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

@@ -21,9 +21,9 @@ from workspace_memory.admission import Admitted
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.capture import Outcome
 from workspace_memory.entries import Draft, EntryText
+from workspace_memory.kernel.settings import Settings
+from workspace_memory.kernel.terms import EntryType
 from workspace_memory.policy import Mode
-from workspace_memory.settings import Settings
-from workspace_memory.terms import EntryType
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

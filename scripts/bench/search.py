@@ -32,8 +32,8 @@ from workspace_memory.access import ShareType
 from workspace_memory.bootstrap import Services, build_embedder, build_services
 from workspace_memory.entries import Draft, EntryText
 from workspace_memory.entry_search import SearchService, WarmIndexes
-from workspace_memory.settings import Settings
-from workspace_memory.terms import EntryType
+from workspace_memory.kernel.settings import Settings
+from workspace_memory.kernel.terms import EntryType
 
 SIZES = (100, 1000, 5000)
 OWNER = "bench-search-owner"

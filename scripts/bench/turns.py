@@ -38,7 +38,7 @@ from workspace_memory.adapters.temporal_codec import data_converter, payload_cip
 from workspace_memory.adapters.temporal_turns import start_options
 from workspace_memory.bootstrap import Services
 from workspace_memory.capture import Outcome
-from workspace_memory.settings import Settings
+from workspace_memory.kernel.settings import Settings
 from workspace_memory.turn_contract import WORKFLOW_NAME, TurnInput, TurnView
 from workspace_memory.turns import TurnService
 

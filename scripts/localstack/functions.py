@@ -18,7 +18,7 @@ from typing import Any
 
 from scripts.localstack.resources import AWS_ISOLATION, LocalResources
 from scripts.localstack.template import ROOT
-from workspace_memory.settings import LOCAL_CLOCK_FILE, LOCAL_STACK_FLAG
+from workspace_memory.kernel.settings import LOCAL_CLOCK_FILE, LOCAL_STACK_FLAG
 
 DEFAULT_TIMEOUT_SECONDS = 3.0
 DEFAULT_MEMORY_MB = 128

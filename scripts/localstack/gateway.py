@@ -6,7 +6,7 @@ one OS process per environment, one request at a time each, scaled per function 
 `environments`, the child's side in `runtime`). The HTTP server's threads only move bytes.
 
 Loopback only: a request whose `Host` is not loopback (DNS rebinding) gets 421 `HOST_NOT_ALLOWED` before
-any routing (`workspace_memory.loopback`). A request must say how long its body is: a Content-Length that is
+any routing (`workspace_memory.kernel.loopback`). A request must say how long its body is: a Content-Length that is
 not one decimal number gets 400 `INVALID_CONTENT_LENGTH`, one over Lambda's 6 MB payload 413
 `PAYLOAD_TOO_LARGE`, a chunked body 411 `LENGTH_REQUIRED`, and a body that stops arriving for `read_timeout`
 seconds 408 `REQUEST_TIMEOUT`; each closes the connection (what is left of the body cannot be framed).
@@ -33,7 +33,7 @@ from scripts.localstack.pool import DEFAULT_CAP, Environments
 from scripts.localstack.routing import Router, error_response
 from scripts.localstack.runtime import MAX_PAYLOAD_BYTES, LambdaContext
 from scripts.localstack.template import load_template, routes
-from workspace_memory.loopback import LoopbackOnlyHandler
+from workspace_memory.kernel.loopback import LoopbackOnlyHandler
 
 FakeContext = LambdaContext
 """The name unit tests import for a context to call a resolver with."""

@@ -1,5 +1,5 @@
 """Pinning the local stack's clock: the stack's functions read the time from a file while it holds an epoch
-(`workspace_memory.clock.FileClock`, honoured only on the local stack: settings refuse it elsewhere). The
+(`workspace_memory.kernel.clock.FileClock`, honoured only on the local stack: settings refuse it elsewhere). The
 functions run in processes of their own, so a test cannot reach into their services to fix the hour an
 agent-write limit counts in; it pins the file instead."""
 

@@ -38,7 +38,7 @@ from moto.moto_server.werkzeug_app import (
 )
 from werkzeug.serving import make_server
 
-from workspace_memory import loopback
+from workspace_memory.kernel import loopback
 
 StartResponse = Callable[..., Any]
 

@@ -43,7 +43,7 @@ from scripts.localstack.processes import (
 from scripts.localstack.resources import LocalResources, provision
 from scripts.localstack.template import ROOT
 from scripts.localstack.temporal import TemporalStartCancelled, free_port, start_temporal
-from workspace_memory.settings import Settings
+from workspace_memory.kernel.settings import Settings
 
 if TYPE_CHECKING:
     from scripts.localstack.environments import ColdStart

@@ -6,7 +6,6 @@ imports every module that defines a route's domain error.
 from __future__ import annotations
 
 from scripts.localstack.template import Route
-from workspace_memory import errors
 from workspace_memory.admission import (
     ConversationBound,
     InvalidAdmission,
@@ -15,6 +14,7 @@ from workspace_memory.admission import (
 )
 from workspace_memory.api.errors import ANY_ROUTE, INTERNAL, STATUS_BY_ERROR
 from workspace_memory.capture import InvalidEdits, ProposalCleared
+from workspace_memory.kernel import errors
 from workspace_memory.keysessions import KeySessionNotFound
 from workspace_memory.notes import AdmissionRequired, AdmissionRetired, NotesConflict, NotesTooLarge, SessionNotFound
 from workspace_memory.purge import LineInHead

@@ -11,8 +11,8 @@ from typing import Any
 from scripts.localstack.resources import LocalResources, create_key_store_table, create_table
 from tests.integration.fence_support import Scene, make_scene
 from workspace_memory.adapters.aws import build_clients
-from workspace_memory.errors import DomainError
-from workspace_memory.settings import Settings
+from workspace_memory.kernel.errors import DomainError
+from workspace_memory.kernel.settings import Settings
 
 
 class Rounds:

@@ -24,11 +24,11 @@ from workspace_memory.adapters.branch_keys import BRANCH_KEY_TTL_SECONDS, KEY_ST
 from workspace_memory.admission import credential_context
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.document import document_context
-from workspace_memory.errors import DecryptionFailed
+from workspace_memory.kernel.errors import DecryptionFailed
+from workspace_memory.kernel.settings import Settings
 from workspace_memory.notes import Notebook
 from workspace_memory.policy import Mode
 from workspace_memory.recall import RecallStatus
-from workspace_memory.settings import Settings
 
 pytestmark = pytest.mark.integration
 

@@ -38,7 +38,7 @@ from workspace_memory.adapters.temporal_codec import (
     payload_cipher,
 )
 from workspace_memory.bootstrap import Services
-from workspace_memory.errors import DecryptionFailed
+from workspace_memory.kernel.errors import DecryptionFailed
 
 pytestmark = pytest.mark.integration
 

@@ -28,8 +28,8 @@ from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.deletion import DeletionService
 from workspace_memory.deletion_contract import DeletionResult, deletion_workflow_id
 from workspace_memory.document import document_context
-from workspace_memory.errors import DecryptionFailed
-from workspace_memory.settings import Settings
+from workspace_memory.kernel.errors import DecryptionFailed
+from workspace_memory.kernel.settings import Settings
 
 pytestmark = pytest.mark.integration
 

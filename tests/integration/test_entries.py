@@ -21,10 +21,10 @@ from workspace_memory import keys
 from workspace_memory.access import Role, ShareType
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.entries import Draft, EntryText
-from workspace_memory.errors import StaleRevision
+from workspace_memory.kernel.errors import StaleRevision
+from workspace_memory.kernel.settings import Settings
+from workspace_memory.kernel.terms import EntryType
 from workspace_memory.recall import CLOSE_MARKER, OPEN_MARKER, RecallStatus
-from workspace_memory.settings import Settings
-from workspace_memory.terms import EntryType
 
 pytestmark = pytest.mark.integration
 
@@ -151,7 +151,7 @@ def test_a_members_private_entries_never_reach_another_member(api: Api, svc: Ser
 
 
 def scope_member() -> Any:
-    from workspace_memory.terms import EntryScope
+    from workspace_memory.kernel.terms import EntryScope
 
     return EntryScope.MEMBER
 
@@ -323,7 +323,7 @@ def test_agent_writes_over_the_hourly_limit_get_429_with_retry_after(api: Api, s
     listed = api.call("GET", f"/v1/workspaces/{ws}/candidates?limit=100", user=owner).json()
     assert len(listed["candidates"]) == 100
     assert listed["nextCursor"] is not None
-    from workspace_memory.errors import RateLimited
+    from workspace_memory.kernel.errors import RateLimited
 
     with pytest.raises(RateLimited) as limited:
         svc.entries.propose(owner, ws, draft)

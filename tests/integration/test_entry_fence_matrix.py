@@ -16,15 +16,15 @@ from workspace_memory.agent_entries import SaveResult
 from workspace_memory.authority import Predicate
 from workspace_memory.changes import Delete
 from workspace_memory.entries import Draft, EntryText
-from workspace_memory.errors import (
+from workspace_memory.kernel.errors import (
     IdempotencyKeyReused,
     QuoteNotInMessage,
     QuoteRequired,
     RateLimited,
 )
+from workspace_memory.kernel.settings import Settings
+from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType, Outcome
 from workspace_memory.policy import Mode
-from workspace_memory.settings import Settings
-from workspace_memory.terms import EntryScope, EntryStatus, EntryType, Outcome
 
 pytestmark = pytest.mark.integration
 

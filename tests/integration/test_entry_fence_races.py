@@ -31,10 +31,10 @@ from workspace_memory.agent_entries import SaveResult
 from workspace_memory.authority import Predicate
 from workspace_memory.changes import Change, PolicyIs
 from workspace_memory.entries import Draft, EntryText, Filters
-from workspace_memory.errors import DomainError
+from workspace_memory.kernel.errors import DomainError
+from workspace_memory.kernel.settings import Settings
+from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType, Outcome
 from workspace_memory.policy import Mode, Policy
-from workspace_memory.settings import Settings
-from workspace_memory.terms import EntryScope, EntryStatus, EntryType, Outcome
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -16,9 +16,9 @@ from workspace_memory.access import Role, ShareType
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.entries import Draft, EntryText, entry_context
 from workspace_memory.entry_search import SearchFilters
-from workspace_memory.sealed import unseal
-from workspace_memory.settings import Settings
-from workspace_memory.terms import EntryScope, EntryType
+from workspace_memory.kernel.sealed import unseal
+from workspace_memory.kernel.settings import Settings
+from workspace_memory.kernel.terms import EntryScope, EntryType
 
 pytestmark = pytest.mark.integration
 

@@ -51,8 +51,8 @@ from tests.integration.events_support import (
 from tests.integration.turn_support import running_worker, turn_result, worker_settings
 from tests.support import FunctionLogs
 from workspace_memory.bootstrap import Services, build_services
+from workspace_memory.kernel.settings import Settings
 from workspace_memory.notes import Notebook
-from workspace_memory.settings import Settings
 
 pytestmark = pytest.mark.integration
 

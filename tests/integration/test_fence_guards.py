@@ -30,11 +30,11 @@ from workspace_memory.capture import CaptureResult, CaptureService, Outcome, Pro
 from workspace_memory.changes import Change
 from workspace_memory.document import DocumentService
 from workspace_memory.edits import apply_edits
-from workspace_memory.errors import IdempotencyKeyReused, NotFound, StaleBaseVersion, WorkspaceNotFound
+from workspace_memory.kernel.errors import IdempotencyKeyReused, NotFound, StaleBaseVersion, WorkspaceNotFound
+from workspace_memory.kernel.settings import Settings
 from workspace_memory.policy import Mode
 from workspace_memory.ports import Item, Table
 from workspace_memory.recall import RecallStatus
-from workspace_memory.settings import Settings
 
 pytestmark = pytest.mark.integration
 

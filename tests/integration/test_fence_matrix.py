@@ -11,8 +11,8 @@ from workspace_memory.admission import Admitted
 from workspace_memory.api.models.automation import ProposalOut
 from workspace_memory.authority import Predicate
 from workspace_memory.capture import Outcome
+from workspace_memory.kernel.settings import Settings
 from workspace_memory.policy import Mode
-from workspace_memory.settings import Settings
 
 pytestmark = pytest.mark.integration
 

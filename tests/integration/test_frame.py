@@ -25,7 +25,7 @@ from scripts.localstack.resources import LocalResources
 from tests.integration.test_automation_api import RUNTIME, admission_headers, admit
 from tests.integration.turn_support import running_worker, worker_settings
 from tests.support import Api, new_user, scan_all
-from workspace_memory.settings import Settings
+from workspace_memory.kernel.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -24,7 +24,7 @@ from tests.integration.turn_support import running_worker, turn_result, worker_s
 from tests.support import Api, new_user
 from workspace_memory.admission import AdmissionRef
 from workspace_memory.bootstrap import Services
-from workspace_memory.settings import Settings
+from workspace_memory.kernel.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

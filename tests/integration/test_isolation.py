@@ -38,8 +38,8 @@ from workflows.providers.scripted import ScriptedProvider, extract_section
 from workspace_memory import keys
 from workspace_memory.api.models.automation import CaptureOut
 from workspace_memory.bootstrap import Services
+from workspace_memory.kernel.settings import Settings
 from workspace_memory.policy import Mode
-from workspace_memory.settings import Settings
 from workspace_memory.turn_contract import TurnView
 
 pytestmark = pytest.mark.integration
@@ -754,7 +754,7 @@ def test_attack_forged_admission_id_plants_no_receipt(
     """An admission id naming Alice's conversation, presented while the authority read fails: no receipt lands
     in her conversation (nor anywhere else)."""
     from workspace_memory.admission import AdmissionRef  # the id format names conversation, workspace, user
-    from workspace_memory.errors import DomainError, Unavailable
+    from workspace_memory.kernel.errors import DomainError, Unavailable
 
     alice = make_scene(settings)
     victim = alice.admit()

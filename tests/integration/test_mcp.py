@@ -25,7 +25,7 @@ from scripts.localstack.resources import LocalResources
 from tests.integration.turn_support import run, running_worker, worker_settings
 from tests.support import Api, new_user, scan_all
 from workspace_memory.api.body import MAX_BODY_BYTES
-from workspace_memory.settings import Settings
+from workspace_memory.kernel.settings import Settings
 
 pytestmark = pytest.mark.integration
 

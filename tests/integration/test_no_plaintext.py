@@ -12,7 +12,7 @@ from tests.support import Api, FunctionLogs, graft_ciphertext, item_bytes, new_u
 from workspace_memory import keys
 from workspace_memory.access import ShareType
 from workspace_memory.bootstrap import Services
-from workspace_memory.errors import DecryptionFailed
+from workspace_memory.kernel.errors import DecryptionFailed
 
 pytestmark = pytest.mark.integration
 

@@ -14,7 +14,8 @@ from workspace_memory import keys
 from workspace_memory.access import Role
 from workspace_memory.admission import InvalidAdmission
 from workspace_memory.bootstrap import Services, build_services
-from workspace_memory.errors import DecryptionFailed, ScopeNotGranted
+from workspace_memory.kernel.errors import DecryptionFailed, ScopeNotGranted
+from workspace_memory.kernel.settings import Settings
 from workspace_memory.keysessions import Scope
 from workspace_memory.notes import (
     NOTES_MAX_BYTES,
@@ -26,7 +27,6 @@ from workspace_memory.notes import (
     NotesTooLarge,
     SessionNotFound,
 )
-from workspace_memory.settings import Settings
 
 pytestmark = pytest.mark.integration
 

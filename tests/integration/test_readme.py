@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.turn_support import running_worker, worker_settings
-from workspace_memory.settings import Settings
+from workspace_memory.kernel.settings import Settings
 
 pytestmark = pytest.mark.integration
 

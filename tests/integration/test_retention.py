@@ -19,11 +19,11 @@ from workspace_memory import keys
 from workspace_memory.access import ShareType
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.capture import Outcome
-from workspace_memory.clock import epoch_seconds
 from workspace_memory.document import DAY_SECONDS
-from workspace_memory.errors import StaleBaseVersion, VersionNotFound
+from workspace_memory.kernel.clock import epoch_seconds
+from workspace_memory.kernel.errors import StaleBaseVersion, VersionNotFound
+from workspace_memory.kernel.settings import Settings
 from workspace_memory.policy import Mode
-from workspace_memory.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -265,7 +265,7 @@ def test_a_retention_change_rewrites_the_expiry_of_superseded_entry_revisions(
     settings: Settings, resources: LocalResources
 ) -> None:
     from workspace_memory.entries import Draft, EntryText
-    from workspace_memory.terms import EntryType
+    from workspace_memory.kernel.terms import EntryType
 
     scene = make_scene(settings)
     svc, ws, owner = scene.svc, scene.ws, scene.owner

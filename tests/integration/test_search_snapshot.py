@@ -16,8 +16,8 @@ from workspace_memory.access import Role, ShareType
 from workspace_memory.bootstrap import Services, build_embedder, build_services
 from workspace_memory.entries import Draft, EntryText
 from workspace_memory.entry_search import SearchService, WarmIndexes
-from workspace_memory.settings import Settings
-from workspace_memory.terms import EntryScope, EntryType
+from workspace_memory.kernel.settings import Settings
+from workspace_memory.kernel.terms import EntryScope, EntryType
 
 pytestmark = pytest.mark.integration
 

@@ -16,8 +16,8 @@ from workflows.providers.base import ModelRequest, ModelResponse
 from workflows.providers.scripted import ScriptedProvider
 from workflows.tools import ToolName
 from workspace_memory.bootstrap import Services
+from workspace_memory.kernel.settings import Settings
 from workspace_memory.recall import SELECTED_HEADING
-from workspace_memory.settings import Settings
 
 pytestmark = pytest.mark.integration
 

@@ -19,12 +19,12 @@ from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.capture import Outcome
 from workspace_memory.changes import Change
 from workspace_memory.entries import Draft, EntryText
-from workspace_memory.errors import StaleBaseVersion, StalePolicyRevision, StaleRevision
+from workspace_memory.kernel.errors import StaleBaseVersion, StalePolicyRevision, StaleRevision
+from workspace_memory.kernel.settings import Settings
+from workspace_memory.kernel.terms import EntryType
 from workspace_memory.notes import Notebook, NotesConflict
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.ports import Table, TransactionCancelled
-from workspace_memory.settings import Settings
-from workspace_memory.terms import EntryType
 
 pytestmark = pytest.mark.integration
 

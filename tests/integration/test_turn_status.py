@@ -11,7 +11,7 @@ from temporalio.client import Client
 from tests.integration.fence_support import make_scene
 from tests.integration.turn_support import plain_client, result, run, running_worker, start_queued, worker_settings
 from tests.support import Api
-from workspace_memory.settings import Settings
+from workspace_memory.kernel.settings import Settings
 
 pytestmark = pytest.mark.integration
 

@@ -23,7 +23,7 @@ from workflows.payloads import RoundInput, RoundOutput, ToolInput, ToolRun
 from workflows.providers.base import ModelResponse, ToolCall, ToolResult
 from workflows.tools import CallOutcome, ToolName
 from workflows.turn_workflow import ROUND_LIMIT_ANSWER, AgentTurnWorkflow
-from workspace_memory.terms import RecallStatus
+from workspace_memory.kernel.terms import RecallStatus
 from workspace_memory.turn_contract import ToolOutcome, TurnInput, TurnView
 
 pytestmark = pytest.mark.integration

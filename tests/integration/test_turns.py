@@ -12,7 +12,7 @@ from tests.integration.turn_support import codec_client, plain_client, run, runn
 from tests.support import Api, new_user
 from workflows.prompt import PERSONA
 from workspace_memory.bootstrap import Services
-from workspace_memory.settings import Settings
+from workspace_memory.kernel.settings import Settings
 from workspace_memory.turn_contract import TurnView
 
 pytestmark = pytest.mark.integration

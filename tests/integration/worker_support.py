@@ -18,7 +18,7 @@ import urllib3
 
 from scripts.localstack.resources import LocalResources
 from scripts.localstack.tether import tethered
-from workspace_memory.settings import Settings
+from workspace_memory.kernel.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from workspace_memory.adapters.memory import MemoryKeyStore
 from workspace_memory.adapters.routed_cipher import SERVICE_KINDS
-from workspace_memory.errors import DecryptionFailed, Unavailable
+from workspace_memory.kernel.errors import DecryptionFailed, Unavailable
 
 
 class FakeCipher:

@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from scripts.localstack.gateway import FakeContext
 from scripts.localstack.template import ROOT
 from tests.depth import examples
-from workspace_memory import errors, loopback
 from workspace_memory.api.body import (
     MAX_BODY_BYTES,
     MAX_DEPTH,
@@ -32,6 +31,7 @@ from workspace_memory.api.http import build_resolver, lambda_entry, respond
 from workspace_memory.api.models.document import RetentionOut
 from workspace_memory.api.schemas import SetPolicy
 from workspace_memory.document import MAX_DOCUMENT_BYTES
+from workspace_memory.kernel import errors, loopback
 
 pytestmark = pytest.mark.unit
 

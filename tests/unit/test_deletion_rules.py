@@ -14,15 +14,15 @@ from workspace_memory import keys
 from workspace_memory.adapters.memory import MemoryTable
 from workspace_memory.deletion import DeletionProgress, DeletionService, WorkspacePurgeService
 from workspace_memory.deletion_contract import DeletionInput, PurgeBatchResult
-from workspace_memory.errors import (
+from workspace_memory.kernel.errors import (
     ConfirmationMismatch,
     ConfirmationRequired,
     Forbidden,
     WorkspaceNotDeleted,
     WorkspaceNotFound,
 )
+from workspace_memory.kernel.terms import Outcome, Predicate
 from workspace_memory.recall import RecallStatus
-from workspace_memory.terms import Outcome, Predicate
 
 pytestmark = pytest.mark.unit
 

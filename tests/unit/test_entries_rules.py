@@ -13,7 +13,6 @@ from tests.unit.fakes import FakeCipher
 from workspace_memory import keys
 from workspace_memory.access import AccessService, Role, ShareType
 from workspace_memory.adapters.memory import MemoryKeyStore, MemoryTable
-from workspace_memory.clock import ManualClock
 from workspace_memory.document import DocumentService
 from workspace_memory.entries import (
     INDEX_HEADING,
@@ -26,7 +25,8 @@ from workspace_memory.entries import (
     Source,
     build_index,
 )
-from workspace_memory.errors import (
+from workspace_memory.kernel.clock import ManualClock
+from workspace_memory.kernel.errors import (
     CandidateNotFound,
     EntryCap,
     EntryForgotten,
@@ -39,9 +39,9 @@ from workspace_memory.errors import (
     StaleRevision,
     WorkspaceNotFound,
 )
+from workspace_memory.kernel.terms import CitationKind, CitationState, EntryScope, EntryStatus, EntryType
 from workspace_memory.ports import Item
 from workspace_memory.redaction import PersonalDataInKey
-from workspace_memory.terms import CitationKind, CitationState, EntryScope, EntryStatus, EntryType
 
 pytestmark = pytest.mark.unit
 

@@ -10,9 +10,9 @@ from aws_lambda_powertools.event_handler import Response
 
 from scripts.localstack.gateway import FakeContext
 from tests.unit.fakes import get_event
-from workspace_memory import errors
 from workspace_memory.api.errors import status_for
 from workspace_memory.api.http import build_resolver, no_content
+from workspace_memory.kernel import errors
 
 pytestmark = pytest.mark.unit
 

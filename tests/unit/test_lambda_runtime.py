@@ -30,8 +30,8 @@ from scripts.localstack.runtime import (
     write_frame,
 )
 from scripts.localstack.template import load_template
-from workspace_memory.clock import FileClock
-from workspace_memory.settings import LOCAL_CLOCK_FILE, LOCAL_STACK_FLAG, Settings
+from workspace_memory.kernel.clock import FileClock
+from workspace_memory.kernel.settings import LOCAL_CLOCK_FILE, LOCAL_STACK_FLAG, Settings
 
 pytestmark = pytest.mark.unit
 

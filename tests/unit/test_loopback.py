@@ -12,7 +12,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from hypothesis.provisional import domains
 
-from workspace_memory.loopback import (
+from workspace_memory.kernel.loopback import (
     CODE,
     STATUS,
     LoopbackOnlyHandler,

@@ -11,8 +11,8 @@ from tests.unit.fakes import FakeCipher
 from workspace_memory import keys
 from workspace_memory.adapters.memory import MemoryTable
 from workspace_memory.changes import Change
-from workspace_memory.clock import ManualClock, iso
-from workspace_memory.errors import DecryptionFailed, InvalidInput, PayloadTooLarge
+from workspace_memory.kernel.clock import ManualClock, iso
+from workspace_memory.kernel.errors import DecryptionFailed, InvalidInput, PayloadTooLarge
 from workspace_memory.notes import (
     NOTES_MAX_BYTES,
     NOTES_TTL_SECONDS,

@@ -16,8 +16,8 @@ from openapi_spec_validator import validate
 
 from scripts.localstack.gateway import Gateway
 from scripts.openapi import generate, route_errors
-from workspace_memory import errors
 from workspace_memory.api.errors import status_for
+from workspace_memory.kernel import errors
 
 pytestmark = pytest.mark.unit
 

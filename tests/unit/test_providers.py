@@ -33,7 +33,7 @@ from workflows.providers import (
 from workflows.providers.bedrock import BedrockProvider, to_converse_messages
 from workflows.providers.scripted import ScriptedProvider, extract_notes, extract_section
 from workflows.tools import ToolName
-from workspace_memory.settings import Settings
+from workspace_memory.kernel.settings import Settings
 
 pytestmark = pytest.mark.unit
 

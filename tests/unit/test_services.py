@@ -24,9 +24,9 @@ from workspace_memory.admission import (
 from workspace_memory.api.models.automation import CaptureOut
 from workspace_memory.authority import Predicate
 from workspace_memory.capture import CaptureResult, CaptureService, Outcome, ProposalCleared
-from workspace_memory.clock import ManualClock
 from workspace_memory.document import RECALL_MAX_BYTES, DocumentService
-from workspace_memory.errors import (
+from workspace_memory.kernel.clock import ManualClock
+from workspace_memory.kernel.errors import (
     ConversationNotFound,
     Forbidden,
     ScopeNotGranted,

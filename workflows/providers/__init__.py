@@ -25,7 +25,7 @@ from workflows.providers.base import (
     ToolResult,
     ToolSpec,
 )
-from workspace_memory.settings import Settings
+from workspace_memory.kernel.settings import Settings
 
 __all__ = [
     "MEMORY_HEADING",

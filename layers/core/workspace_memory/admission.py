@@ -18,8 +18,8 @@ from typing import Any
 from workspace_memory import keys
 from workspace_memory.access import Caller, load_caller
 from workspace_memory.changes import ClaimConversation, ConsentIs, Create, Label, Put
-from workspace_memory.clock import Clock, iso
-from workspace_memory.errors import (
+from workspace_memory.kernel.clock import Clock, iso
+from workspace_memory.kernel.errors import (
     AiDisabled,
     Conflict,
     ConversationNotFound,
@@ -28,11 +28,11 @@ from workspace_memory.errors import (
     InvalidInput,
     NotFound,
 )
-from workspace_memory.ids import new_id, new_secret, require_identifier
+from workspace_memory.kernel.ids import new_id, new_secret, require_identifier
+from workspace_memory.kernel.terms import MemoryState as MemoryState
 from workspace_memory.keysessions import ALL_SCOPES, Scope, scopes_of
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
-from workspace_memory.terms import MemoryState as MemoryState
 
 ADMISSION_TTL_SECONDS = 15 * 60
 RETENTION_SECONDS = 24 * 3600

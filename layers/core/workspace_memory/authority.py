@@ -27,12 +27,12 @@ from workspace_memory.changes import (
     MemberCanWrite,
     PolicyIs,
 )
-from workspace_memory.errors import ScopeNotGranted
 from workspace_memory.head import Head
+from workspace_memory.kernel.errors import ScopeNotGranted
+from workspace_memory.kernel.terms import Predicate as Predicate
 from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.ports import Item, Table
-from workspace_memory.terms import Predicate as Predicate
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,12 @@ if TYPE_CHECKING:
     from workspace_memory.agent_entries import AgentEntryService
     from workspace_memory.capture import CaptureService
     from workspace_memory.changefeed import ChangeFeed
-    from workspace_memory.clock import Clock
     from workspace_memory.deletion import DeletionService, WorkspacePurgeService
     from workspace_memory.document import DocumentService
     from workspace_memory.entries import EntryService
     from workspace_memory.entry_search import SearchService
+    from workspace_memory.kernel.clock import Clock
+    from workspace_memory.kernel.settings import Settings
     from workspace_memory.keysessions import KeySessionService
     from workspace_memory.notes import NotesService
     from workspace_memory.policy import PolicyService
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from workspace_memory.recall import RecallService
     from workspace_memory.retention import RetentionService
     from workspace_memory.search import Embedder
-    from workspace_memory.settings import Settings
     from workspace_memory.turns import TurnService
 
 
@@ -78,11 +78,11 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     from workspace_memory.admission import AdmissionService
     from workspace_memory.agent_entries import AgentEntryService
     from workspace_memory.capture import CaptureService
-    from workspace_memory.clock import FileClock, SystemClock
     from workspace_memory.deletion import WorkspacePurgeService
     from workspace_memory.document import DocumentService
     from workspace_memory.entries import EntryService
     from workspace_memory.entry_search import SearchService, WarmIndexes
+    from workspace_memory.kernel.clock import FileClock, SystemClock
     from workspace_memory.keysessions import KeySessionService
     from workspace_memory.notes import NotesService
     from workspace_memory.policy import PolicyService
@@ -139,7 +139,7 @@ def build_embedder(settings: Settings) -> Embedder:
 
 @functools.cache
 def services() -> Services:
-    from workspace_memory.settings import Settings
+    from workspace_memory.kernel.settings import Settings
 
     return build_services(Settings.from_environ(os.environ))
 
@@ -165,7 +165,7 @@ def change_feed() -> ChangeFeed:
     from workspace_memory.adapters.aws import build_events_client
     from workspace_memory.adapters.eventbridge import EventBridgePublisher
     from workspace_memory.changefeed import ChangeFeed
-    from workspace_memory.settings import Settings
+    from workspace_memory.kernel.settings import Settings
 
     settings = Settings.from_environ(os.environ)
     if settings.change_feed_bus is None:

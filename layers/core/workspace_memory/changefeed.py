@@ -28,7 +28,7 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
     DynamoDBRecordEventName,
 )
 
-from workspace_memory.clock import iso
+from workspace_memory.kernel.clock import iso
 
 if TYPE_CHECKING:
     from workspace_memory.ports import EventPublisher

@@ -6,7 +6,7 @@ import base64
 import json
 from typing import TYPE_CHECKING
 
-from workspace_memory.errors import InvalidInput
+from workspace_memory.kernel.errors import InvalidInput
 
 if TYPE_CHECKING:
     from workspace_memory.ports import Item, Table

@@ -17,9 +17,9 @@ from typing import Protocol
 from workspace_memory import keys
 from workspace_memory.access import is_deleted
 from workspace_memory.changes import Delete, Label, MemberIsOwner, TombstoneHead, TombstoneWorkspace
-from workspace_memory.clock import Clock, iso
 from workspace_memory.deletion_contract import DEFAULT_BATCH_SIZE, DeletionInput, PurgeBatchResult
-from workspace_memory.errors import (
+from workspace_memory.kernel.clock import Clock, iso
+from workspace_memory.kernel.errors import (
     ConfirmationMismatch,
     ConfirmationRequired,
     Conflict,
@@ -27,8 +27,8 @@ from workspace_memory.errors import (
     WorkspaceNotDeleted,
     WorkspaceNotFound,
 )
+from workspace_memory.kernel.terms import Role
 from workspace_memory.ports import KeyStore, Table, TransactionCancelled
-from workspace_memory.terms import Role
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,10 @@ from workspace_memory.changes import (
     MoveHead,
     RetentionIs,
 )
-from workspace_memory.clock import Clock, epoch_seconds, iso
 from workspace_memory.cursors import query_page
-from workspace_memory.errors import (
+from workspace_memory.head import Head
+from workspace_memory.kernel.clock import Clock, epoch_seconds, iso
+from workspace_memory.kernel.errors import (
     Conflict,
     Forbidden,
     InvalidInput,
@@ -36,11 +37,10 @@ from workspace_memory.errors import (
     VersionPurged,
     WorkspaceNotFound,
 )
-from workspace_memory.head import Head
+from workspace_memory.kernel.sealed import seal, unseal
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
 from workspace_memory.redaction import Finding, findings
-from workspace_memory.sealed import seal, unseal
 from workspace_memory.stale import stale_base
 
 MAX_DOCUMENT_BYTES = 64 * 1024

@@ -41,10 +41,10 @@ from workspace_memory.changes import (
     RetentionIs,
     SupersedeEntryRevision,
 )
-from workspace_memory.clock import Clock, epoch_seconds, epoch_time, iso
 from workspace_memory.cursors import decode_cursor, encode_cursor
 from workspace_memory.document import DAY_SECONDS, document_context, is_expired, utf8_size
-from workspace_memory.errors import (
+from workspace_memory.kernel.clock import Clock, epoch_seconds, epoch_time, iso
+from workspace_memory.kernel.errors import (
     CandidateNotFound,
     Conflict,
     DomainError,
@@ -59,12 +59,9 @@ from workspace_memory.errors import (
     StaleRevision,
     WorkspaceNotFound,
 )
-from workspace_memory.ids import IDENTIFIER, new_id
-from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
-from workspace_memory.redaction import Finding, findings, redact, redact_written, refuse_personal_data_in_key
-from workspace_memory.sealed import seal, unseal
-from workspace_memory.stale import stale_entry
-from workspace_memory.terms import (
+from workspace_memory.kernel.ids import IDENTIFIER, new_id
+from workspace_memory.kernel.sealed import seal, unseal
+from workspace_memory.kernel.terms import (
     CandidateKind,
     CandidateStatus,
     CitationKind,
@@ -73,6 +70,9 @@ from workspace_memory.terms import (
     EntryStatus,
     EntryType,
 )
+from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.redaction import Finding, findings, redact, redact_written, refuse_personal_data_in_key
+from workspace_memory.stale import stale_entry
 
 if TYPE_CHECKING:
     from workspace_memory.search import Embedder

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from workspace_memory import keys
 from workspace_memory.access import Role, load_caller
 from workspace_memory.changes import Create, Label
-from workspace_memory.clock import Clock, iso
 from workspace_memory.cursors import MAX_PAGE, encode_cursor, query_page
 from workspace_memory.document import is_expired
-from workspace_memory.errors import Forbidden, InvalidInput, NotFound
-from workspace_memory.ids import new_ordered_id
+from workspace_memory.kernel.clock import Clock, iso
+from workspace_memory.kernel.errors import Forbidden, InvalidInput, NotFound
+from workspace_memory.kernel.ids import new_ordered_id
+from workspace_memory.kernel.terms import Scope as Scope
 from workspace_memory.ports import Item, Table
-from workspace_memory.terms import Scope as Scope
 
 DEFAULT_TTL_SECONDS = 3600
 MIN_TTL_SECONDS = 60

@@ -20,13 +20,20 @@ from workspace_memory import keys
 from workspace_memory.admission import AdmissionRef
 from workspace_memory.authority import read_authority
 from workspace_memory.changes import ReplaceRevision
-from workspace_memory.clock import Clock, iso
-from workspace_memory.errors import Conflict, Forbidden, InvalidInput, NotFound, PayloadTooLarge, WorkspaceNotFound
-from workspace_memory.ids import require_identifier
+from workspace_memory.kernel.clock import Clock, iso
+from workspace_memory.kernel.errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    PayloadTooLarge,
+    WorkspaceNotFound,
+)
+from workspace_memory.kernel.ids import require_identifier
+from workspace_memory.kernel.sealed import seal, unseal
 from workspace_memory.keysessions import Scope
 from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
 from workspace_memory.redaction import Finding, redact_written
-from workspace_memory.sealed import seal, unseal
 
 NOTES_MAX_BYTES = 32 * 1024
 """Cap on the UTF-8 size of one session's notes; exactly this many bytes is accepted."""

@@ -20,7 +20,6 @@ from workspace_memory.access import owned_conversation
 from workspace_memory.admission import AdmissionRef, turn_message
 from workspace_memory.agent_entries import caller_of
 from workspace_memory.authority import Authority, read_authority
-from workspace_memory.clock import Clock, iso
 from workspace_memory.cursors import query_page
 from workspace_memory.document import RECALL_MAX_BYTES, head_text, utf8_size
 from workspace_memory.entries import EntryText, Index, IndexLines, build_index, build_rules, visible_heads
@@ -32,16 +31,17 @@ from workspace_memory.entry_search import (
     SearchService,
     entries_revision,
 )
-from workspace_memory.errors import ConversationNotFound, DecryptionFailed, Unavailable
 from workspace_memory.framing import CLOSE_MARKER as CLOSE_MARKER  # re-exported: the block's markers
 from workspace_memory.framing import OPEN_MARKER as OPEN_MARKER
 from workspace_memory.framing import frame as frame
-from workspace_memory.ids import new_id
+from workspace_memory.kernel.clock import Clock, iso
+from workspace_memory.kernel.errors import ConversationNotFound, DecryptionFailed, Unavailable
+from workspace_memory.kernel.ids import new_id
+from workspace_memory.kernel.terms import MemoryWrite as MemoryWrite
+from workspace_memory.kernel.terms import RecallStatus as RecallStatus
 from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode
 from workspace_memory.ports import Cipher, Item, Table
-from workspace_memory.terms import MemoryWrite as MemoryWrite
-from workspace_memory.terms import RecallStatus as RecallStatus
 
 REASONS: dict[RecallStatus, str] = {
     RecallStatus.OVERSIZED: "the saved memory is larger than 8192 bytes; it is kept intact and must be shortened",

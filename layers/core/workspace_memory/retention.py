@@ -27,12 +27,12 @@ from workspace_memory.changes import (
     RetentionIs,
     SetRetention,
 )
-from workspace_memory.clock import Clock
 from workspace_memory.document import all_versions, expiry, is_expired
-from workspace_memory.errors import Forbidden, InvalidInput, Unavailable, WorkspaceNotFound
 from workspace_memory.head import Head
+from workspace_memory.kernel.clock import Clock
+from workspace_memory.kernel.errors import Forbidden, InvalidInput, Unavailable, WorkspaceNotFound
+from workspace_memory.kernel.terms import EntryStatus
 from workspace_memory.ports import Table, TransactionCancelled
-from workspace_memory.terms import EntryStatus
 
 MIN_HISTORY_DAYS = 1
 MAX_HISTORY_DAYS = 365

@@ -119,7 +119,7 @@ class TitanEmbedder:
         503 and a recall `unavailable`, never a 500; the message names the error code, never the text."""
         from botocore.exceptions import BotoCoreError, ClientError
 
-        from workspace_memory.errors import Unavailable
+        from workspace_memory.kernel.errors import Unavailable
 
         rows = []
         for text in texts:

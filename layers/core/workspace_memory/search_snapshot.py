@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from workspace_memory import keys
 from workspace_memory.changes import Change, Delete, EntriesRevisionIs, Put
 from workspace_memory.document import is_expired
-from workspace_memory.errors import DecryptionFailed
+from workspace_memory.kernel.errors import DecryptionFailed
 from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from workspace_memory.terms import RecallStatus
+from workspace_memory.kernel.terms import RecallStatus
 
 WORKFLOW_NAME = "AgentTurnWorkflow"
 STATUS_QUERY = "status"

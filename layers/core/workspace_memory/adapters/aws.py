@@ -8,7 +8,7 @@ from typing import Any
 import boto3
 from botocore.config import Config
 
-from workspace_memory.settings import Settings
+from workspace_memory.kernel.settings import Settings
 
 _CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=3, read_timeout=10)
 

@@ -44,7 +44,7 @@ from aws_encryption_sdk.exceptions import AWSEncryptionSDKClientError
 from botocore.exceptions import BotoCoreError, ClientError
 
 from workspace_memory.adapters.kms_cipher import EnvelopeCipher
-from workspace_memory.errors import DecryptionFailed, DomainError, Unavailable
+from workspace_memory.kernel.errors import DecryptionFailed, DomainError, Unavailable
 
 KEY_STORE_NAME = "workspace-memory-branch-keys"
 """The key store's logical name: bound into every branch key's wrapping (KMS context `tablename`), so it must

@@ -11,8 +11,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from workspace_memory.adapters.dynamo_changes import to_dynamo
 from workspace_memory.changes import Change
-from workspace_memory.errors import Unavailable
 from workspace_memory.judged import judged_key
+from workspace_memory.kernel.errors import Unavailable
 from workspace_memory.keys import Key
 from workspace_memory.ports import Item, TransactionCancelled
 

@@ -26,7 +26,7 @@ from aws_encryption_sdk.internal.formatting.deserialize import deserialize_heade
 from aws_encryption_sdk.key_providers.kms import KMSMasterKey, KMSMasterKeyConfig
 from botocore.exceptions import BotoCoreError, ClientError
 
-from workspace_memory.errors import DecryptionFailed, DomainError, Unavailable
+from workspace_memory.kernel.errors import DecryptionFailed, DomainError, Unavailable
 
 ALGORITHM = Algorithm.AES_256_GCM_HKDF_SHA512_COMMIT_KEY
 DATA_KEY_MAX_MESSAGES = 1000

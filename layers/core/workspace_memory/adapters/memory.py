@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 
 from workspace_memory import changes as ch
 from workspace_memory import keys
-from workspace_memory.errors import Unavailable
 from workspace_memory.judged import judged_key
+from workspace_memory.kernel.errors import Unavailable
 from workspace_memory.ports import Item, TransactionCancelled
 
 Items = dict[keys.Key, Item]

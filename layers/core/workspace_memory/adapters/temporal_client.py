@@ -15,9 +15,9 @@ from temporalio.client import Client
 from temporalio.service import RPCError
 
 from workspace_memory.adapters.temporal_codec import data_converter
-from workspace_memory.errors import Unavailable
+from workspace_memory.kernel.errors import Unavailable
+from workspace_memory.kernel.settings import Settings
 from workspace_memory.ports import Cipher
-from workspace_memory.settings import Settings
 
 T = TypeVar("T")
 

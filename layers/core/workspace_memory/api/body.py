@@ -26,8 +26,8 @@ import math
 import re
 from typing import Any
 
-from workspace_memory import errors
 from workspace_memory.api.errors import BodyTooDeep, UnsupportedMediaType
+from workspace_memory.kernel import errors
 
 MAX_BODY_BYTES = 512 * 1024
 """The largest legitimate body is a Save of a 64 KiB document (`document.MAX_DOCUMENT_BYTES`); JSON may spell

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from workspace_memory import errors
 from workspace_memory.api.models.envelope import ErrorBody, ErrorOut
 from workspace_memory.api.models.policy import PolicyOut
+from workspace_memory.kernel import errors
 
 
 class UnsupportedMediaType(errors.DomainError):
@@ -34,7 +34,7 @@ INTERNAL = "INTERNAL"
 """An unexpected error (a bug): the only code a 500 carries besides `DECRYPTION_FAILED`."""
 ROUTE_NOT_FOUND = "ROUTE_NOT_FOUND"
 HOST_NOT_ALLOWED = "HOST_NOT_ALLOWED"
-"""`workspace_memory.loopback.CODE`, spelled again: that module is standard library only (the moto server
+"""`workspace_memory.kernel.loopback.CODE`, spelled again: that module is standard library only (the moto server
 imports it) and its http.server import is no cold start's business; tests/unit/test_body.py ties the two."""
 
 PLUMBING_CODES = frozenset({INTERNAL, ROUTE_NOT_FOUND, HOST_NOT_ALLOWED})

@@ -21,7 +21,6 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from workspace_memory import errors
 from workspace_memory.api.body import parse_json, readable
 from workspace_memory.api.errors import (
     INTERNAL,
@@ -33,6 +32,7 @@ from workspace_memory.api.errors import (
 )
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.envelope import ErrorOut
+from workspace_memory.kernel import errors
 
 logger = Logger(service="workspace-memory")
 

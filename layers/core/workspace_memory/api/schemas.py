@@ -11,9 +11,9 @@ from pydantic import Field
 
 from workspace_memory.api.models.base import ApiModel
 from workspace_memory.deletion_contract import MAX_BATCH_SIZE
-from workspace_memory.errors import BaseRevisionRequired, InvalidInput, PreconditionRequired
-from workspace_memory.ids import Identifier, IssuedId
-from workspace_memory.terms import CitationKind, EntryScope, EntryType, MemoryState, Mode, Role, Scope, ShareType
+from workspace_memory.kernel.errors import BaseRevisionRequired, InvalidInput, PreconditionRequired
+from workspace_memory.kernel.ids import Identifier, IssuedId
+from workspace_memory.kernel.terms import CitationKind, EntryScope, EntryType, MemoryState, Mode, Role, Scope, ShareType
 
 
 class CreateWorkspace(ApiModel):

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from workspace_memory.api.models.base import FindingOut, OutModel, findings_out, omitted_when_none
-from workspace_memory.terms import MemoryWrite, Mode, Outcome, Predicate, RecallStatus
+from workspace_memory.kernel.terms import MemoryWrite, Mode, Outcome, Predicate, RecallStatus
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
     from workspace_memory.admission import Admitted

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import field_validator
 
 from workspace_memory.api.models.base import OutModel, omitted_when_none
-from workspace_memory.terms import RecallStatus
+from workspace_memory.kernel.terms import RecallStatus
 from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnView
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from workspace_memory.api.models.base import FindingOut, OutModel, findings_out, omitted_when_none
-from workspace_memory.terms import (
+from workspace_memory.kernel.terms import (
     CandidateKind,
     CandidateStatus,
     CitationKind,

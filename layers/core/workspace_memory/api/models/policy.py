@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from workspace_memory.api.models.base import OutModel
-from workspace_memory.terms import Mode
+from workspace_memory.kernel.terms import Mode
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
     from workspace_memory.policy import Policy

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from workspace_memory.api.models.base import OutModel
-from workspace_memory.terms import Role, Scope, ShareType
+from workspace_memory.kernel.terms import Role, Scope, ShareType
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
     from workspace_memory.access import Caller, MembershipPage, Workspace

@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from workspace_memory.errors import DecryptionFailed
+from workspace_memory.kernel.errors import DecryptionFailed
 from workspace_memory.ports import Cipher
 
 

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from workspace_memory.loopback import is_loopback_host
+from workspace_memory.kernel.loopback import is_loopback_host
 
 LOCAL_STACK_FLAG = "WM_LOCAL_STACK"
 """`1` in the local stack's functions (scripts/localstack); never set by template.yaml."""

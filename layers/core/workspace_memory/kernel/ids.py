@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import StringConstraints
 
-from workspace_memory.errors import InvalidInput
+from workspace_memory.kernel.errors import InvalidInput
 
 IDENTIFIER_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 IDENTIFIER = re.compile(IDENTIFIER_PATTERN)

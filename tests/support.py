@@ -21,8 +21,8 @@ from scripts.localstack.client import DevClient
 from scripts.localstack.resources import LocalResources
 from workflows.codec_server import CodecHTTPServer
 from workspace_memory.adapters.temporal_codec import data_converter
-from workspace_memory.keys import Key
-from workspace_memory.ports import Cipher, Table
+from workspace_memory.store.keys import Key
+from workspace_memory.store.ports import Cipher, Table
 
 
 class Api(DevClient):

@@ -22,7 +22,7 @@ from workspace_memory.api.models.workspaces import (
 )
 from workspace_memory.api.schemas import CreateWorkspace, OpenKeySession, PutMember, SetAi
 from workspace_memory.bootstrap import deletion_service, services
-from workspace_memory.cursors import MAX_PAGE
+from workspace_memory.store.cursors import MAX_PAGE
 
 app = build_resolver()
 

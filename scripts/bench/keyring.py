@@ -25,7 +25,7 @@ from workspace_memory.adapters.branch_keys import BranchKeyCipher, key_store
 from workspace_memory.adapters.kms_cipher import KmsCipher
 from workspace_memory.document import document_context
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.ports import Cipher
+from workspace_memory.store.ports import Cipher
 
 
 class _Scheme:

@@ -22,7 +22,6 @@ from scripts.localstack.resources import LocalResources
 from tests.integration.turn_support import codec_client, run, running_worker, worker_settings
 from tests.integration.worker_support import holding_proxy, start_worker_process
 from tests.support import Api, item_bytes, new_user
-from workspace_memory import keys
 from workspace_memory.adapters.temporal_deletions import TemporalDeletions
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.deletion import DeletionService
@@ -30,6 +29,7 @@ from workspace_memory.deletion_contract import DeletionResult, deletion_workflow
 from workspace_memory.document import document_context
 from workspace_memory.kernel.errors import DecryptionFailed
 from workspace_memory.kernel.settings import Settings
+from workspace_memory.store import keys
 
 pytestmark = pytest.mark.integration
 

@@ -9,12 +9,10 @@ from typing import Any
 import pytest
 
 from tests.integration.fence_support import Event, Scene, add_member, clear_document, make_scene
-from workspace_memory import keys
 from workspace_memory.access import Role
 from workspace_memory.admission import Admitted
 from workspace_memory.agent_entries import SaveResult
 from workspace_memory.authority import Predicate
-from workspace_memory.changes import Delete
 from workspace_memory.entries import Draft, EntryText
 from workspace_memory.kernel.errors import (
     IdempotencyKeyReused,
@@ -25,6 +23,8 @@ from workspace_memory.kernel.errors import (
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType, Outcome
 from workspace_memory.policy import Mode
+from workspace_memory.store import keys
+from workspace_memory.store.changes import Delete
 
 pytestmark = pytest.mark.integration
 

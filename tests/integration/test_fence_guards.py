@@ -22,19 +22,19 @@ from typing import Any
 import pytest
 
 from tests.integration.fence_support import DOC, Scene, add_member, make_scene
-from workspace_memory import keys
 from workspace_memory.access import Role, ShareType
 from workspace_memory.admission import Admitted, ConversationBound, KeySessionInvalid
 from workspace_memory.authority import Predicate
 from workspace_memory.capture import CaptureResult, CaptureService, Outcome, ProposalCleared, parse_edits
-from workspace_memory.changes import Change
 from workspace_memory.document import DocumentService
 from workspace_memory.edits import apply_edits
 from workspace_memory.kernel.errors import IdempotencyKeyReused, NotFound, StaleBaseVersion, WorkspaceNotFound
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.policy import Mode
-from workspace_memory.ports import Item, Table
 from workspace_memory.recall import RecallStatus
+from workspace_memory.store import keys
+from workspace_memory.store.changes import Change
+from workspace_memory.store.ports import Item, Table
 
 pytestmark = pytest.mark.integration
 

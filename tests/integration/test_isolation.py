@@ -35,11 +35,11 @@ from tests.integration.turn_support import running_worker, turn_result, worker_s
 from tests.support import Api, item_bytes, new_user, scan_all
 from workflows.providers import NOTES_HEADING, ModelRequest, ModelResponse
 from workflows.providers.scripted import ScriptedProvider, extract_section
-from workspace_memory import keys
 from workspace_memory.api.models.automation import CaptureOut
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.policy import Mode
+from workspace_memory.store import keys
 from workspace_memory.turn_contract import TurnView
 
 pytestmark = pytest.mark.integration

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from workspace_memory import keys
 from workspace_memory.adapters.memory import MemoryTable
 from workspace_memory.bootstrap import Services
-from workspace_memory.changes import (
+from workspace_memory.store import keys
+from workspace_memory.store.changes import (
     Change,
     Label,
     MemberCanWrite,
@@ -24,7 +24,7 @@ from workspace_memory.changes import (
     ReplaceRevision,
     SetPolicyMode,
 )
-from workspace_memory.ports import Item, Table, TransactionCancelled
+from workspace_memory.store.ports import Item, Table, TransactionCancelled
 
 pytestmark = pytest.mark.integration
 

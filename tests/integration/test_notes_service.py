@@ -10,7 +10,6 @@ import pytest
 
 from tests.integration.fence_support import make_scene
 from tests.support import item_bytes
-from workspace_memory import keys
 from workspace_memory.access import Role
 from workspace_memory.admission import InvalidAdmission
 from workspace_memory.bootstrap import Services, build_services
@@ -27,6 +26,7 @@ from workspace_memory.notes import (
     NotesTooLarge,
     SessionNotFound,
 )
+from workspace_memory.store import keys
 
 pytestmark = pytest.mark.integration
 

@@ -17,14 +17,14 @@ from tests.integration.test_fence_guards import admit
 from workspace_memory.access import load_caller
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.capture import Outcome
-from workspace_memory.changes import Change
 from workspace_memory.entries import Draft, EntryText
 from workspace_memory.kernel.errors import StaleBaseVersion, StalePolicyRevision, StaleRevision
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryType
 from workspace_memory.notes import Notebook, NotesConflict
 from workspace_memory.policy import Mode, Policy
-from workspace_memory.ports import Table, TransactionCancelled
+from workspace_memory.store.changes import Change
+from workspace_memory.store.ports import Table, TransactionCancelled
 
 pytestmark = pytest.mark.integration
 

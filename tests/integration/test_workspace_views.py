@@ -10,7 +10,7 @@ import pytest
 
 from scripts.localstack.resources import LocalResources
 from tests.support import Api, new_user, scan_all
-from workspace_memory.cursors import encode_cursor
+from workspace_memory.store.cursors import encode_cursor
 
 pytestmark = pytest.mark.integration
 

@@ -16,7 +16,7 @@ from workflows.worker import WorkerParts, build_worker_parts, worker_in_thread
 from workspace_memory.adapters.temporal_codec import data_converter
 from workspace_memory.adapters.temporal_turns import TemporalTurns
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.ports import Cipher
+from workspace_memory.store.ports import Cipher
 from workspace_memory.turn_contract import TurnView
 from workspace_memory.turns import TurnService
 

@@ -13,9 +13,9 @@ from aws_lambda_powertools.utilities.data_classes import DynamoDBStreamEvent
 from boto3.dynamodb.types import TypeSerializer
 
 from scripts.change_feed_event import TTL_IDENTITY, stream_record
-from workspace_memory import keys
 from workspace_memory.adapters.eventbridge import EventBridgePublisher
 from workspace_memory.changefeed import MAX_BATCH, ChangeFeed, FeedEvent, rule_for, to_event
+from workspace_memory.store import keys
 
 pytestmark = pytest.mark.unit
 

@@ -26,7 +26,7 @@ from workspace_memory.adapters.temporal_codec import (
     data_converter,
     is_encrypted,
 )
-from workspace_memory.ports import Cipher
+from workspace_memory.store.ports import Cipher
 
 pytestmark = pytest.mark.unit
 

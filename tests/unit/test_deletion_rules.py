@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 import pytest
 
 from tests.unit.test_services import DOC, EDITOR, OWNER, VIEWER, World
-from workspace_memory import keys
 from workspace_memory.adapters.memory import MemoryTable
 from workspace_memory.deletion import DeletionProgress, DeletionService, WorkspacePurgeService
 from workspace_memory.deletion_contract import DeletionInput, PurgeBatchResult
@@ -23,6 +22,7 @@ from workspace_memory.kernel.errors import (
 )
 from workspace_memory.kernel.terms import Outcome, Predicate
 from workspace_memory.recall import RecallStatus
+from workspace_memory.store import keys
 
 pytestmark = pytest.mark.unit
 

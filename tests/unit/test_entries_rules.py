@@ -10,7 +10,6 @@ from dataclasses import dataclass
 import pytest
 
 from tests.unit.fakes import FakeCipher
-from workspace_memory import keys
 from workspace_memory.access import AccessService, Role, ShareType
 from workspace_memory.adapters.memory import MemoryKeyStore, MemoryTable
 from workspace_memory.document import DocumentService
@@ -40,8 +39,9 @@ from workspace_memory.kernel.errors import (
     WorkspaceNotFound,
 )
 from workspace_memory.kernel.terms import CitationKind, CitationState, EntryScope, EntryStatus, EntryType
-from workspace_memory.ports import Item
 from workspace_memory.redaction import PersonalDataInKey
+from workspace_memory.store import keys
+from workspace_memory.store.ports import Item
 
 pytestmark = pytest.mark.unit
 

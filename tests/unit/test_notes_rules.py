@@ -8,9 +8,7 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from tests.unit.fakes import FakeCipher
-from workspace_memory import keys
 from workspace_memory.adapters.memory import MemoryTable
-from workspace_memory.changes import Change
 from workspace_memory.kernel.clock import ManualClock, iso
 from workspace_memory.kernel.errors import DecryptionFailed, InvalidInput, PayloadTooLarge
 from workspace_memory.notes import (
@@ -22,7 +20,9 @@ from workspace_memory.notes import (
     NotesService,
     NotesTooLarge,
 )
-from workspace_memory.ports import Item
+from workspace_memory.store import keys
+from workspace_memory.store.changes import Change
+from workspace_memory.store.ports import Item
 
 pytestmark = pytest.mark.unit
 

@@ -9,15 +9,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from workspace_memory import keys
-from workspace_memory.changes import DEFAULT_HISTORY_DAYS, Create, Label, MemberCanWrite, MemberIsOwner, Put, SetAi
-from workspace_memory.cursors import MAX_PAGE, decode_cursor, encode_cursor
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import Conflict, Forbidden, InvalidInput, NotFound, WorkspaceNotFound
 from workspace_memory.kernel.ids import new_id
 from workspace_memory.kernel.terms import Role as Role
 from workspace_memory.kernel.terms import ShareType as ShareType
-from workspace_memory.ports import Item, KeyStore, Table, TransactionCancelled
+from workspace_memory.store import keys
+from workspace_memory.store.changes import (
+    DEFAULT_HISTORY_DAYS,
+    Create,
+    Label,
+    MemberCanWrite,
+    MemberIsOwner,
+    Put,
+    SetAi,
+)
+from workspace_memory.store.cursors import MAX_PAGE, decode_cursor, encode_cursor
+from workspace_memory.store.ports import Item, KeyStore, Table, TransactionCancelled
 
 
 @dataclass(frozen=True)

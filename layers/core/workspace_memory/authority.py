@@ -12,10 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workspace_memory import keys
 from workspace_memory.access import Workspace, is_deleted
 from workspace_memory.admission import Admission, AdmissionRef, InvalidAdmission
-from workspace_memory.changes import (
+from workspace_memory.kernel.errors import ScopeNotGranted
+from workspace_memory.kernel.terms import Predicate as Predicate
+from workspace_memory.keysessions import Scope
+from workspace_memory.policy import Mode, Policy
+from workspace_memory.store import keys
+from workspace_memory.store.changes import (
     DEFAULT_HISTORY_DAYS,
     Change,
     ConsentIs,
@@ -27,12 +31,8 @@ from workspace_memory.changes import (
     MemberCanWrite,
     PolicyIs,
 )
-from workspace_memory.head import Head
-from workspace_memory.kernel.errors import ScopeNotGranted
-from workspace_memory.kernel.terms import Predicate as Predicate
-from workspace_memory.keysessions import Scope
-from workspace_memory.policy import Mode, Policy
-from workspace_memory.ports import Item, Table
+from workspace_memory.store.head import Head
+from workspace_memory.store.ports import Item, Table
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from workspace_memory import keys
 from workspace_memory.access import load_caller
 from workspace_memory.authority import Authority, Predicate, failed_predicate, fence_changes, read_authority
-from workspace_memory.changes import Change, ClearGenerationIs, Label
 from workspace_memory.document import (
     RECALL_MAX_BYTES,
     Commit,
@@ -33,15 +31,17 @@ from workspace_memory.document import (
     version_changes,
 )
 from workspace_memory.edits import Edit, EditsRejected, apply_edits, rewrite_written
-from workspace_memory.head import Head
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import Conflict, Forbidden, InvalidInput, StaleBaseVersion
 from workspace_memory.kernel.terms import Outcome as Outcome
 from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode, Policy
-from workspace_memory.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.redaction import Finding, findings, merge_findings, redact_written
-from workspace_memory.stale import stale_base
+from workspace_memory.store import keys
+from workspace_memory.store.changes import Change, ClearGenerationIs, Label
+from workspace_memory.store.head import Head
+from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
+from workspace_memory.store.stale import stale_base
 
 EDITS = TypeAdapter(list[Edit])
 

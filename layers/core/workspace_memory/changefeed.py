@@ -31,7 +31,7 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 from workspace_memory.kernel.clock import iso
 
 if TYPE_CHECKING:
-    from workspace_memory.ports import EventPublisher
+    from workspace_memory.store.ports import EventPublisher
 
 MAX_BATCH = 10
 """Entries per PutEvents call (EventBridge's limit)."""

@@ -14,9 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from workspace_memory import keys
 from workspace_memory.access import is_deleted
-from workspace_memory.changes import Delete, Label, MemberIsOwner, TombstoneHead, TombstoneWorkspace
 from workspace_memory.deletion_contract import DEFAULT_BATCH_SIZE, DeletionInput, PurgeBatchResult
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import (
@@ -28,7 +26,9 @@ from workspace_memory.kernel.errors import (
     WorkspaceNotFound,
 )
 from workspace_memory.kernel.terms import Role
-from workspace_memory.ports import KeyStore, Table, TransactionCancelled
+from workspace_memory.store import keys
+from workspace_memory.store.changes import Delete, Label, MemberIsOwner, TombstoneHead, TombstoneWorkspace
+from workspace_memory.store.ports import KeyStore, Table, TransactionCancelled
 
 
 @dataclass(frozen=True)

@@ -11,21 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from workspace_memory import keys
 from workspace_memory.access import Caller, load_caller
-from workspace_memory.changes import (
-    DEFAULT_HISTORY_DAYS,
-    BumpClearGeneration,
-    Change,
-    Create,
-    ExpireVersion,
-    Label,
-    MemberCanWrite,
-    MoveHead,
-    RetentionIs,
-)
-from workspace_memory.cursors import query_page
-from workspace_memory.head import Head
 from workspace_memory.kernel.clock import Clock, epoch_seconds, iso
 from workspace_memory.kernel.errors import (
     Conflict,
@@ -39,9 +25,23 @@ from workspace_memory.kernel.errors import (
 )
 from workspace_memory.kernel.sealed import seal, unseal
 from workspace_memory.policy import Mode, Policy
-from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
 from workspace_memory.redaction import Finding, findings
-from workspace_memory.stale import stale_base
+from workspace_memory.store import keys
+from workspace_memory.store.changes import (
+    DEFAULT_HISTORY_DAYS,
+    BumpClearGeneration,
+    Change,
+    Create,
+    ExpireVersion,
+    Label,
+    MemberCanWrite,
+    MoveHead,
+    RetentionIs,
+)
+from workspace_memory.store.cursors import query_page
+from workspace_memory.store.head import Head
+from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.store.stale import stale_base
 
 MAX_DOCUMENT_BYTES = 64 * 1024
 """Storage cap: two copies (head + version) of the ciphertext stay far below DynamoDB's 400 KB item."""

@@ -25,23 +25,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from workspace_memory import keys, search_snapshot
+from workspace_memory import search_snapshot
 from workspace_memory.access import Caller, load_caller
-from workspace_memory.changes import (
-    Change,
-    CountAgentWrite,
-    CountEntryRead,
-    CountEntryVersions,
-    Create,
-    Delete,
-    Label,
-    MemberExists,
-    MoveEntryHead,
-    ReplaceRevision,
-    RetentionIs,
-    SupersedeEntryRevision,
-)
-from workspace_memory.cursors import decode_cursor, encode_cursor
 from workspace_memory.document import DAY_SECONDS, document_context, is_expired, utf8_size
 from workspace_memory.kernel.clock import Clock, epoch_seconds, epoch_time, iso
 from workspace_memory.kernel.errors import (
@@ -70,9 +55,25 @@ from workspace_memory.kernel.terms import (
     EntryStatus,
     EntryType,
 )
-from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
 from workspace_memory.redaction import Finding, findings, redact, redact_written, refuse_personal_data_in_key
-from workspace_memory.stale import stale_entry
+from workspace_memory.store import keys
+from workspace_memory.store.changes import (
+    Change,
+    CountAgentWrite,
+    CountEntryRead,
+    CountEntryVersions,
+    Create,
+    Delete,
+    Label,
+    MemberExists,
+    MoveEntryHead,
+    ReplaceRevision,
+    RetentionIs,
+    SupersedeEntryRevision,
+)
+from workspace_memory.store.cursors import decode_cursor, encode_cursor
+from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.store.stale import stale_entry
 
 if TYPE_CHECKING:
     from workspace_memory.search import Embedder

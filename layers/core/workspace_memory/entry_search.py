@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from workspace_memory import keys, search_snapshot
+from workspace_memory import search_snapshot
 from workspace_memory.access import Caller, load_caller
 from workspace_memory.document import is_expired, utf8_size
 from workspace_memory.entries import EntryText, SealedVector, entry_context, validate_key_prefix
@@ -28,7 +28,8 @@ from workspace_memory.kernel.clock import Clock, epoch_time
 from workspace_memory.kernel.errors import InvalidInput
 from workspace_memory.kernel.sealed import unseal
 from workspace_memory.kernel.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K, EntryScope, EntryStatus, EntryType
-from workspace_memory.ports import Cipher, Item, Table
+from workspace_memory.store import keys
+from workspace_memory.store.ports import Cipher, Item, Table
 
 if TYPE_CHECKING:
     from workspace_memory.search import Embedder, HybridIndex, SearchDoc

@@ -11,16 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from workspace_memory import keys
 from workspace_memory.access import Role, load_caller
-from workspace_memory.changes import Create, Label
-from workspace_memory.cursors import MAX_PAGE, encode_cursor, query_page
 from workspace_memory.document import is_expired
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import Forbidden, InvalidInput, NotFound
 from workspace_memory.kernel.ids import new_ordered_id
 from workspace_memory.kernel.terms import Scope as Scope
-from workspace_memory.ports import Item, Table
+from workspace_memory.store import keys
+from workspace_memory.store.changes import Create, Label
+from workspace_memory.store.cursors import MAX_PAGE, encode_cursor, query_page
+from workspace_memory.store.ports import Item, Table
 
 DEFAULT_TTL_SECONDS = 3600
 MIN_TTL_SECONDS = 60

@@ -16,10 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workspace_memory import keys
 from workspace_memory.admission import AdmissionRef
 from workspace_memory.authority import read_authority
-from workspace_memory.changes import ReplaceRevision
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import (
     Conflict,
@@ -32,8 +30,10 @@ from workspace_memory.kernel.errors import (
 from workspace_memory.kernel.ids import require_identifier
 from workspace_memory.kernel.sealed import seal, unseal
 from workspace_memory.keysessions import Scope
-from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
 from workspace_memory.redaction import Finding, redact_written
+from workspace_memory.store import keys
+from workspace_memory.store.changes import ReplaceRevision
+from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
 
 NOTES_MAX_BYTES = 32 * 1024
 """Cap on the UTF-8 size of one session's notes; exactly this many bytes is accepted."""

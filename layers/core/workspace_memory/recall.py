@@ -15,12 +15,10 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-from workspace_memory import keys
 from workspace_memory.access import owned_conversation
 from workspace_memory.admission import AdmissionRef, turn_message
 from workspace_memory.agent_entries import caller_of
 from workspace_memory.authority import Authority, read_authority
-from workspace_memory.cursors import query_page
 from workspace_memory.document import RECALL_MAX_BYTES, head_text, utf8_size
 from workspace_memory.entries import EntryText, Index, IndexLines, build_index, build_rules, visible_heads
 from workspace_memory.entries import _rule_line as entry_with_body
@@ -41,7 +39,9 @@ from workspace_memory.kernel.terms import MemoryWrite as MemoryWrite
 from workspace_memory.kernel.terms import RecallStatus as RecallStatus
 from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode
-from workspace_memory.ports import Cipher, Item, Table
+from workspace_memory.store import keys
+from workspace_memory.store.cursors import query_page
+from workspace_memory.store.ports import Cipher, Item, Table
 
 REASONS: dict[RecallStatus, str] = {
     RecallStatus.OVERSIZED: "the saved memory is larger than 8192 bytes; it is kept intact and must be shortened",

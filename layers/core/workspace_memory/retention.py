@@ -17,9 +17,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
-from workspace_memory import keys
 from workspace_memory.access import load_caller
-from workspace_memory.changes import (
+from workspace_memory.document import all_versions, expiry, is_expired
+from workspace_memory.kernel.clock import Clock
+from workspace_memory.kernel.errors import Forbidden, InvalidInput, Unavailable, WorkspaceNotFound
+from workspace_memory.kernel.terms import EntryStatus
+from workspace_memory.store import keys
+from workspace_memory.store.changes import (
     Change,
     ExpireEntryRevision,
     ExpireVersion,
@@ -27,12 +31,8 @@ from workspace_memory.changes import (
     RetentionIs,
     SetRetention,
 )
-from workspace_memory.document import all_versions, expiry, is_expired
-from workspace_memory.head import Head
-from workspace_memory.kernel.clock import Clock
-from workspace_memory.kernel.errors import Forbidden, InvalidInput, Unavailable, WorkspaceNotFound
-from workspace_memory.kernel.terms import EntryStatus
-from workspace_memory.ports import Table, TransactionCancelled
+from workspace_memory.store.head import Head
+from workspace_memory.store.ports import Table, TransactionCancelled
 
 MIN_HISTORY_DAYS = 1
 MAX_HISTORY_DAYS = 365

@@ -23,11 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from workspace_memory import keys
-from workspace_memory.changes import Change, Delete, EntriesRevisionIs, Put
 from workspace_memory.document import is_expired
 from workspace_memory.kernel.errors import DecryptionFailed
-from workspace_memory.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.store import keys
+from workspace_memory.store.changes import Change, Delete, EntriesRevisionIs, Put
+from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
 
 if TYPE_CHECKING:
     from workspace_memory.search import SearchDoc

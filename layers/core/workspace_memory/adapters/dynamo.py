@@ -10,11 +10,11 @@ from boto3.dynamodb.types import Binary, TypeDeserializer
 from botocore.exceptions import BotoCoreError, ClientError
 
 from workspace_memory.adapters.dynamo_changes import to_dynamo
-from workspace_memory.changes import Change
-from workspace_memory.judged import judged_key
 from workspace_memory.kernel.errors import Unavailable
-from workspace_memory.keys import Key
-from workspace_memory.ports import Item, TransactionCancelled
+from workspace_memory.store.changes import Change
+from workspace_memory.store.judged import judged_key
+from workspace_memory.store.keys import Key
+from workspace_memory.store.ports import Item, TransactionCancelled
 
 
 def _native(value: Any) -> Any:

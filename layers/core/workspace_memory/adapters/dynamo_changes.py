@@ -1,4 +1,4 @@
-"""The domain's changes (`workspace_memory.changes`) in DynamoDB's dialect: one TransactWriteItems action each.
+"""The domain's changes (`workspace_memory.store.changes`) in DynamoDB's dialect: one TransactWriteItems action each.
 
 This is the only place condition and update expressions are spelled. `IN` and comparisons are false on a
 missing attribute or item, which is what every "still holds" check wants.
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from workspace_memory import changes as ch
-from workspace_memory import keys
+from workspace_memory.store import changes as ch
+from workspace_memory.store import keys
 
 _READ_ONLY = "read_only"
 

@@ -10,11 +10,11 @@ import copy
 import threading
 from collections.abc import Callable, Sequence
 
-from workspace_memory import changes as ch
-from workspace_memory import keys
-from workspace_memory.judged import judged_key
 from workspace_memory.kernel.errors import Unavailable
-from workspace_memory.ports import Item, TransactionCancelled
+from workspace_memory.store import changes as ch
+from workspace_memory.store import keys
+from workspace_memory.store.judged import judged_key
+from workspace_memory.store.ports import Item, TransactionCancelled
 
 Items = dict[keys.Key, Item]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from workspace_memory.ports import Cipher
+from workspace_memory.store.ports import Cipher
 
 SERVICE_KINDS = frozenset({"temporal-payload"})
 """Context kinds that belong to no workspace (kept in step with temporal_codec.PAYLOAD_CONTEXT by a test)."""

@@ -17,7 +17,7 @@ from temporalio.service import RPCError
 from workspace_memory.adapters.temporal_codec import data_converter
 from workspace_memory.kernel.errors import Unavailable
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.ports import Cipher
+from workspace_memory.store.ports import Cipher
 
 T = TypeVar("T")
 

@@ -39,7 +39,7 @@ from temporalio.converter import DataConverter, DefaultFailureConverterWithEncod
 
 from workspace_memory.adapters.kms_cipher import PAYLOAD_DATA_KEY_SECONDS as PAYLOAD_DATA_KEY_SECONDS
 from workspace_memory.adapters.kms_cipher import payload_cipher as payload_cipher
-from workspace_memory.ports import Cipher
+from workspace_memory.store.ports import Cipher
 
 ENCODING = b"binary/encrypted"
 CODEC_KEY = "encryption-codec"

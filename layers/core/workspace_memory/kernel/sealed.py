@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from workspace_memory.kernel.errors import DecryptionFailed
-from workspace_memory.ports import Cipher
+from workspace_memory.store.ports import Cipher
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ follow this one list (DynamoDB asks `ReturnValuesOnConditionCheckFailure: ALL_OL
 
 from __future__ import annotations
 
-from workspace_memory import changes as ch
-from workspace_memory import keys
+from workspace_memory.store import changes as ch
+from workspace_memory.store import keys
 
 
 def judged_key(change: ch.Change) -> keys.Key | None:

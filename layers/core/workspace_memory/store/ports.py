@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from workspace_memory.changefeed import FeedEvent
-    from workspace_memory.changes import Change
-    from workspace_memory.keys import Key
+    from workspace_memory.store.changes import Change
+    from workspace_memory.store.keys import Key
 
 Item = dict[str, Any]
 

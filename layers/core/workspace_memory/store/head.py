@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workspace_memory.ports import Item
+from workspace_memory.store.ports import Item
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,11 @@ writer may have moved it on, up to the very base the caller sent ("base 8 is not
 
 from __future__ import annotations
 
-from workspace_memory import keys
-from workspace_memory.head import Head
 from workspace_memory.kernel.errors import Conflict, EntryForgotten, StaleBaseVersion, StaleRevision, WorkspaceNotFound
 from workspace_memory.kernel.terms import EntryStatus
-from workspace_memory.ports import TransactionCancelled
+from workspace_memory.store import keys
+from workspace_memory.store.head import Head
+from workspace_memory.store.ports import TransactionCancelled
 
 
 def stale_base(refusal: TransactionCancelled, workspace_id: str, base: int) -> Exception:

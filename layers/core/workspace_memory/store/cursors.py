@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from workspace_memory.kernel.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from workspace_memory.ports import Item, Table
+    from workspace_memory.store.ports import Item, Table
 
 MAX_PAGE = 100
 """The largest page of a listing whose items are then read in one snapshot: TransactGetItems takes at most 100."""

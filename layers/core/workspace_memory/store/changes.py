@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from workspace_memory import keys
-from workspace_memory.ports import Item
+from workspace_memory.store import keys
+from workspace_memory.store.ports import Item
 
 DEFAULT_HISTORY_DAYS = 90
 """A workspace's retention when its item names none (docs/architecture.md#retention): non-head versions live 90 days."""

@@ -22,12 +22,12 @@ from scripts.localstack.resources import isolate_environment
 from scripts.localstack.stack import LocalStack, StackConfig
 from workflows.tools import ToolName
 from workflows.worker import build_worker_parts
-from workspace_memory.access import ShareType
 from workspace_memory.bootstrap import build_services
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.policy import Mode
 from workspace_memory.turn_contract import WORKFLOW_NAME, TurnInput, TurnView
 from workspace_memory.turns import TurnService
+from workspace_memory.workspaces.access import ShareType
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "histories" / "agent_turn.json"
 MESSAGE = (

@@ -11,7 +11,7 @@ from temporalio.exceptions import ApplicationError
 
 from workflows.automation import ApiResponse, PurgeApi
 from workspace_memory.api.models.base import OutModel
-from workspace_memory.deletion_contract import BranchKeyInput, PurgeBatchInput, PurgeBatchResult
+from workspace_memory.workspaces.deletion_contract import BranchKeyInput, PurgeBatchInput, PurgeBatchResult
 
 Answer = TypeVar("Answer", bound=OutModel)
 

@@ -14,7 +14,7 @@ from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from workflows.deletion_activities import DeletionActivities
-    from workspace_memory.deletion_contract import (
+    from workspace_memory.workspaces.deletion_contract import (
         WORKFLOW_NAME,
         BranchKeyInput,
         DeletionInput,

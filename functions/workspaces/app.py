@@ -7,7 +7,6 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Query
 
-from workspace_memory.access import MAX_WORKSPACES_PAGE
 from workspace_memory.api.http import build_resolver, human_user, lambda_entry, no_content, respond
 from workspace_memory.api.models.deletion import DeletionOut
 from workspace_memory.api.models.workspaces import (
@@ -23,6 +22,7 @@ from workspace_memory.api.models.workspaces import (
 from workspace_memory.api.schemas import CreateWorkspace, OpenKeySession, PutMember, SetAi
 from workspace_memory.bootstrap import deletion_service, services
 from workspace_memory.store.cursors import MAX_PAGE
+from workspace_memory.workspaces.access import MAX_WORKSPACES_PAGE
 
 app = build_resolver()
 

@@ -13,9 +13,9 @@ from workspace_memory.bootstrap import Services
 from workspace_memory.entries import Draft, EntryText
 from workspace_memory.kernel.clock import iso
 from workspace_memory.kernel.terms import EntryScope, EntryType
-from workspace_memory.keysessions import TTL_GRACE_SECONDS
 from workspace_memory.store import keys
 from workspace_memory.turn_contract import turn_id_for
+from workspace_memory.workspaces.keysessions import TTL_GRACE_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "events"

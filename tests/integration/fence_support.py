@@ -7,7 +7,6 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from workspace_memory.access import Role, ShareType
 from workspace_memory.adapters.aws import AwsClients
 from workspace_memory.admission import Admitted, MemoryState
 from workspace_memory.authority import Predicate
@@ -17,6 +16,7 @@ from workspace_memory.kernel.clock import ManualClock
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.notes import Notebook
 from workspace_memory.policy import Mode
+from workspace_memory.workspaces.access import Role, ShareType
 
 DOC = "# Memory\n- first fact\n"
 

@@ -18,7 +18,6 @@ import pytest
 from aws_encryption_sdk.internal.formatting.deserialize import deserialize_header
 
 from tests.support import item_bytes
-from workspace_memory.access import ShareType
 from workspace_memory.adapters.branch_keys import BRANCH_KEY_TTL_SECONDS, KEY_STORE_NAME, branch_key_id
 from workspace_memory.admission import credential_context
 from workspace_memory.bootstrap import Services, build_services
@@ -29,6 +28,7 @@ from workspace_memory.notes import Notebook
 from workspace_memory.policy import Mode
 from workspace_memory.recall import RecallStatus
 from workspace_memory.store import keys
+from workspace_memory.workspaces.access import ShareType
 
 pytestmark = pytest.mark.integration
 

@@ -26,7 +26,6 @@ from temporalio.client import Client
 from scripts.localstack.resources import LocalResources
 from scripts.localstack.temporal import temporal_binary
 from tests.support import serving_codec
-from workspace_memory.access import ShareType
 from workspace_memory.adapters.temporal_codec import (
     CODEC_KEY,
     CODEC_NAME,
@@ -39,6 +38,7 @@ from workspace_memory.adapters.temporal_codec import (
 )
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.errors import DecryptionFailed
+from workspace_memory.workspaces.access import ShareType
 
 pytestmark = pytest.mark.integration
 

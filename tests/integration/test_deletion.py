@@ -24,12 +24,12 @@ from tests.integration.worker_support import holding_proxy, start_worker_process
 from tests.support import Api, item_bytes, new_user
 from workspace_memory.adapters.temporal_deletions import TemporalDeletions
 from workspace_memory.bootstrap import Services, build_services
-from workspace_memory.deletion import DeletionService
-from workspace_memory.deletion_contract import DeletionResult, deletion_workflow_id
 from workspace_memory.document import document_context
 from workspace_memory.kernel.errors import DecryptionFailed
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.store import keys
+from workspace_memory.workspaces.deletion import DeletionService
+from workspace_memory.workspaces.deletion_contract import DeletionResult, deletion_workflow_id
 
 pytestmark = pytest.mark.integration
 

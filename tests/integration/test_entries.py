@@ -17,7 +17,6 @@ from tests.depth import rounds as rounds_at_depth
 from tests.integration.fence_support import DOC, add_member, make_scene
 from tests.integration.test_branch_keys import Calls
 from tests.support import Api, item_bytes, new_user, scan_all
-from workspace_memory.access import Role, ShareType
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.entries import Draft, EntryText
 from workspace_memory.kernel.errors import StaleRevision
@@ -25,6 +24,7 @@ from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryType
 from workspace_memory.recall import CLOSE_MARKER, OPEN_MARKER, RecallStatus
 from workspace_memory.store import keys
+from workspace_memory.workspaces.access import Role, ShareType
 
 pytestmark = pytest.mark.integration
 

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from tests.integration.fence_support import Event, Scene, add_member, clear_document, make_scene
-from workspace_memory.access import Role
 from workspace_memory.admission import Admitted
 from workspace_memory.agent_entries import SaveResult
 from workspace_memory.authority import Predicate
@@ -25,6 +24,7 @@ from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType, Ou
 from workspace_memory.policy import Mode
 from workspace_memory.store import keys
 from workspace_memory.store.changes import Delete
+from workspace_memory.workspaces.access import Role
 
 pytestmark = pytest.mark.integration
 

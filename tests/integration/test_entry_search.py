@@ -11,7 +11,6 @@ import pytest
 from scripts.localstack.resources import LocalResources
 from tests.integration.test_branch_keys import Calls
 from tests.support import drop_partition, new_user
-from workspace_memory.access import Role, ShareType
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.entries import Draft, EntryText, entry_context
 from workspace_memory.entry_search import SearchFilters
@@ -19,6 +18,7 @@ from workspace_memory.kernel.sealed import unseal
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryScope, EntryType
 from workspace_memory.store import keys
+from workspace_memory.workspaces.access import Role, ShareType
 
 pytestmark = pytest.mark.integration
 

@@ -22,7 +22,6 @@ from typing import Any
 import pytest
 
 from tests.integration.fence_support import DOC, Scene, add_member, make_scene
-from workspace_memory.access import Role, ShareType
 from workspace_memory.admission import Admitted, ConversationBound, KeySessionInvalid
 from workspace_memory.authority import Predicate
 from workspace_memory.capture import CaptureResult, CaptureService, Outcome, ProposalCleared, parse_edits
@@ -35,6 +34,7 @@ from workspace_memory.recall import RecallStatus
 from workspace_memory.store import keys
 from workspace_memory.store.changes import Change
 from workspace_memory.store.ports import Item, Table
+from workspace_memory.workspaces.access import Role, ShareType
 
 pytestmark = pytest.mark.integration
 

@@ -9,10 +9,10 @@ import pytest
 
 from scripts.localstack.resources import LocalResources
 from tests.support import Api, FunctionLogs, graft_ciphertext, item_bytes, new_user, scan_all
-from workspace_memory.access import ShareType
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.errors import DecryptionFailed
 from workspace_memory.store import keys
+from workspace_memory.workspaces.access import ShareType
 
 pytestmark = pytest.mark.integration
 

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from tests.integration.fence_support import DOC, Scene, make_scene
-from workspace_memory.access import Role
 from workspace_memory.admission import Admitted, InvalidAdmission, MemoryState
 from workspace_memory.kernel.errors import ConversationNotFound, DecryptionFailed, Unavailable
 from workspace_memory.kernel.settings import Settings
@@ -17,6 +16,7 @@ from workspace_memory.policy import Mode
 from workspace_memory.recall import CLOSE_MARKER, OPEN_MARKER, MemoryWrite, Recall, RecallService, RecallStatus
 from workspace_memory.store import keys
 from workspace_memory.store.ports import Item
+from workspace_memory.workspaces.access import Role
 
 pytestmark = pytest.mark.integration
 

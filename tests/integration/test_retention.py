@@ -15,7 +15,6 @@ import pytest
 from scripts.localstack.resources import LocalResources
 from tests.integration.fence_support import Scene, make_scene
 from tests.support import Api, new_user
-from workspace_memory.access import ShareType
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.capture import Outcome
 from workspace_memory.document import DAY_SECONDS
@@ -24,6 +23,7 @@ from workspace_memory.kernel.errors import StaleBaseVersion, VersionNotFound
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.policy import Mode
 from workspace_memory.store import keys
+from workspace_memory.workspaces.access import ShareType
 
 pytestmark = pytest.mark.integration
 

@@ -12,7 +12,6 @@ from aws_encryption_sdk.exceptions import AWSEncryptionSDKClientError
 from botocore.exceptions import EndpointConnectionError
 
 from tests.unit.fakes import FakeCipher
-from workspace_memory.access import AccessService, ShareType
 from workspace_memory.adapters.branch_keys import branch_key_id, rejection
 from workspace_memory.adapters.memory import MemoryKeyStore, MemoryTable
 from workspace_memory.adapters.routed_cipher import SERVICE_KINDS, RoutedCipher
@@ -23,6 +22,7 @@ from workspace_memory.kernel.clock import ManualClock
 from workspace_memory.kernel.errors import DecryptionFailed, Unavailable
 from workspace_memory.notes import Notebook, notes_context
 from workspace_memory.store import keys
+from workspace_memory.workspaces.access import AccessService, ShareType
 
 pytestmark = pytest.mark.unit
 

@@ -11,8 +11,6 @@ import pytest
 
 from tests.unit.test_services import DOC, EDITOR, OWNER, VIEWER, World
 from workspace_memory.adapters.memory import MemoryTable
-from workspace_memory.deletion import DeletionProgress, DeletionService, WorkspacePurgeService
-from workspace_memory.deletion_contract import DeletionInput, PurgeBatchResult
 from workspace_memory.kernel.errors import (
     ConfirmationMismatch,
     ConfirmationRequired,
@@ -23,6 +21,8 @@ from workspace_memory.kernel.errors import (
 from workspace_memory.kernel.terms import Outcome, Predicate
 from workspace_memory.recall import RecallStatus
 from workspace_memory.store import keys
+from workspace_memory.workspaces.deletion import DeletionProgress, DeletionService, WorkspacePurgeService
+from workspace_memory.workspaces.deletion_contract import DeletionInput, PurgeBatchResult
 
 pytestmark = pytest.mark.unit
 

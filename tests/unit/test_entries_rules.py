@@ -10,7 +10,6 @@ from dataclasses import dataclass
 import pytest
 
 from tests.unit.fakes import FakeCipher
-from workspace_memory.access import AccessService, Role, ShareType
 from workspace_memory.adapters.memory import MemoryKeyStore, MemoryTable
 from workspace_memory.document import DocumentService
 from workspace_memory.entries import (
@@ -42,6 +41,7 @@ from workspace_memory.kernel.terms import CitationKind, CitationState, EntryScop
 from workspace_memory.redaction import PersonalDataInKey
 from workspace_memory.store import keys
 from workspace_memory.store.ports import Item
+from workspace_memory.workspaces.access import AccessService, Role, ShareType
 
 pytestmark = pytest.mark.unit
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from workspace_memory.access import AccessService, Role, ShareType
 from workspace_memory.adapters.memory import MemoryKeyStore, MemoryTable
 from workspace_memory.kernel.clock import ManualClock
-from workspace_memory.keysessions import MAX_LIST_READS, TTL_GRACE_SECONDS, KeySessionService
 from workspace_memory.store import keys
+from workspace_memory.workspaces.access import AccessService, Role, ShareType
+from workspace_memory.workspaces.keysessions import MAX_LIST_READS, TTL_GRACE_SECONDS, KeySessionService
 
 pytestmark = pytest.mark.unit
 

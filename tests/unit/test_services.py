@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from tests.unit.fakes import FakeCipher
-from workspace_memory.access import AccessService, Role, ShareType
 from workspace_memory.adapters.memory import MemoryKeyStore, MemoryTable
 from workspace_memory.admission import (
     AdmissionService,
@@ -32,11 +31,12 @@ from workspace_memory.kernel.errors import (
     StaleBaseVersion,
     WorkspaceNotFound,
 )
-from workspace_memory.keysessions import KeySessionService, Scope
 from workspace_memory.notes import AdmissionRetired, NotesService, SessionNotFound
 from workspace_memory.policy import Mode, PolicyService
 from workspace_memory.recall import MemoryWrite, RecallService, RecallStatus
 from workspace_memory.store import keys
+from workspace_memory.workspaces.access import AccessService, Role, ShareType
+from workspace_memory.workspaces.keysessions import KeySessionService, Scope
 
 pytestmark = pytest.mark.unit
 

@@ -13,7 +13,6 @@ from aws_lambda_powertools.event_handler import Response
 
 from scripts.localstack.gateway import FakeContext
 from tests.unit.fakes import get_event
-from workspace_memory.access import Role, ShareType, Workspace
 from workspace_memory.api.errors import error_envelope, error_of
 from workspace_memory.api.http import build_resolver, error_response, respond
 from workspace_memory.api.models.automation import AdmissionOut, CaptureOut, NotesMetaOut, NotesOut, RecallOut
@@ -28,12 +27,13 @@ from workspace_memory.capture import CaptureResult, InvalidEdits, Outcome, Propo
 from workspace_memory.document import Commit, DocumentView, HistoryPage, VersionInfo
 from workspace_memory.edits import EditProblem
 from workspace_memory.kernel import errors, loopback
-from workspace_memory.keysessions import KeySession, Scope
 from workspace_memory.notes import Notes, NotesConflict, NotesTooLarge
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.recall import MemoryWrite, Recall, RecallReceipt, RecallStatus, ReceiptsPage
 from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnView
 from workspace_memory.turns import StartedTurn
+from workspace_memory.workspaces.access import Role, ShareType, Workspace
+from workspace_memory.workspaces.keysessions import KeySession, Scope
 
 pytestmark = pytest.mark.unit
 

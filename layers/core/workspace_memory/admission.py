@@ -15,7 +15,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from workspace_memory.access import Caller, load_caller
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import (
     AiDisabled,
@@ -28,11 +27,12 @@ from workspace_memory.kernel.errors import (
 )
 from workspace_memory.kernel.ids import new_id, new_secret, require_identifier
 from workspace_memory.kernel.terms import MemoryState as MemoryState
-from workspace_memory.keysessions import ALL_SCOPES, Scope, scopes_of
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.store import keys
 from workspace_memory.store.changes import ClaimConversation, ConsentIs, Create, Label, Put
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.workspaces.access import Caller, load_caller
+from workspace_memory.workspaces.keysessions import ALL_SCOPES, Scope, scopes_of
 
 ADMISSION_TTL_SECONDS = 15 * 60
 RETENTION_SECONDS = 24 * 3600

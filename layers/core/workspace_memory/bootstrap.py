@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from workspace_memory.access import AccessService
     from workspace_memory.adapters.aws import AwsClients
     from workspace_memory.adapters.branch_keys import BranchKeyStore
     from workspace_memory.adapters.dynamo import DynamoTable
@@ -23,13 +22,11 @@ if TYPE_CHECKING:
     from workspace_memory.agent_entries import AgentEntryService
     from workspace_memory.capture import CaptureService
     from workspace_memory.changefeed import ChangeFeed
-    from workspace_memory.deletion import DeletionService, WorkspacePurgeService
     from workspace_memory.document import DocumentService
     from workspace_memory.entries import EntryService
     from workspace_memory.entry_search import SearchService
     from workspace_memory.kernel.clock import Clock
     from workspace_memory.kernel.settings import Settings
-    from workspace_memory.keysessions import KeySessionService
     from workspace_memory.notes import NotesService
     from workspace_memory.policy import PolicyService
     from workspace_memory.purge import PurgeService
@@ -37,6 +34,9 @@ if TYPE_CHECKING:
     from workspace_memory.retention import RetentionService
     from workspace_memory.search import Embedder
     from workspace_memory.turns import TurnService
+    from workspace_memory.workspaces.access import AccessService
+    from workspace_memory.workspaces.deletion import DeletionService, WorkspacePurgeService
+    from workspace_memory.workspaces.keysessions import KeySessionService
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,6 @@ class Services:
 
 
 def build_services(settings: Settings, clock: Clock | None = None, clients: AwsClients | None = None) -> Services:
-    from workspace_memory.access import AccessService
     from workspace_memory.adapters.aws import build_clients
     from workspace_memory.adapters.branch_keys import BranchKeyCipher, BranchKeyStore, key_store
     from workspace_memory.adapters.dynamo import DynamoTable
@@ -78,17 +77,18 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     from workspace_memory.admission import AdmissionService
     from workspace_memory.agent_entries import AgentEntryService
     from workspace_memory.capture import CaptureService
-    from workspace_memory.deletion import WorkspacePurgeService
     from workspace_memory.document import DocumentService
     from workspace_memory.entries import EntryService
     from workspace_memory.entry_search import SearchService, WarmIndexes
     from workspace_memory.kernel.clock import FileClock, SystemClock
-    from workspace_memory.keysessions import KeySessionService
     from workspace_memory.notes import NotesService
     from workspace_memory.policy import PolicyService
     from workspace_memory.purge import PurgeService
     from workspace_memory.recall import RecallService
     from workspace_memory.retention import RetentionService
+    from workspace_memory.workspaces.access import AccessService
+    from workspace_memory.workspaces.deletion import WorkspacePurgeService
+    from workspace_memory.workspaces.keysessions import KeySessionService
 
     if settings.key_store_table_name is None:
         raise ValueError("KEY_STORE_TABLE_NAME is not set: workspace data is encrypted under branch keys")
@@ -179,7 +179,7 @@ def deletion_service() -> DeletionService:
     from temporalio.envconfig import ClientConfig
 
     from workspace_memory.adapters.temporal_deletions import TemporalDeletions
-    from workspace_memory.deletion import DeletionService
+    from workspace_memory.workspaces.deletion import DeletionService
 
     base = services()
     connect = ClientConfig.load_client_connect_config(override_env_vars=dict(os.environ))

@@ -17,7 +17,6 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from workspace_memory.access import load_caller
 from workspace_memory.authority import Authority, Predicate, failed_predicate, fence_changes, read_authority
 from workspace_memory.document import (
     RECALL_MAX_BYTES,
@@ -34,7 +33,6 @@ from workspace_memory.edits import Edit, EditsRejected, apply_edits, rewrite_wri
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import Conflict, Forbidden, InvalidInput, StaleBaseVersion
 from workspace_memory.kernel.terms import Outcome as Outcome
-from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode, Policy
 from workspace_memory.redaction import Finding, findings, merge_findings, redact_written
 from workspace_memory.store import keys
@@ -42,6 +40,8 @@ from workspace_memory.store.changes import Change, ClearGenerationIs, Label
 from workspace_memory.store.head import Head
 from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.store.stale import stale_base
+from workspace_memory.workspaces.access import load_caller
+from workspace_memory.workspaces.keysessions import Scope
 
 EDITS = TypeAdapter(list[Edit])
 

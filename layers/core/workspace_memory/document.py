@@ -11,7 +11,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from workspace_memory.access import Caller, load_caller
 from workspace_memory.kernel.clock import Clock, epoch_seconds, iso
 from workspace_memory.kernel.errors import (
     Conflict,
@@ -42,6 +41,7 @@ from workspace_memory.store.cursors import query_page
 from workspace_memory.store.head import Head
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
 from workspace_memory.store.stale import stale_base
+from workspace_memory.workspaces.access import Caller, load_caller
 
 MAX_DOCUMENT_BYTES = 64 * 1024
 """Storage cap: two copies (head + version) of the ciphertext stay far below DynamoDB's 400 KB item."""

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from workspace_memory import search_snapshot
-from workspace_memory.access import Caller, load_caller
 from workspace_memory.document import DAY_SECONDS, document_context, is_expired, utf8_size
 from workspace_memory.kernel.clock import Clock, epoch_seconds, epoch_time, iso
 from workspace_memory.kernel.errors import (
@@ -74,6 +73,7 @@ from workspace_memory.store.changes import (
 from workspace_memory.store.cursors import decode_cursor, encode_cursor
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
 from workspace_memory.store.stale import stale_entry
+from workspace_memory.workspaces.access import Caller, load_caller
 
 if TYPE_CHECKING:
     from workspace_memory.search import Embedder

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from workspace_memory import search_snapshot
-from workspace_memory.access import Caller, load_caller
 from workspace_memory.document import is_expired, utf8_size
 from workspace_memory.entries import EntryText, SealedVector, entry_context, validate_key_prefix
 from workspace_memory.kernel.clock import Clock, epoch_time
@@ -30,6 +29,7 @@ from workspace_memory.kernel.sealed import unseal
 from workspace_memory.kernel.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K, EntryScope, EntryStatus, EntryType
 from workspace_memory.store import keys
 from workspace_memory.store.ports import Cipher, Item, Table
+from workspace_memory.workspaces.access import Caller, load_caller
 
 if TYPE_CHECKING:
     from workspace_memory.search import Embedder, HybridIndex, SearchDoc

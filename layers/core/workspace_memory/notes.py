@@ -29,11 +29,11 @@ from workspace_memory.kernel.errors import (
 )
 from workspace_memory.kernel.ids import require_identifier
 from workspace_memory.kernel.sealed import seal, unseal
-from workspace_memory.keysessions import Scope
 from workspace_memory.redaction import Finding, redact_written
 from workspace_memory.store import keys
 from workspace_memory.store.changes import ReplaceRevision
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.workspaces.keysessions import Scope
 
 NOTES_MAX_BYTES = 32 * 1024
 """Cap on the UTF-8 size of one session's notes; exactly this many bytes is accepted."""

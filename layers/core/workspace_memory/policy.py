@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workspace_memory.access import load_caller
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import Forbidden, StalePolicyRevision
 from workspace_memory.kernel.terms import Mode as Mode
 from workspace_memory.store import keys
 from workspace_memory.store.changes import Label, SetPolicyMode
 from workspace_memory.store.ports import Item, Table, TransactionCancelled
+from workspace_memory.workspaces.access import load_caller
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-from workspace_memory.access import load_caller
 from workspace_memory.document import all_versions, document_context, head_text, utf8_size
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import Conflict, Forbidden, InvalidInput
@@ -22,6 +21,7 @@ from workspace_memory.store import keys
 from workspace_memory.store.changes import Change, HeadAt, Label, PurgeVersion
 from workspace_memory.store.head import Head
 from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
+from workspace_memory.workspaces.access import load_caller
 
 MAX_LINE_BYTES = 500
 """As an edit's line (docs/architecture.md#capture): a line is what the assistant and the editor write one at a time."""

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-from workspace_memory.access import owned_conversation
 from workspace_memory.admission import AdmissionRef, turn_message
 from workspace_memory.agent_entries import caller_of
 from workspace_memory.authority import Authority, read_authority
@@ -37,11 +36,12 @@ from workspace_memory.kernel.errors import ConversationNotFound, DecryptionFaile
 from workspace_memory.kernel.ids import new_id
 from workspace_memory.kernel.terms import MemoryWrite as MemoryWrite
 from workspace_memory.kernel.terms import RecallStatus as RecallStatus
-from workspace_memory.keysessions import Scope
 from workspace_memory.policy import Mode
 from workspace_memory.store import keys
 from workspace_memory.store.cursors import query_page
 from workspace_memory.store.ports import Cipher, Item, Table
+from workspace_memory.workspaces.access import owned_conversation
+from workspace_memory.workspaces.keysessions import Scope
 
 REASONS: dict[RecallStatus, str] = {
     RecallStatus.OVERSIZED: "the saved memory is larger than 8192 bytes; it is kept intact and must be shortened",

@@ -17,7 +17,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
-from workspace_memory.access import load_caller
 from workspace_memory.document import all_versions, expiry, is_expired
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import Forbidden, InvalidInput, Unavailable, WorkspaceNotFound
@@ -33,6 +32,7 @@ from workspace_memory.store.changes import (
 )
 from workspace_memory.store.head import Head
 from workspace_memory.store.ports import Table, TransactionCancelled
+from workspace_memory.workspaces.access import load_caller
 
 MIN_HISTORY_DAYS = 1
 MAX_HISTORY_DAYS = 365

@@ -12,9 +12,15 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from workspace_memory.adapters.temporal_client import TemporalConnection
-from workspace_memory.deletion import DeletionProgress
-from workspace_memory.deletion_contract import WORKFLOW_NAME, DeletionInput, Memo, Phase, deletion_workflow_id
 from workspace_memory.kernel.clock import iso
+from workspace_memory.workspaces.deletion import DeletionProgress
+from workspace_memory.workspaces.deletion_contract import (
+    WORKFLOW_NAME,
+    DeletionInput,
+    Memo,
+    Phase,
+    deletion_workflow_id,
+)
 
 _STATUS = {WorkflowExecutionStatus.RUNNING: "running", WorkflowExecutionStatus.COMPLETED: "completed"}
 

@@ -10,10 +10,10 @@ from typing import Any
 from pydantic import Field
 
 from workspace_memory.api.models.base import ApiModel
-from workspace_memory.deletion_contract import MAX_BATCH_SIZE
 from workspace_memory.kernel.errors import BaseRevisionRequired, InvalidInput, PreconditionRequired
 from workspace_memory.kernel.ids import Identifier, IssuedId
 from workspace_memory.kernel.terms import CitationKind, EntryScope, EntryType, MemoryState, Mode, Role, Scope, ShareType
+from workspace_memory.workspaces.deletion_contract import MAX_BATCH_SIZE
 
 
 class CreateWorkspace(ApiModel):

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Literal
 from workspace_memory.api.models.base import OutModel
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
-    from workspace_memory.deletion import DeletionProgress
+    from workspace_memory.workspaces.deletion import DeletionProgress
 
 
 class DeletionOut(OutModel):

@@ -8,8 +8,8 @@ from workspace_memory.api.models.base import OutModel
 from workspace_memory.kernel.terms import Role, Scope, ShareType
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
-    from workspace_memory.access import Caller, MembershipPage, Workspace
-    from workspace_memory.keysessions import KeySession, KeySessionPage
+    from workspace_memory.workspaces.access import Caller, MembershipPage, Workspace
+    from workspace_memory.workspaces.keysessions import KeySession, KeySessionPage
 
 
 class HealthOut(OutModel):

@@ -14,8 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from workspace_memory.access import is_deleted
-from workspace_memory.deletion_contract import DEFAULT_BATCH_SIZE, DeletionInput, PurgeBatchResult
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import (
     ConfirmationMismatch,
@@ -29,6 +27,8 @@ from workspace_memory.kernel.terms import Role
 from workspace_memory.store import keys
 from workspace_memory.store.changes import Delete, Label, MemberIsOwner, TombstoneHead, TombstoneWorkspace
 from workspace_memory.store.ports import KeyStore, Table, TransactionCancelled
+from workspace_memory.workspaces.access import is_deleted
+from workspace_memory.workspaces.deletion_contract import DEFAULT_BATCH_SIZE, DeletionInput, PurgeBatchResult
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from workspace_memory.access import Role, load_caller
 from workspace_memory.document import is_expired
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import Forbidden, InvalidInput, NotFound
@@ -21,6 +20,7 @@ from workspace_memory.store import keys
 from workspace_memory.store.changes import Create, Label
 from workspace_memory.store.cursors import MAX_PAGE, encode_cursor, query_page
 from workspace_memory.store.ports import Item, Table
+from workspace_memory.workspaces.access import Role, load_caller
 
 DEFAULT_TTL_SECONDS = 3600
 MIN_TTL_SECONDS = 60

@@ -23,8 +23,8 @@ Scopes (mutant-name globs; GLOB arguments replace the scope):
   of the changes (adapters/dynamo_changes.py) is left out on purpose: mutmut only wraps its strings in "XX"
   (an invalid expression every test notices); weakening a clause, the meaningful mutant there, is what the
   curated list does (scripts/mutation_guards.py, docs/mutation.md).
-- `modules`: every function of authority.py, capture.py, recall.py, admission.py and document.py (~2,100
-  mutants: hours on this machine).
+- `modules`: every function of authority.py, capture.py, recall.py, admission.py and document/service.py
+  (~2,100 mutants: hours on this machine).
 
 `--show` prints the diff of every surviving mutant in scope after the run.
 
@@ -55,7 +55,7 @@ from scripts.mutation_guards import CURATED
 ROOT = Path(__file__).resolve().parents[1]
 STAGE = ROOT / ".local" / "mutation"
 MUTMUT = "mutmut==3.8.1"
-MODULES = ["authority", "capture", "recall", "admission", "document"]
+MODULES = ["authority", "capture", "recall", "admission", "document.service"]
 TESTS = [
     "tests/integration/test_fence_guards.py",
     "tests/integration/test_fence_matrix.py",
@@ -81,8 +81,8 @@ FENCE = [
     f"workspace_memory.admission.x{SEP}AdmissionService{SEP}_check_key_session__mutmut_*",
     f"workspace_memory.admission.x{SEP}AdmissionService{SEP}_replay__mutmut_*",
     "workspace_memory.admission.x__check_owner__mutmut_*",
-    "workspace_memory.document.x_version_changes__mutmut_*",
-    f"workspace_memory.document.x{SEP}DocumentService{SEP}save__mutmut_*",
+    "workspace_memory.document.service.x_version_changes__mutmut_*",
+    f"workspace_memory.document.service.x{SEP}DocumentService{SEP}save__mutmut_*",
 ]
 SCOPES = {"fence": FENCE, "modules": [f"workspace_memory.{m}.*" for m in MODULES]}
 
@@ -119,7 +119,7 @@ def stage() -> None:
             shutil.copytree(source, target, ignore=ignore)  # copy2: mtimes kept, so unchanged files stay cached
         else:
             shutil.copy2(source, target)
-    only = "\n".join(f"    workspace_memory/{m}.py" for m in MODULES)
+    only = "\n".join(f"    workspace_memory/{m.replace('.', '/')}.py" for m in MODULES)
     tests = "\n".join(f"    {t}" for t in TESTS)
     (STAGE / "setup.cfg").write_text(CONFIG.format(only=only, tests=tests))
 
@@ -141,7 +141,7 @@ def results(globs: list[str]) -> dict[str, str]:
     """Status of every mutant in scope, read from mutmut's per-file metadata."""
     found: dict[str, str] = {}
     for module in MODULES:
-        meta = STAGE / "mutants" / "workspace_memory" / f"{module}.py.meta"
+        meta = STAGE / "mutants" / "workspace_memory" / f"{module.replace('.', '/')}.py.meta"
         if not meta.exists():
             continue
         for name, code in json.loads(meta.read_text())["exit_code_by_key"].items():

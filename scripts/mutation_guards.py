@@ -243,7 +243,7 @@ CURATED = [
     ),
     Curated(
         "Save: write right",
-        CORE + "document.py",
+        CORE + "document/service.py",
         "cached, [MemberCanWrite(workspace_id, user_id)])",
         "cached, [])",
         (

@@ -14,9 +14,9 @@ from workspace_memory.admission import (
 )
 from workspace_memory.api.errors import ANY_ROUTE, INTERNAL, STATUS_BY_ERROR
 from workspace_memory.capture import InvalidEdits, ProposalCleared
+from workspace_memory.document.purge import LineInHead
 from workspace_memory.kernel import errors
 from workspace_memory.notes import AdmissionRequired, AdmissionRetired, NotesConflict, NotesTooLarge, SessionNotFound
-from workspace_memory.purge import LineInHead
 from workspace_memory.turns import TurnNotFound
 from workspace_memory.workspaces.keysessions import KeySessionNotFound
 

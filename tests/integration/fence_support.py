@@ -12,10 +12,10 @@ from workspace_memory.admission import Admitted, MemoryState
 from workspace_memory.authority import Predicate
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.capture import CaptureResult
+from workspace_memory.document.policy import Mode
 from workspace_memory.kernel.clock import ManualClock
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.notes import Notebook
-from workspace_memory.policy import Mode
 from workspace_memory.workspaces.access import Role, ShareType
 
 DOC = "# Memory\n- first fact\n"

@@ -21,11 +21,11 @@ from tests.support import item_bytes
 from workspace_memory.adapters.branch_keys import BRANCH_KEY_TTL_SECONDS, KEY_STORE_NAME, branch_key_id
 from workspace_memory.admission import credential_context
 from workspace_memory.bootstrap import Services, build_services
-from workspace_memory.document import document_context
+from workspace_memory.document.policy import Mode
+from workspace_memory.document.service import document_context
 from workspace_memory.kernel.errors import DecryptionFailed
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.notes import Notebook
-from workspace_memory.policy import Mode
 from workspace_memory.recall import RecallStatus
 from workspace_memory.store import keys
 from workspace_memory.workspaces.access import ShareType

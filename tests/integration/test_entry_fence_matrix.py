@@ -12,6 +12,7 @@ from tests.integration.fence_support import Event, Scene, add_member, clear_docu
 from workspace_memory.admission import Admitted
 from workspace_memory.agent_entries import SaveResult
 from workspace_memory.authority import Predicate
+from workspace_memory.document.policy import Mode
 from workspace_memory.entries import Draft, EntryText
 from workspace_memory.kernel.errors import (
     IdempotencyKeyReused,
@@ -21,7 +22,6 @@ from workspace_memory.kernel.errors import (
 )
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType, Outcome
-from workspace_memory.policy import Mode
 from workspace_memory.store import keys
 from workspace_memory.store.changes import Delete
 from workspace_memory.workspaces.access import Role

@@ -25,11 +25,11 @@ from tests.integration.fence_support import DOC, Scene, add_member, make_scene
 from workspace_memory.admission import Admitted, ConversationBound, KeySessionInvalid
 from workspace_memory.authority import Predicate
 from workspace_memory.capture import CaptureResult, CaptureService, Outcome, ProposalCleared, parse_edits
-from workspace_memory.document import DocumentService
-from workspace_memory.edits import apply_edits
+from workspace_memory.document.edits import apply_edits
+from workspace_memory.document.policy import Mode
+from workspace_memory.document.service import DocumentService
 from workspace_memory.kernel.errors import IdempotencyKeyReused, NotFound, StaleBaseVersion, WorkspaceNotFound
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.policy import Mode
 from workspace_memory.recall import RecallStatus
 from workspace_memory.store import keys
 from workspace_memory.store.changes import Change

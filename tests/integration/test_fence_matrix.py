@@ -10,8 +10,8 @@ from workspace_memory.admission import Admitted
 from workspace_memory.api.models.automation import ProposalOut
 from workspace_memory.authority import Predicate
 from workspace_memory.capture import Outcome
+from workspace_memory.document.policy import Mode
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.policy import Mode
 from workspace_memory.store import keys
 
 pytestmark = pytest.mark.integration

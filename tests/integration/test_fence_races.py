@@ -18,9 +18,9 @@ from tests.integration.fence_support import DOC
 from tests.integration.race_support import Rounds, open_rounds, race
 from workspace_memory.authority import Predicate
 from workspace_memory.capture import CaptureResult, Outcome
+from workspace_memory.document.policy import Mode
 from workspace_memory.kernel.errors import DomainError
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.policy import Mode
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -37,8 +37,8 @@ from workflows.providers import NOTES_HEADING, ModelRequest, ModelResponse
 from workflows.providers.scripted import ScriptedProvider, extract_section
 from workspace_memory.api.models.automation import CaptureOut
 from workspace_memory.bootstrap import Services
+from workspace_memory.document.policy import Mode
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.policy import Mode
 from workspace_memory.store import keys
 from workspace_memory.turn_contract import TurnView
 

@@ -18,7 +18,7 @@ from tests.integration.test_agent_entry_api import admitted, agent_save, agent_w
 from tests.integration.test_automation_api import RUNTIME, admission_headers, admit, auto_workspace, capture
 from tests.support import Api, FunctionLogs, item_bytes, scan_all
 from workspace_memory.bootstrap import Services
-from workspace_memory.document import document_context
+from workspace_memory.document.service import document_context
 from workspace_memory.notes import Notebook, notes_context
 from workspace_memory.store import keys
 

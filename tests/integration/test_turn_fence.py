@@ -21,8 +21,8 @@ from tests.integration.turn_support import (
 )
 from workflows.providers import ModelError, ModelRequest, ModelResponse
 from workflows.providers.scripted import ScriptedProvider
+from workspace_memory.document.policy import Mode
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.policy import Mode
 
 pytestmark = pytest.mark.integration
 

@@ -19,7 +19,7 @@ DEFERRED = (  # powertools itself imports botocore's bare package (0.5 ms) for i
     "aws_encryption_sdk",
     "temporalio.client",
     "workspace_memory.capture",
-    "workspace_memory.document",
+    "workspace_memory.document.service",
     "workspace_memory.recall",
     "workspace_memory.admission",
     "workspace_memory.notes",

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
 from tests.depth import examples
-from workspace_memory.edits import (
+from workspace_memory.document.edits import (
     MAX_EDITS,
     MAX_LINE_BYTES,
     AddEdit,

@@ -11,7 +11,7 @@ import pytest
 
 from tests.unit.fakes import FakeCipher
 from workspace_memory.adapters.memory import MemoryKeyStore, MemoryTable
-from workspace_memory.document import DocumentService
+from workspace_memory.document.service import DocumentService
 from workspace_memory.entries import (
     INDEX_HEADING,
     INDEX_MAX_BYTES,

@@ -22,7 +22,8 @@ from workspace_memory.admission import (
 from workspace_memory.api.models.automation import CaptureOut
 from workspace_memory.authority import Predicate
 from workspace_memory.capture import CaptureResult, CaptureService, Outcome, ProposalCleared
-from workspace_memory.document import RECALL_MAX_BYTES, DocumentService
+from workspace_memory.document.policy import Mode, PolicyService
+from workspace_memory.document.service import RECALL_MAX_BYTES, DocumentService
 from workspace_memory.kernel.clock import ManualClock
 from workspace_memory.kernel.errors import (
     ConversationNotFound,
@@ -32,7 +33,6 @@ from workspace_memory.kernel.errors import (
     WorkspaceNotFound,
 )
 from workspace_memory.notes import AdmissionRetired, NotesService, SessionNotFound
-from workspace_memory.policy import Mode, PolicyService
 from workspace_memory.recall import MemoryWrite, RecallService, RecallStatus
 from workspace_memory.store import keys
 from workspace_memory.workspaces.access import AccessService, Role, ShareType

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from workspace_memory.document.policy import Mode, Policy
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import (
     AiDisabled,
@@ -27,7 +28,6 @@ from workspace_memory.kernel.errors import (
 )
 from workspace_memory.kernel.ids import new_id, new_secret, require_identifier
 from workspace_memory.kernel.terms import MemoryState as MemoryState
-from workspace_memory.policy import Mode, Policy
 from workspace_memory.store import keys
 from workspace_memory.store.changes import ClaimConversation, ConsentIs, Create, Label, Put
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from workspace_memory.admission import Admission, AdmissionRef, InvalidAdmission
+from workspace_memory.document.policy import Mode, Policy
 from workspace_memory.kernel.errors import ScopeNotGranted
 from workspace_memory.kernel.terms import Predicate as Predicate
-from workspace_memory.policy import Mode, Policy
 from workspace_memory.store import keys
 from workspace_memory.store.changes import (
     DEFAULT_HISTORY_DAYS,

@@ -22,16 +22,16 @@ if TYPE_CHECKING:
     from workspace_memory.agent_entries import AgentEntryService
     from workspace_memory.capture import CaptureService
     from workspace_memory.changefeed import ChangeFeed
-    from workspace_memory.document import DocumentService
+    from workspace_memory.document.policy import PolicyService
+    from workspace_memory.document.purge import PurgeService
+    from workspace_memory.document.retention import RetentionService
+    from workspace_memory.document.service import DocumentService
     from workspace_memory.entries import EntryService
     from workspace_memory.entry_search import SearchService
     from workspace_memory.kernel.clock import Clock
     from workspace_memory.kernel.settings import Settings
     from workspace_memory.notes import NotesService
-    from workspace_memory.policy import PolicyService
-    from workspace_memory.purge import PurgeService
     from workspace_memory.recall import RecallService
-    from workspace_memory.retention import RetentionService
     from workspace_memory.search import Embedder
     from workspace_memory.turns import TurnService
     from workspace_memory.workspaces.access import AccessService
@@ -77,15 +77,15 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     from workspace_memory.admission import AdmissionService
     from workspace_memory.agent_entries import AgentEntryService
     from workspace_memory.capture import CaptureService
-    from workspace_memory.document import DocumentService
+    from workspace_memory.document.policy import PolicyService
+    from workspace_memory.document.purge import PurgeService
+    from workspace_memory.document.retention import RetentionService
+    from workspace_memory.document.service import DocumentService
     from workspace_memory.entries import EntryService
     from workspace_memory.entry_search import SearchService, WarmIndexes
     from workspace_memory.kernel.clock import FileClock, SystemClock
     from workspace_memory.notes import NotesService
-    from workspace_memory.policy import PolicyService
-    from workspace_memory.purge import PurgeService
     from workspace_memory.recall import RecallService
-    from workspace_memory.retention import RetentionService
     from workspace_memory.workspaces.access import AccessService
     from workspace_memory.workspaces.deletion import WorkspacePurgeService
     from workspace_memory.workspaces.keysessions import KeySessionService

@@ -18,7 +18,9 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from workspace_memory.authority import Authority, Predicate, failed_predicate, fence_changes, read_authority
-from workspace_memory.document import (
+from workspace_memory.document.edits import Edit, EditsRejected, apply_edits, rewrite_written
+from workspace_memory.document.policy import Mode, Policy
+from workspace_memory.document.service import (
     RECALL_MAX_BYTES,
     Commit,
     Op,
@@ -29,11 +31,9 @@ from workspace_memory.document import (
     prepare_version,
     version_changes,
 )
-from workspace_memory.edits import Edit, EditsRejected, apply_edits, rewrite_written
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import Conflict, Forbidden, InvalidInput, StaleBaseVersion
 from workspace_memory.kernel.terms import Outcome as Outcome
-from workspace_memory.policy import Mode, Policy
 from workspace_memory.redaction import Finding, findings, merge_findings, redact_written
 from workspace_memory.store import keys
 from workspace_memory.store.changes import Change, ClearGenerationIs, Label

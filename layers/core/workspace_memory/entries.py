@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from workspace_memory import search_snapshot
-from workspace_memory.document import DAY_SECONDS, document_context, is_expired, utf8_size
+from workspace_memory.document.service import DAY_SECONDS, document_context, is_expired, utf8_size
 from workspace_memory.kernel.clock import Clock, epoch_seconds, epoch_time, iso
 from workspace_memory.kernel.errors import (
     CandidateNotFound,

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from workspace_memory.admission import AdmissionRef, turn_message
 from workspace_memory.agent_entries import caller_of
 from workspace_memory.authority import Authority, read_authority
-from workspace_memory.document import RECALL_MAX_BYTES, head_text, utf8_size
+from workspace_memory.document.policy import Mode
+from workspace_memory.document.service import RECALL_MAX_BYTES, head_text, utf8_size
 from workspace_memory.entries import EntryText, Index, IndexLines, build_index, build_rules, visible_heads
 from workspace_memory.entries import _rule_line as entry_with_body
 from workspace_memory.entry_search import (
@@ -36,7 +37,6 @@ from workspace_memory.kernel.errors import ConversationNotFound, DecryptionFaile
 from workspace_memory.kernel.ids import new_id
 from workspace_memory.kernel.terms import MemoryWrite as MemoryWrite
 from workspace_memory.kernel.terms import RecallStatus as RecallStatus
-from workspace_memory.policy import Mode
 from workspace_memory.store import keys
 from workspace_memory.store.cursors import query_page
 from workspace_memory.store.ports import Cipher, Item, Table

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from workspace_memory.document import is_expired
+from workspace_memory.document.service import is_expired
 from workspace_memory.kernel.errors import DecryptionFailed
 from workspace_memory.store import keys
 from workspace_memory.store.changes import Change, Delete, EntriesRevisionIs, Put

@@ -107,7 +107,9 @@ def error_envelope(code: str, message: str, details: Mapping[str, object] | None
     public = {name: details[name] for name in PUBLIC_DETAILS if details and name in details}
     current = public.get("current")
     if current is not None:
-        from workspace_memory.policy import Policy  # only a stale policy revision carries one: not at cold start
+        from workspace_memory.document.policy import (
+            Policy,  # only a stale policy revision carries one: not at cold start
+        )
 
         if isinstance(current, Policy):
             public["current"] = PolicyOut.of(current)

@@ -9,7 +9,7 @@ from workspace_memory.api.models.base import OutModel
 from workspace_memory.kernel.terms import Mode
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
-    from workspace_memory.policy import Policy
+    from workspace_memory.document.policy import Policy
 
 
 class PolicyOut(OutModel):

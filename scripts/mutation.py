@@ -23,7 +23,7 @@ Scopes (mutant-name globs; GLOB arguments replace the scope):
   of the changes (adapters/dynamo_changes.py) is left out on purpose: mutmut only wraps its strings in "XX"
   (an invalid expression every test notices); weakening a clause, the meaningful mutant there, is what the
   curated list does (scripts/mutation_guards.py, docs/mutation.md).
-- `modules`: every function of authority.py, capture.py, recall.py, admission.py and document/service.py
+- `modules`: every function of turns/ authority.py, capture.py, recall.py, admission.py and document/service.py
   (~2,100 mutants: hours on this machine).
 
 `--show` prints the diff of every surviving mutant in scope after the run.
@@ -55,7 +55,7 @@ from scripts.mutation_guards import CURATED
 ROOT = Path(__file__).resolve().parents[1]
 STAGE = ROOT / ".local" / "mutation"
 MUTMUT = "mutmut==3.8.1"
-MODULES = ["authority", "capture", "recall", "admission", "document.service"]
+MODULES = ["turns.authority", "turns.capture", "turns.recall", "turns.admission", "document.service"]
 TESTS = [
     "tests/integration/test_fence_guards.py",
     "tests/integration/test_fence_matrix.py",
@@ -68,19 +68,19 @@ COPIED = ["tests", "scripts", "functions", "workflows", "template.yaml", "pyproj
 SEP = "\u01c1"  # mutmut's separator between class and method in a mutant name
 
 FENCE = [
-    f"workspace_memory.authority.x{SEP}Authority{SEP}has_access__mutmut_*",
-    f"workspace_memory.authority.x{SEP}Authority{SEP}slot_holds__mutmut_*",
-    f"workspace_memory.authority.x{SEP}Authority{SEP}key_session_valid__mutmut_*",
-    f"workspace_memory.authority.x{SEP}Authority{SEP}retired__mutmut_*",
-    "workspace_memory.authority.x_fence_changes__mutmut_*",
-    "workspace_memory.recall.x_recall_status__mutmut_*",
-    f"workspace_memory.capture.x{SEP}CaptureService{SEP}capture__mutmut_*",
-    f"workspace_memory.capture.x{SEP}CaptureService{SEP}_replay__mutmut_*",
-    f"workspace_memory.capture.x{SEP}CaptureService{SEP}apply_proposal__mutmut_*",
-    f"workspace_memory.admission.x{SEP}Admission{SEP}authenticate__mutmut_*",
-    f"workspace_memory.admission.x{SEP}AdmissionService{SEP}_check_key_session__mutmut_*",
-    f"workspace_memory.admission.x{SEP}AdmissionService{SEP}_replay__mutmut_*",
-    "workspace_memory.admission.x__check_owner__mutmut_*",
+    f"workspace_memory.turns.authority.x{SEP}Authority{SEP}has_access__mutmut_*",
+    f"workspace_memory.turns.authority.x{SEP}Authority{SEP}slot_holds__mutmut_*",
+    f"workspace_memory.turns.authority.x{SEP}Authority{SEP}key_session_valid__mutmut_*",
+    f"workspace_memory.turns.authority.x{SEP}Authority{SEP}retired__mutmut_*",
+    "workspace_memory.turns.authority.x_fence_changes__mutmut_*",
+    "workspace_memory.turns.recall.x_recall_status__mutmut_*",
+    f"workspace_memory.turns.capture.x{SEP}CaptureService{SEP}capture__mutmut_*",
+    f"workspace_memory.turns.capture.x{SEP}CaptureService{SEP}_replay__mutmut_*",
+    f"workspace_memory.turns.capture.x{SEP}CaptureService{SEP}apply_proposal__mutmut_*",
+    f"workspace_memory.turns.admission.x{SEP}Admission{SEP}authenticate__mutmut_*",
+    f"workspace_memory.turns.admission.x{SEP}AdmissionService{SEP}_check_key_session__mutmut_*",
+    f"workspace_memory.turns.admission.x{SEP}AdmissionService{SEP}_replay__mutmut_*",
+    "workspace_memory.turns.admission.x__check_owner__mutmut_*",
     "workspace_memory.document.service.x_version_changes__mutmut_*",
     f"workspace_memory.document.service.x{SEP}DocumentService{SEP}save__mutmut_*",
 ]

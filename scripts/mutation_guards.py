@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 CORE = "layers/core/workspace_memory/"
 DYNAMO = CORE + "adapters/dynamo_changes.py"
-AUTHORITY = CORE + "authority.py"
+AUTHORITY = CORE + "turns/authority.py"
 GUARDS = "tests/integration/test_fence_guards.py"
 WINDOW = GUARDS + "::test_event_between_read_and_fence_is_refused_by_the_fence"
 ISOLATION = "tests/integration/test_isolation.py"
@@ -177,7 +177,7 @@ CURATED = [
     # -- capture's own checks ---------------------------------------------------------------------------
     Curated(
         "capture: base is the head read",
-        CORE + "capture.py",
+        CORE + "turns/capture.py",
         "if base_version != head.version:",
         "if False:",
         # Not test_isolation's finding-5 test: its human Save lands inside the capture's transaction, so the
@@ -186,7 +186,7 @@ CURATED = [
     ),
     Curated(
         "capture: result bound at 8192 bytes",
-        CORE + "capture.py",
+        CORE + "turns/capture.py",
         'if len(updated.encode("utf-8")) > RECALL_MAX_BYTES',
         'if len(updated.encode("utf-8")) >= RECALL_MAX_BYTES',
         (
@@ -196,14 +196,14 @@ CURATED = [
     ),
     Curated(
         "capture: head bound at 8192 bytes",
-        CORE + "capture.py",
+        CORE + "turns/capture.py",
         "if head.bytes > RECALL_MAX_BYTES",
         "if head.bytes >= RECALL_MAX_BYTES",
         (GUARDS + "::test_a_head_of_exactly_8192_bytes_still_accepts_a_capture",),
     ),
     Curated(
         "capture: oversized head refused (remove)",
-        CORE + "capture.py",
+        CORE + "turns/capture.py",
         "if head.bytes > RECALL_MAX_BYTES:",
         "if False:",
         (
@@ -256,7 +256,7 @@ CURATED = [
     # -- admission -----------------------------------------------------------------------------------------
     Curated(
         "admission: conversation owner's user",
-        CORE + "admission.py",
+        CORE + "turns/admission.py",
         '    if owner["userId"] != user_id:\n',
         "    if False:\n",
         (
@@ -268,14 +268,14 @@ CURATED = [
     ),
     Curated(
         "admission: conversation owner's workspace",
-        CORE + "admission.py",
+        CORE + "turns/admission.py",
         '    if owner["workspaceId"] != workspace_id:\n',
         "    if False:\n",
         (ISOLATION + "::test_attack_bad_input_admission_in_another_workspace", OWNERS, UNIT_OWNERS),
     ),
     Curated(
         "admission: key session of the same user",
-        CORE + "admission.py",
+        CORE + "turns/admission.py",
         'if session["openedBy"] != user_id:',
         "if False:",
         (

@@ -25,8 +25,8 @@ from workflows.worker import build_worker_parts
 from workspace_memory.bootstrap import build_services
 from workspace_memory.document.policy import Mode
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.turn_contract import WORKFLOW_NAME, TurnInput, TurnView
-from workspace_memory.turns import TurnService
+from workspace_memory.turns.service import TurnService
+from workspace_memory.turns.turn_contract import WORKFLOW_NAME, TurnInput, TurnView
 from workspace_memory.workspaces.access import ShareType
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "histories" / "agent_turn.json"

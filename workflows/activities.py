@@ -34,11 +34,11 @@ from workflows.tools import (
 )
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.entries import EntryOut, SearchOut
-from workspace_memory.capture import Outcome
-from workspace_memory.framing import seal
 from workspace_memory.kernel.terms import SEARCH_DEFAULT_K
-from workspace_memory.recall import MemoryWrite, RecallStatus
-from workspace_memory.turn_contract import RoundReceipt, ToolOutcome
+from workspace_memory.turns.capture import Outcome
+from workspace_memory.turns.framing import seal
+from workspace_memory.turns.recall import MemoryWrite, RecallStatus
+from workspace_memory.turns.turn_contract import RoundReceipt, ToolOutcome
 
 NO_ADMISSION_BLOCK = "Workspace memory not provided because this turn's admission is not valid."
 

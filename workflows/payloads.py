@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from workflows.providers.base import Message, ModelResponse, ToolCall, ToolResult
-from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnInput
+from workspace_memory.turns.turn_contract import RoundReceipt, ToolOutcome, TurnInput
 
 
 class RoundInput(BaseModel):

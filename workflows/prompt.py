@@ -7,7 +7,7 @@ Pure functions; the model-round activity calls them with what it just recalled a
 from __future__ import annotations
 
 from workflows.providers.base import MEMORY_HEADING, NOTES_HEADING, ToolSpec
-from workspace_memory.framing import fence_notes
+from workspace_memory.turns.framing import fence_notes
 
 PERSONA = (
     "You are the workspace assistant. Answer the user's message, using only the tools listed below, if any. "

@@ -18,9 +18,9 @@ from types import MappingProxyType
 from typing import Any
 
 from workflows.providers.base import ToolSpec
-from workspace_memory.capture import Outcome
 from workspace_memory.kernel.terms import SEARCH_MAX_K, CitationKind, EntryType
-from workspace_memory.recall import MemoryWrite
+from workspace_memory.turns.capture import Outcome
+from workspace_memory.turns.recall import MemoryWrite
 
 
 class ToolName(StrEnum):
@@ -38,7 +38,7 @@ class ToolName(StrEnum):
 
 
 class CallOutcome(StrEnum):
-    """What a tool call came to, beside the capture outcomes (`workspace_memory.capture.Outcome`)."""
+    """What a tool call came to, beside the capture outcomes (`workspace_memory.turns.capture.Outcome`)."""
 
     READ = "read"
     SAVED = "saved"

@@ -18,7 +18,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.payloads import RoundInput, RoundOutput, ToolInput, ToolRun
     from workflows.providers.base import Message, ToolCall, ToolResult
     from workflows.tools import CallOutcome, ToolName, tool_named
-    from workspace_memory.turn_contract import STATUS_QUERY, WORKFLOW_NAME, ToolOutcome, TurnInput, TurnView
+    from workspace_memory.turns.turn_contract import STATUS_QUERY, WORKFLOW_NAME, ToolOutcome, TurnInput, TurnView
 
 ROUND_LIMIT_ANSWER = "(The turn stopped at its round limit before the model gave a final answer.)"
 

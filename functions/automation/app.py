@@ -31,7 +31,7 @@ from workspace_memory.kernel.errors import InvalidInput
 from workspace_memory.kernel.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K
 
 if TYPE_CHECKING:
-    from workspace_memory.notes import Notebook, NotesService
+    from workspace_memory.turns.notes import Notebook, NotesService
 
 app = build_resolver()
 

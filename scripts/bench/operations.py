@@ -44,12 +44,12 @@ from scripts.bench.scenes import (
 from scripts.bench.stats import CallRecorder, KmsScenario, Operation, Summary, calls_per_op, measure, summarize
 from scripts.bench.writers import CaptureBench, EntryCreateBench, EntrySupersedeBench, SaveBench
 from scripts.localstack.resources import LocalResources
-from workspace_memory.admission import Admitted
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.entries import Filters
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.recall import SELECTED_K, RecallStatus
 from workspace_memory.store import keys
+from workspace_memory.turns.admission import Admitted
+from workspace_memory.turns.recall import SELECTED_K, RecallStatus
 from workspace_memory.workspaces.access import ShareType
 
 if TYPE_CHECKING:

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 import boto3
 
 from scripts.localstack.resources import create_table
-from workspace_memory.admission import Admitted
 from workspace_memory.bootstrap import Services, build_services
-from workspace_memory.capture import Outcome
 from workspace_memory.document.policy import Mode
 from workspace_memory.entries import Draft, EntryText
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryType
+from workspace_memory.turns.admission import Admitted
+from workspace_memory.turns.capture import Outcome
 from workspace_memory.workspaces.access import ShareType
 
 if TYPE_CHECKING:

@@ -37,10 +37,10 @@ from workspace_memory.adapters.kms_cipher import KmsCipher
 from workspace_memory.adapters.temporal_codec import data_converter, payload_cipher
 from workspace_memory.adapters.temporal_turns import start_options
 from workspace_memory.bootstrap import Services
-from workspace_memory.capture import Outcome
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.turn_contract import WORKFLOW_NAME, TurnInput, TurnView
-from workspace_memory.turns import TurnService
+from workspace_memory.turns.capture import Outcome
+from workspace_memory.turns.service import TurnService
+from workspace_memory.turns.turn_contract import WORKFLOW_NAME, TurnInput, TurnView
 
 TURN_TABLE = "wm-bench-turns"
 TURN_ROUNDS = 3

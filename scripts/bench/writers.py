@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from scripts.bench.scenes import OWNER, RotatingScenes, Scene, admit, capture, entry_draft
-from workspace_memory.admission import Admitted
+from workspace_memory.turns.admission import Admitted
 
 
 class SaveBench:

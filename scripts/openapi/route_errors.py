@@ -6,18 +6,24 @@ imports every module that defines a route's domain error.
 from __future__ import annotations
 
 from scripts.localstack.template import Route
-from workspace_memory.admission import (
+from workspace_memory.api.errors import ANY_ROUTE, INTERNAL, STATUS_BY_ERROR
+from workspace_memory.document.purge import LineInHead
+from workspace_memory.kernel import errors
+from workspace_memory.turns.admission import (
     ConversationBound,
     InvalidAdmission,
     KeySessionInvalid,
     KeySessionRequired,
 )
-from workspace_memory.api.errors import ANY_ROUTE, INTERNAL, STATUS_BY_ERROR
-from workspace_memory.capture import InvalidEdits, ProposalCleared
-from workspace_memory.document.purge import LineInHead
-from workspace_memory.kernel import errors
-from workspace_memory.notes import AdmissionRequired, AdmissionRetired, NotesConflict, NotesTooLarge, SessionNotFound
-from workspace_memory.turns import TurnNotFound
+from workspace_memory.turns.capture import InvalidEdits, ProposalCleared
+from workspace_memory.turns.notes import (
+    AdmissionRequired,
+    AdmissionRetired,
+    NotesConflict,
+    NotesTooLarge,
+    SessionNotFound,
+)
+from workspace_memory.turns.service import TurnNotFound
 from workspace_memory.workspaces.keysessions import KeySessionNotFound
 
 Errors = tuple[type[errors.DomainError], ...]

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from workspace_memory.admission import RETENTION_SECONDS, AdmissionRef, credential_context, credential_hash
 from workspace_memory.bootstrap import Services
 from workspace_memory.entries import Draft, EntryText
 from workspace_memory.kernel.clock import iso
 from workspace_memory.kernel.terms import EntryScope, EntryType
 from workspace_memory.store import keys
-from workspace_memory.turn_contract import turn_id_for
+from workspace_memory.turns.admission import RETENTION_SECONDS, AdmissionRef, credential_context, credential_hash
+from workspace_memory.turns.turn_contract import turn_id_for
 from workspace_memory.workspaces.keysessions import TTL_GRACE_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]

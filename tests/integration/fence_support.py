@@ -8,14 +8,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from workspace_memory.adapters.aws import AwsClients
-from workspace_memory.admission import Admitted, MemoryState
-from workspace_memory.authority import Predicate
 from workspace_memory.bootstrap import Services, build_services
-from workspace_memory.capture import CaptureResult
 from workspace_memory.document.policy import Mode
 from workspace_memory.kernel.clock import ManualClock
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.notes import Notebook
+from workspace_memory.turns.admission import Admitted, MemoryState
+from workspace_memory.turns.authority import Predicate
+from workspace_memory.turns.capture import CaptureResult
+from workspace_memory.turns.notes import Notebook
 from workspace_memory.workspaces.access import Role, ShareType
 
 DOC = "# Memory\n- first fact\n"

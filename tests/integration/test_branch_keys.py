@@ -19,15 +19,15 @@ from aws_encryption_sdk.internal.formatting.deserialize import deserialize_heade
 
 from tests.support import item_bytes
 from workspace_memory.adapters.branch_keys import BRANCH_KEY_TTL_SECONDS, KEY_STORE_NAME, branch_key_id
-from workspace_memory.admission import credential_context
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.document.policy import Mode
 from workspace_memory.document.service import document_context
 from workspace_memory.kernel.errors import DecryptionFailed
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.notes import Notebook
-from workspace_memory.recall import RecallStatus
 from workspace_memory.store import keys
+from workspace_memory.turns.admission import credential_context
+from workspace_memory.turns.notes import Notebook
+from workspace_memory.turns.recall import RecallStatus
 from workspace_memory.workspaces.access import ShareType
 
 pytestmark = pytest.mark.integration

@@ -22,8 +22,8 @@ from workspace_memory.entries import Draft, EntryText
 from workspace_memory.kernel.errors import StaleRevision
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryType
-from workspace_memory.recall import CLOSE_MARKER, OPEN_MARKER, RecallStatus
 from workspace_memory.store import keys
+from workspace_memory.turns.recall import CLOSE_MARKER, OPEN_MARKER, RecallStatus
 from workspace_memory.workspaces.access import Role, ShareType
 
 pytestmark = pytest.mark.integration

@@ -9,9 +9,7 @@ from typing import Any
 import pytest
 
 from tests.integration.fence_support import Event, Scene, add_member, clear_document, make_scene
-from workspace_memory.admission import Admitted
 from workspace_memory.agent_entries import SaveResult
-from workspace_memory.authority import Predicate
 from workspace_memory.document.policy import Mode
 from workspace_memory.entries import Draft, EntryText
 from workspace_memory.kernel.errors import (
@@ -24,6 +22,8 @@ from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType, Outcome
 from workspace_memory.store import keys
 from workspace_memory.store.changes import Delete
+from workspace_memory.turns.admission import Admitted
+from workspace_memory.turns.authority import Predicate
 from workspace_memory.workspaces.access import Role
 
 pytestmark = pytest.mark.integration
@@ -111,7 +111,7 @@ def clear_after_the_snapshot(monkeypatch: pytest.MonkeyPatch, scene: Scene, admi
     """The agent's write reads its authority snapshot, then a Clear lands, then the write is attempted: only the
     transaction's own re-statement of the predicates can refuse it."""
     import workspace_memory.agent_entries as module
-    from workspace_memory.authority import read_authority
+    from workspace_memory.turns.authority import read_authority
 
     def stale_snapshot(*args: Any) -> Any:
         snapshot = read_authority(*args)

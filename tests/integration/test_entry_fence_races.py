@@ -25,9 +25,7 @@ from scripts.localstack.resources import LocalResources
 from tests.depth import rounds as rounds_at_depth
 from tests.integration.fence_support import DOC, Scene
 from tests.integration.race_support import Rounds, open_rounds, race
-from workspace_memory.admission import Admitted
 from workspace_memory.agent_entries import SaveResult
-from workspace_memory.authority import Predicate
 from workspace_memory.document.policy import Mode, Policy
 from workspace_memory.entries import Draft, EntryText, Filters
 from workspace_memory.kernel.errors import DomainError
@@ -35,6 +33,8 @@ from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType, Outcome
 from workspace_memory.store import keys
 from workspace_memory.store.changes import Change, PolicyIs
+from workspace_memory.turns.admission import Admitted
+from workspace_memory.turns.authority import Predicate
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -18,7 +18,7 @@ from workflows.providers.scripted import ScriptedProvider
 from workflows.tools import ToolName
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.turn_contract import TurnView
+from workspace_memory.turns.turn_contract import TurnView
 
 pytestmark = pytest.mark.integration
 

@@ -52,7 +52,7 @@ from tests.integration.turn_support import running_worker, turn_result, worker_s
 from tests.support import FunctionLogs
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.notes import Notebook
+from workspace_memory.turns.notes import Notebook
 
 pytestmark = pytest.mark.integration
 

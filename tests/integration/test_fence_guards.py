@@ -22,18 +22,18 @@ from typing import Any
 import pytest
 
 from tests.integration.fence_support import DOC, Scene, add_member, make_scene
-from workspace_memory.admission import Admitted, ConversationBound, KeySessionInvalid
-from workspace_memory.authority import Predicate
-from workspace_memory.capture import CaptureResult, CaptureService, Outcome, ProposalCleared, parse_edits
 from workspace_memory.document.edits import apply_edits
 from workspace_memory.document.policy import Mode
 from workspace_memory.document.service import DocumentService
 from workspace_memory.kernel.errors import IdempotencyKeyReused, NotFound, StaleBaseVersion, WorkspaceNotFound
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.recall import RecallStatus
 from workspace_memory.store import keys
 from workspace_memory.store.changes import Change
 from workspace_memory.store.ports import Item, Table
+from workspace_memory.turns.admission import Admitted, ConversationBound, KeySessionInvalid
+from workspace_memory.turns.authority import Predicate
+from workspace_memory.turns.capture import CaptureResult, CaptureService, Outcome, ProposalCleared, parse_edits
+from workspace_memory.turns.recall import RecallStatus
 from workspace_memory.workspaces.access import Role, ShareType
 
 pytestmark = pytest.mark.integration

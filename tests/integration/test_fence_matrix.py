@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from tests.integration.fence_support import DOC, Event, Scene, clear_document, make_scene
-from workspace_memory.admission import Admitted
 from workspace_memory.api.models.automation import ProposalOut
-from workspace_memory.authority import Predicate
-from workspace_memory.capture import Outcome
 from workspace_memory.document.policy import Mode
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.store import keys
+from workspace_memory.turns.admission import Admitted
+from workspace_memory.turns.authority import Predicate
+from workspace_memory.turns.capture import Outcome
 
 pytestmark = pytest.mark.integration
 
@@ -146,7 +146,7 @@ def test_read_only_returns_a_proposal_stamped_with_the_clear_generation(settings
 
 
 def test_a_proposal_made_before_a_clear_is_refused(settings: Settings) -> None:
-    from workspace_memory.capture import ProposalCleared
+    from workspace_memory.turns.capture import ProposalCleared
 
     scene = make_scene(settings, mode=Mode.READ_ONLY)
     result = scene.capture(scene.admit(), LINE, 1)

@@ -16,11 +16,11 @@ from scripts.localstack.resources import LocalResources
 from tests.depth import rounds as rounds_at_depth
 from tests.integration.fence_support import DOC
 from tests.integration.race_support import Rounds, open_rounds, race
-from workspace_memory.authority import Predicate
-from workspace_memory.capture import CaptureResult, Outcome
 from workspace_memory.document.policy import Mode
 from workspace_memory.kernel.errors import DomainError
 from workspace_memory.kernel.settings import Settings
+from workspace_memory.turns.authority import Predicate
+from workspace_memory.turns.capture import CaptureResult, Outcome
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

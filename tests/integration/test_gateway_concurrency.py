@@ -22,9 +22,9 @@ from tests.integration.test_automation_api import RUNTIME, admission_headers
 from tests.integration.test_races import run_together
 from tests.integration.turn_support import running_worker, turn_result, worker_settings
 from tests.support import Api, new_user
-from workspace_memory.admission import AdmissionRef
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.settings import Settings
+from workspace_memory.turns.admission import AdmissionRef
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -40,7 +40,7 @@ from workspace_memory.bootstrap import Services
 from workspace_memory.document.policy import Mode
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.store import keys
-from workspace_memory.turn_contract import TurnView
+from workspace_memory.turns.turn_contract import TurnView
 
 pytestmark = pytest.mark.integration
 
@@ -753,8 +753,8 @@ def test_attack_forged_admission_id_plants_no_receipt(
 ) -> None:
     """An admission id naming Alice's conversation, presented while the authority read fails: no receipt lands
     in her conversation (nor anywhere else)."""
-    from workspace_memory.admission import AdmissionRef  # the id format names conversation, workspace, user
     from workspace_memory.kernel.errors import DomainError, Unavailable
+    from workspace_memory.turns.admission import AdmissionRef  # the id format names conversation, workspace, user
 
     alice = make_scene(settings)
     victim = alice.admit()

@@ -10,11 +10,12 @@ import pytest
 
 from tests.integration.fence_support import make_scene
 from tests.support import item_bytes
-from workspace_memory.admission import InvalidAdmission
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.kernel.errors import DecryptionFailed, ScopeNotGranted
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.notes import (
+from workspace_memory.store import keys
+from workspace_memory.turns.admission import InvalidAdmission
+from workspace_memory.turns.notes import (
     NOTES_MAX_BYTES,
     AdmissionRetired,
     Notebook,
@@ -24,7 +25,6 @@ from workspace_memory.notes import (
     NotesTooLarge,
     SessionNotFound,
 )
-from workspace_memory.store import keys
 from workspace_memory.workspaces.access import Role
 from workspace_memory.workspaces.keysessions import Scope
 

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from tests.integration.fence_support import DOC, Scene, make_scene
-from workspace_memory.admission import Admitted, InvalidAdmission, MemoryState
 from workspace_memory.document.policy import Mode
 from workspace_memory.kernel.errors import ConversationNotFound, DecryptionFailed, Unavailable
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.recall import CLOSE_MARKER, OPEN_MARKER, MemoryWrite, Recall, RecallService, RecallStatus
 from workspace_memory.store import keys
 from workspace_memory.store.ports import Item
+from workspace_memory.turns.admission import Admitted, InvalidAdmission, MemoryState
+from workspace_memory.turns.recall import CLOSE_MARKER, OPEN_MARKER, MemoryWrite, Recall, RecallService, RecallStatus
 from workspace_memory.workspaces.access import Role
 
 pytestmark = pytest.mark.integration

@@ -13,7 +13,7 @@ from workspace_memory.document.service import utf8_size
 from workspace_memory.entries import INDEX_HEADING, RULES_HEADING, RULES_MAX_BYTES, Draft, EntryText
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryType, Outcome
-from workspace_memory.recall import CLOSE_MARKER, RecallStatus
+from workspace_memory.turns.recall import CLOSE_MARKER, RecallStatus
 
 pytestmark = pytest.mark.integration
 

@@ -19,8 +19,8 @@ from tests.integration.test_automation_api import RUNTIME, admission_headers, ad
 from tests.support import Api, FunctionLogs, item_bytes, scan_all
 from workspace_memory.bootstrap import Services
 from workspace_memory.document.service import document_context
-from workspace_memory.notes import Notebook, notes_context
 from workspace_memory.store import keys
+from workspace_memory.turns.notes import Notebook, notes_context
 
 pytestmark = pytest.mark.integration
 

@@ -11,10 +11,10 @@ import pytest
 from tests.integration.fence_support import DOC, Scene, add_member, make_scene
 from tests.integration.test_branch_keys import Calls
 from workspace_memory.entries import INDEX_HEADING, RULES_HEADING, Draft, EntryText
-from workspace_memory.framing import is_marker_like
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryScope, EntryType
-from workspace_memory.recall import CLOSE_MARKER, SELECTED_HEADING, Recall, RecallStatus
+from workspace_memory.turns.framing import is_marker_like
+from workspace_memory.turns.recall import CLOSE_MARKER, SELECTED_HEADING, Recall, RecallStatus
 from workspace_memory.workspaces.access import Role
 
 pytestmark = pytest.mark.integration

@@ -17,7 +17,7 @@ from workflows.providers.scripted import ScriptedProvider
 from workflows.tools import ToolName
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.recall import SELECTED_HEADING
+from workspace_memory.turns.recall import SELECTED_HEADING
 
 pytestmark = pytest.mark.integration
 

@@ -15,15 +15,15 @@ import pytest
 from tests.integration.fence_support import Scene, make_scene
 from tests.integration.test_fence_guards import admit
 from workspace_memory.bootstrap import Services, build_services
-from workspace_memory.capture import Outcome
 from workspace_memory.document.policy import Mode, Policy
 from workspace_memory.entries import Draft, EntryText
 from workspace_memory.kernel.errors import StaleBaseVersion, StalePolicyRevision, StaleRevision
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryType
-from workspace_memory.notes import Notebook, NotesConflict
 from workspace_memory.store.changes import Change
 from workspace_memory.store.ports import Table, TransactionCancelled
+from workspace_memory.turns.capture import Outcome
+from workspace_memory.turns.notes import Notebook, NotesConflict
 from workspace_memory.workspaces.access import load_caller
 
 pytestmark = pytest.mark.integration

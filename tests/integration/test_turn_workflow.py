@@ -24,7 +24,7 @@ from workflows.providers.base import ModelResponse, ToolCall, ToolResult
 from workflows.tools import CallOutcome, ToolName
 from workflows.turn_workflow import ROUND_LIMIT_ANSWER, AgentTurnWorkflow
 from workspace_memory.kernel.terms import RecallStatus
-from workspace_memory.turn_contract import ToolOutcome, TurnInput, TurnView
+from workspace_memory.turns.turn_contract import ToolOutcome, TurnInput, TurnView
 
 pytestmark = pytest.mark.integration
 

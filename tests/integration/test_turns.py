@@ -13,7 +13,7 @@ from tests.support import Api, new_user
 from workflows.prompt import PERSONA
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.turn_contract import TurnView
+from workspace_memory.turns.turn_contract import TurnView
 
 pytestmark = pytest.mark.integration
 

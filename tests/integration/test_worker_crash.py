@@ -22,7 +22,7 @@ from tests.integration.fence_support import DOC, Scene, make_scene
 from tests.integration.turn_support import plain_client, result, run, running_worker, start_queued, worker_settings
 from tests.integration.worker_support import holding_proxy, start_worker_process
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.turn_contract import TurnView
+from workspace_memory.turns.turn_contract import TurnView
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -17,8 +17,8 @@ from workspace_memory.adapters.temporal_codec import data_converter
 from workspace_memory.adapters.temporal_turns import TemporalTurns
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.store.ports import Cipher
-from workspace_memory.turn_contract import TurnView
-from workspace_memory.turns import TurnService
+from workspace_memory.turns.service import TurnService
+from workspace_memory.turns.turn_contract import TurnView
 
 T = TypeVar("T")
 

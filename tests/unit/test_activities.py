@@ -23,7 +23,7 @@ from workspace_memory.api.models.automation import (
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.entries import EntryOut, SearchOut
 from workspace_memory.api.models.envelope import ErrorOut
-from workspace_memory.turn_contract import TurnInput
+from workspace_memory.turns.turn_contract import TurnInput
 
 pytestmark = pytest.mark.unit
 

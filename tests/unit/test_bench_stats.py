@@ -61,9 +61,9 @@ from workflows.automation import Admission, ApiResponse, AutomationApi
 from workflows.providers.scripted import ScriptedProvider, parse_directives
 from workflows.tools import ToolName
 from workspace_memory.api.models.automation import CaptureOut, NotesMetaOut, NotesOut, RecallOut
-from workspace_memory.capture import Outcome
-from workspace_memory.recall import MemoryWrite, RecallStatus
-from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnInput, TurnView
+from workspace_memory.turns.capture import Outcome
+from workspace_memory.turns.recall import MemoryWrite, RecallStatus
+from workspace_memory.turns.turn_contract import RoundReceipt, ToolOutcome, TurnInput, TurnView
 
 pytestmark = pytest.mark.unit
 

@@ -16,12 +16,12 @@ from workspace_memory.adapters.branch_keys import branch_key_id, rejection
 from workspace_memory.adapters.memory import MemoryKeyStore, MemoryTable
 from workspace_memory.adapters.routed_cipher import SERVICE_KINDS, RoutedCipher
 from workspace_memory.adapters.temporal_codec import PAYLOAD_CONTEXT
-from workspace_memory.admission import credential_context
 from workspace_memory.document.service import document_context
 from workspace_memory.kernel.clock import ManualClock
 from workspace_memory.kernel.errors import DecryptionFailed, Unavailable
-from workspace_memory.notes import Notebook, notes_context
 from workspace_memory.store import keys
+from workspace_memory.turns.admission import credential_context
+from workspace_memory.turns.notes import Notebook, notes_context
 from workspace_memory.workspaces.access import AccessService, ShareType
 
 pytestmark = pytest.mark.unit

@@ -19,8 +19,8 @@ from workspace_memory.kernel.errors import (
     WorkspaceNotFound,
 )
 from workspace_memory.kernel.terms import Outcome, Predicate
-from workspace_memory.recall import RecallStatus
 from workspace_memory.store import keys
+from workspace_memory.turns.recall import RecallStatus
 from workspace_memory.workspaces.deletion import DeletionProgress, DeletionService, WorkspacePurgeService
 from workspace_memory.workspaces.deletion_contract import DeletionInput, PurgeBatchResult
 

@@ -21,7 +21,7 @@ from tests.depth import examples
 from workflows.prompt import NOTES_PREAMBLE, compose, notes_section
 from workflows.providers.base import NOTES_HEADING
 from workflows.tools import tools_for
-from workspace_memory.framing import (
+from workspace_memory.turns.framing import (
     CLOSE_MARKER,
     NOTES_CLOSE,
     NOTES_OPEN,
@@ -33,7 +33,7 @@ from workspace_memory.framing import (
     open_fence,
     skeleton,
 )
-from workspace_memory.recall import MemoryWrite, frame
+from workspace_memory.turns.recall import MemoryWrite, frame
 
 pytestmark = pytest.mark.unit
 

@@ -11,7 +11,10 @@ from tests.unit.fakes import FakeCipher
 from workspace_memory.adapters.memory import MemoryTable
 from workspace_memory.kernel.clock import ManualClock, iso
 from workspace_memory.kernel.errors import DecryptionFailed, InvalidInput, PayloadTooLarge
-from workspace_memory.notes import (
+from workspace_memory.store import keys
+from workspace_memory.store.changes import Change
+from workspace_memory.store.ports import Item
+from workspace_memory.turns.notes import (
     NOTES_MAX_BYTES,
     NOTES_TTL_SECONDS,
     Notebook,
@@ -20,9 +23,6 @@ from workspace_memory.notes import (
     NotesService,
     NotesTooLarge,
 )
-from workspace_memory.store import keys
-from workspace_memory.store.changes import Change
-from workspace_memory.store.ports import Item
 
 pytestmark = pytest.mark.unit
 

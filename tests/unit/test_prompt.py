@@ -8,7 +8,7 @@ from workflows.prompt import NOTES_PREAMBLE, PERSONA, compose
 from workflows.providers.base import MEMORY_HEADING, NOTES_CLOSE, NOTES_HEADING, NOTES_OPEN
 from workflows.providers.scripted import extract_notes
 from workflows.tools import ToolName, tools_for
-from workspace_memory.recall import MemoryWrite
+from workspace_memory.turns.recall import MemoryWrite
 
 pytestmark = pytest.mark.unit
 

@@ -18,7 +18,7 @@ from temporalio.worker import Replayer
 
 from workflows.tools import ToolName
 from workflows.turn_workflow import AgentTurnWorkflow
-from workspace_memory.turn_contract import WORKFLOW_NAME, TurnInput, TurnView
+from workspace_memory.turns.turn_contract import WORKFLOW_NAME, TurnInput, TurnView
 
 pytestmark = [pytest.mark.unit, pytest.mark.slow]  # a Temporal replayer per history (~10 s each)
 

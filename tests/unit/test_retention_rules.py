@@ -9,12 +9,12 @@ import pytest
 
 from tests.unit.test_services import DOC, EDITOR, OWNER, World
 from workspace_memory.adapters.memory import MemoryTable
-from workspace_memory.capture import Outcome
 from workspace_memory.document.purge import LineInHead, PurgeService
 from workspace_memory.document.retention import RetentionService
 from workspace_memory.document.service import DAY_SECONDS
 from workspace_memory.kernel.clock import epoch_seconds
 from workspace_memory.store import keys
+from workspace_memory.turns.capture import Outcome
 
 pytestmark = pytest.mark.unit
 

@@ -12,16 +12,7 @@ import pytest
 
 from tests.unit.fakes import FakeCipher
 from workspace_memory.adapters.memory import MemoryKeyStore, MemoryTable
-from workspace_memory.admission import (
-    AdmissionService,
-    Admitted,
-    ConversationBound,
-    KeySessionInvalid,
-    KeySessionRequired,
-)
 from workspace_memory.api.models.automation import CaptureOut
-from workspace_memory.authority import Predicate
-from workspace_memory.capture import CaptureResult, CaptureService, Outcome, ProposalCleared
 from workspace_memory.document.policy import Mode, PolicyService
 from workspace_memory.document.service import RECALL_MAX_BYTES, DocumentService
 from workspace_memory.kernel.clock import ManualClock
@@ -32,9 +23,18 @@ from workspace_memory.kernel.errors import (
     StaleBaseVersion,
     WorkspaceNotFound,
 )
-from workspace_memory.notes import AdmissionRetired, NotesService, SessionNotFound
-from workspace_memory.recall import MemoryWrite, RecallService, RecallStatus
 from workspace_memory.store import keys
+from workspace_memory.turns.admission import (
+    AdmissionService,
+    Admitted,
+    ConversationBound,
+    KeySessionInvalid,
+    KeySessionRequired,
+)
+from workspace_memory.turns.authority import Predicate
+from workspace_memory.turns.capture import CaptureResult, CaptureService, Outcome, ProposalCleared
+from workspace_memory.turns.notes import AdmissionRetired, NotesService, SessionNotFound
+from workspace_memory.turns.recall import MemoryWrite, RecallService, RecallStatus
 from workspace_memory.workspaces.access import AccessService, Role, ShareType
 from workspace_memory.workspaces.keysessions import KeySessionService, Scope
 

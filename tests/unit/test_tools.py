@@ -15,9 +15,9 @@ from workflows.payloads import RoundInput, RoundOutput, ToolInput, ToolRun
 from workflows.providers.base import ModelResponse, ToolCall, ToolResult
 from workflows.tools import SUCCEEDED, TOOLS, CallOutcome, Grant, ToolName, tool_named, tools_for
 from workflows.turn_workflow import run_turn
-from workspace_memory.capture import Outcome
-from workspace_memory.recall import MemoryWrite, RecallStatus
-from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnInput, TurnView
+from workspace_memory.turns.capture import Outcome
+from workspace_memory.turns.recall import MemoryWrite, RecallStatus
+from workspace_memory.turns.turn_contract import RoundReceipt, ToolOutcome, TurnInput, TurnView
 
 pytestmark = pytest.mark.unit
 

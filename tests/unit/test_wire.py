@@ -22,16 +22,16 @@ from workspace_memory.api.models.document import CommitOut, DocumentOut, History
 from workspace_memory.api.models.envelope import ErrorOut
 from workspace_memory.api.models.policy import PolicyOut
 from workspace_memory.api.models.workspaces import AiOut, HealthOut, KeySessionOut, MemberOut, WorkspaceCreated
-from workspace_memory.authority import Predicate
-from workspace_memory.capture import CaptureResult, InvalidEdits, Outcome, Proposal
 from workspace_memory.document.edits import EditProblem
 from workspace_memory.document.policy import Mode, Policy
 from workspace_memory.document.service import Commit, DocumentView, HistoryPage, VersionInfo
 from workspace_memory.kernel import errors, loopback
-from workspace_memory.notes import Notes, NotesConflict, NotesTooLarge
-from workspace_memory.recall import MemoryWrite, Recall, RecallReceipt, RecallStatus, ReceiptsPage
-from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnView
-from workspace_memory.turns import StartedTurn
+from workspace_memory.turns.authority import Predicate
+from workspace_memory.turns.capture import CaptureResult, InvalidEdits, Outcome, Proposal
+from workspace_memory.turns.notes import Notes, NotesConflict, NotesTooLarge
+from workspace_memory.turns.recall import MemoryWrite, Recall, RecallReceipt, RecallStatus, ReceiptsPage
+from workspace_memory.turns.service import StartedTurn
+from workspace_memory.turns.turn_contract import RoundReceipt, ToolOutcome, TurnView
 from workspace_memory.workspaces.access import Role, ShareType, Workspace
 from workspace_memory.workspaces.keysessions import KeySession, Scope
 

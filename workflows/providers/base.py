@@ -11,8 +11,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from workspace_memory.framing import NOTES_CLOSE as NOTES_CLOSE
-from workspace_memory.framing import NOTES_OPEN as NOTES_OPEN
+from workspace_memory.turns.framing import NOTES_CLOSE as NOTES_CLOSE
+from workspace_memory.turns.framing import NOTES_OPEN as NOTES_OPEN
 
 # System-prompt section headings. The prompt composer writes them and the scripted provider reads
 # them back, so they live here as the single shared definition.

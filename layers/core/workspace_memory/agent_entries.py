@@ -24,8 +24,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workspace_memory.admission import RETENTION_SECONDS, Admission, turn_message
-from workspace_memory.authority import Authority, Predicate, authority_checks, failed_predicate, read_authority
 from workspace_memory.document.policy import Mode
 from workspace_memory.entries import Author, Draft, EntryService, EntryView, Fenced, validate
 from workspace_memory.entries import _redacted as redacted_draft
@@ -41,11 +39,13 @@ from workspace_memory.kernel.errors import (
 )
 from workspace_memory.kernel.ids import require_identifier
 from workspace_memory.kernel.terms import EntryScope, EntryType, Outcome
-from workspace_memory.notes import AdmissionRetired
 from workspace_memory.redaction import Finding
 from workspace_memory.store import keys
 from workspace_memory.store.changes import AdmissionLive, Change, Create, Label
 from workspace_memory.store.ports import Cipher, Item, Table
+from workspace_memory.turns.admission import RETENTION_SECONDS, Admission, turn_message
+from workspace_memory.turns.authority import Authority, Predicate, authority_checks, failed_predicate, read_authority
+from workspace_memory.turns.notes import AdmissionRetired
 from workspace_memory.workspaces.access import Caller, Role
 from workspace_memory.workspaces.keysessions import Scope
 

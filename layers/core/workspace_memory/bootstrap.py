@@ -18,9 +18,7 @@ if TYPE_CHECKING:
     from workspace_memory.adapters.branch_keys import BranchKeyStore
     from workspace_memory.adapters.dynamo import DynamoTable
     from workspace_memory.adapters.routed_cipher import RoutedCipher
-    from workspace_memory.admission import AdmissionService
     from workspace_memory.agent_entries import AgentEntryService
-    from workspace_memory.capture import CaptureService
     from workspace_memory.changefeed import ChangeFeed
     from workspace_memory.document.policy import PolicyService
     from workspace_memory.document.purge import PurgeService
@@ -30,10 +28,12 @@ if TYPE_CHECKING:
     from workspace_memory.entry_search import SearchService
     from workspace_memory.kernel.clock import Clock
     from workspace_memory.kernel.settings import Settings
-    from workspace_memory.notes import NotesService
-    from workspace_memory.recall import RecallService
     from workspace_memory.search import Embedder
-    from workspace_memory.turns import TurnService
+    from workspace_memory.turns.admission import AdmissionService
+    from workspace_memory.turns.capture import CaptureService
+    from workspace_memory.turns.notes import NotesService
+    from workspace_memory.turns.recall import RecallService
+    from workspace_memory.turns.service import TurnService
     from workspace_memory.workspaces.access import AccessService
     from workspace_memory.workspaces.deletion import DeletionService, WorkspacePurgeService
     from workspace_memory.workspaces.keysessions import KeySessionService
@@ -74,9 +74,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     from workspace_memory.adapters.dynamo import DynamoTable
     from workspace_memory.adapters.kms_cipher import payload_cipher
     from workspace_memory.adapters.routed_cipher import RoutedCipher
-    from workspace_memory.admission import AdmissionService
     from workspace_memory.agent_entries import AgentEntryService
-    from workspace_memory.capture import CaptureService
     from workspace_memory.document.policy import PolicyService
     from workspace_memory.document.purge import PurgeService
     from workspace_memory.document.retention import RetentionService
@@ -84,8 +82,10 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     from workspace_memory.entries import EntryService
     from workspace_memory.entry_search import SearchService, WarmIndexes
     from workspace_memory.kernel.clock import FileClock, SystemClock
-    from workspace_memory.notes import NotesService
-    from workspace_memory.recall import RecallService
+    from workspace_memory.turns.admission import AdmissionService
+    from workspace_memory.turns.capture import CaptureService
+    from workspace_memory.turns.notes import NotesService
+    from workspace_memory.turns.recall import RecallService
     from workspace_memory.workspaces.access import AccessService
     from workspace_memory.workspaces.deletion import WorkspacePurgeService
     from workspace_memory.workspaces.keysessions import KeySessionService
@@ -150,7 +150,7 @@ def turn_service() -> TurnService:
     from temporalio.envconfig import ClientConfig
 
     from workspace_memory.adapters.temporal_turns import TemporalTurns
-    from workspace_memory.turns import TurnService
+    from workspace_memory.turns.service import TurnService
 
     base = services()
     # TLS, API key and gRPC metadata for an authenticated namespace, as the worker reads them (TEMPORAL_*

@@ -17,7 +17,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from workspace_memory.adapters.temporal_client import TemporalConnection
-from workspace_memory.turn_contract import WORKFLOW_NAME, TurnInput, TurnView
+from workspace_memory.turns.turn_contract import WORKFLOW_NAME, TurnInput, TurnView
 
 RUN_TIMEOUT_SECONDS = 30 * 60
 

@@ -8,11 +8,11 @@ from pydantic import field_validator
 
 from workspace_memory.api.models.base import OutModel, omitted_when_none
 from workspace_memory.kernel.terms import RecallStatus
-from workspace_memory.turn_contract import RoundReceipt, ToolOutcome, TurnView
+from workspace_memory.turns.turn_contract import RoundReceipt, ToolOutcome, TurnView
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
-    from workspace_memory.recall import ReceiptsPage
-    from workspace_memory.turns import StartedTurn
+    from workspace_memory.turns.recall import ReceiptsPage
+    from workspace_memory.turns.service import StartedTurn
 
 
 class TurnStarted(OutModel):

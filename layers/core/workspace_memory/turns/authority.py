@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workspace_memory.admission import Admission, AdmissionRef, InvalidAdmission
 from workspace_memory.document.policy import Mode, Policy
 from workspace_memory.kernel.errors import ScopeNotGranted
 from workspace_memory.kernel.terms import Predicate as Predicate
@@ -31,6 +30,7 @@ from workspace_memory.store.changes import (
 )
 from workspace_memory.store.head import Head
 from workspace_memory.store.ports import Item, Table
+from workspace_memory.turns.admission import Admission, AdmissionRef, InvalidAdmission
 from workspace_memory.workspaces.access import Workspace, is_deleted
 from workspace_memory.workspaces.keysessions import Scope
 

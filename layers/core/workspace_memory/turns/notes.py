@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workspace_memory.admission import AdmissionRef
-from workspace_memory.authority import read_authority
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import (
     Conflict,
@@ -33,6 +31,8 @@ from workspace_memory.redaction import Finding, redact_written
 from workspace_memory.store import keys
 from workspace_memory.store.changes import ReplaceRevision
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.turns.admission import AdmissionRef
+from workspace_memory.turns.authority import read_authority
 from workspace_memory.workspaces.keysessions import Scope
 
 NOTES_MAX_BYTES = 32 * 1024

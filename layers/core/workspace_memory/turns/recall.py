@@ -15,9 +15,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-from workspace_memory.admission import AdmissionRef, turn_message
 from workspace_memory.agent_entries import caller_of
-from workspace_memory.authority import Authority, read_authority
 from workspace_memory.document.policy import Mode
 from workspace_memory.document.service import RECALL_MAX_BYTES, head_text, utf8_size
 from workspace_memory.entries import EntryText, Index, IndexLines, build_index, build_rules, visible_heads
@@ -29,9 +27,6 @@ from workspace_memory.entry_search import (
     SearchService,
     entries_revision,
 )
-from workspace_memory.framing import CLOSE_MARKER as CLOSE_MARKER  # re-exported: the block's markers
-from workspace_memory.framing import OPEN_MARKER as OPEN_MARKER
-from workspace_memory.framing import frame as frame
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import ConversationNotFound, DecryptionFailed, Unavailable
 from workspace_memory.kernel.ids import new_id
@@ -40,6 +35,11 @@ from workspace_memory.kernel.terms import RecallStatus as RecallStatus
 from workspace_memory.store import keys
 from workspace_memory.store.cursors import query_page
 from workspace_memory.store.ports import Cipher, Item, Table
+from workspace_memory.turns.admission import AdmissionRef, turn_message
+from workspace_memory.turns.authority import Authority, read_authority
+from workspace_memory.turns.framing import CLOSE_MARKER as CLOSE_MARKER  # re-exported: the block's markers
+from workspace_memory.turns.framing import OPEN_MARKER as OPEN_MARKER
+from workspace_memory.turns.framing import frame as frame
 from workspace_memory.workspaces.access import owned_conversation
 from workspace_memory.workspaces.keysessions import Scope
 

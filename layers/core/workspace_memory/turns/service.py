@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from workspace_memory.admission import AdmissionService, MemoryState
 from workspace_memory.kernel.errors import NotFound
 from workspace_memory.store.ports import Table
-from workspace_memory.turn_contract import TurnInput, TurnView, turn_id_for
+from workspace_memory.turns.admission import AdmissionService, MemoryState
+from workspace_memory.turns.turn_contract import TurnInput, TurnView, turn_id_for
 from workspace_memory.workspaces.access import owned_conversation
 
 MAX_MESSAGE_BYTES = 32 * 1024

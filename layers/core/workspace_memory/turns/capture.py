@@ -17,7 +17,6 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from workspace_memory.authority import Authority, Predicate, failed_predicate, fence_changes, read_authority
 from workspace_memory.document.edits import Edit, EditsRejected, apply_edits, rewrite_written
 from workspace_memory.document.policy import Mode, Policy
 from workspace_memory.document.service import (
@@ -40,6 +39,7 @@ from workspace_memory.store.changes import Change, ClearGenerationIs, Label
 from workspace_memory.store.head import Head
 from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.store.stale import stale_base
+from workspace_memory.turns.authority import Authority, Predicate, failed_predicate, fence_changes, read_authority
 from workspace_memory.workspaces.access import load_caller
 from workspace_memory.workspaces.keysessions import Scope
 

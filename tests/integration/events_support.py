@@ -9,7 +9,7 @@ from typing import Any
 from unittest import mock
 
 from workspace_memory.bootstrap import Services
-from workspace_memory.entries import Draft, EntryText
+from workspace_memory.entries.service import Draft, EntryText
 from workspace_memory.kernel.clock import iso
 from workspace_memory.kernel.terms import EntryScope, EntryType
 from workspace_memory.store import keys
@@ -120,7 +120,7 @@ def seed_entries(svc: Services, at: str) -> None:
     svc.table.put({**editor, "updatedAt": at})
     text = EntryText("Deploy day", "We deploy on Fridays", "We deploy on Fridays.", key="ops/deploy-day")
     ids = iter([ENTRY_ID, *CANDIDATES])
-    with mock.patch("workspace_memory.entries.new_id", side_effect=lambda _prefix: next(ids)):
+    with mock.patch("workspace_memory.entries.service.new_id", side_effect=lambda _prefix: next(ids)):
         svc.entries.create(OWNER, WS, Draft(EntryType.FACT, text))
         for title in ("Use feature flags", "Prefer tabs"):
             svc.entries.propose(OWNER, WS, Draft(EntryType.PREFERENCE, EntryText(title, title, "")))

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from tests.integration.fence_support import Event, Scene, add_member, clear_document, make_scene
-from workspace_memory.agent_entries import SaveResult
 from workspace_memory.document.policy import Mode
-from workspace_memory.entries import Draft, EntryText
+from workspace_memory.entries.agent_entries import SaveResult
+from workspace_memory.entries.service import Draft, EntryText
 from workspace_memory.kernel.errors import (
     IdempotencyKeyReused,
     QuoteNotInMessage,
@@ -110,7 +110,7 @@ def save(
 def clear_after_the_snapshot(monkeypatch: pytest.MonkeyPatch, scene: Scene, admitted: Admitted) -> None:
     """The agent's write reads its authority snapshot, then a Clear lands, then the write is attempted: only the
     transaction's own re-statement of the predicates can refuse it."""
-    import workspace_memory.agent_entries as module
+    import workspace_memory.entries.agent_entries as module
     from workspace_memory.turns.authority import read_authority
 
     def stale_snapshot(*args: Any) -> Any:
@@ -212,7 +212,7 @@ def test_read_only_makes_a_candidate_and_off_nothing(settings: Settings) -> None
 
 
 def _filters() -> Any:
-    from workspace_memory.entries import Filters
+    from workspace_memory.entries.service import Filters
 
     return Filters()
 

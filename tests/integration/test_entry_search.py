@@ -12,7 +12,7 @@ from scripts.localstack.resources import LocalResources
 from tests.integration.test_branch_keys import Calls
 from tests.support import drop_partition, new_user
 from workspace_memory.bootstrap import Services, build_services
-from workspace_memory.entries import Draft, EntryText, entry_context
+from workspace_memory.entries.service import Draft, EntryText, entry_context
 from workspace_memory.entry_search import SearchFilters
 from workspace_memory.kernel.sealed import unseal
 from workspace_memory.kernel.settings import Settings

@@ -12,7 +12,7 @@ import pytest
 from tests.unit.fakes import FakeCipher
 from workspace_memory.adapters.memory import MemoryKeyStore, MemoryTable
 from workspace_memory.document.service import DocumentService
-from workspace_memory.entries import (
+from workspace_memory.entries.service import (
     INDEX_HEADING,
     INDEX_MAX_BYTES,
     Draft,

@@ -18,13 +18,13 @@ if TYPE_CHECKING:
     from workspace_memory.adapters.branch_keys import BranchKeyStore
     from workspace_memory.adapters.dynamo import DynamoTable
     from workspace_memory.adapters.routed_cipher import RoutedCipher
-    from workspace_memory.agent_entries import AgentEntryService
     from workspace_memory.changefeed import ChangeFeed
     from workspace_memory.document.policy import PolicyService
     from workspace_memory.document.purge import PurgeService
     from workspace_memory.document.retention import RetentionService
     from workspace_memory.document.service import DocumentService
-    from workspace_memory.entries import EntryService
+    from workspace_memory.entries.agent_entries import AgentEntryService
+    from workspace_memory.entries.service import EntryService
     from workspace_memory.entry_search import SearchService
     from workspace_memory.kernel.clock import Clock
     from workspace_memory.kernel.settings import Settings
@@ -74,12 +74,12 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     from workspace_memory.adapters.dynamo import DynamoTable
     from workspace_memory.adapters.kms_cipher import payload_cipher
     from workspace_memory.adapters.routed_cipher import RoutedCipher
-    from workspace_memory.agent_entries import AgentEntryService
     from workspace_memory.document.policy import PolicyService
     from workspace_memory.document.purge import PurgeService
     from workspace_memory.document.retention import RetentionService
     from workspace_memory.document.service import DocumentService
-    from workspace_memory.entries import EntryService
+    from workspace_memory.entries.agent_entries import AgentEntryService
+    from workspace_memory.entries.service import EntryService
     from workspace_memory.entry_search import SearchService, WarmIndexes
     from workspace_memory.kernel.clock import FileClock, SystemClock
     from workspace_memory.turns.admission import AdmissionService

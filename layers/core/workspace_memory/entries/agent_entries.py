@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from workspace_memory.document.policy import Mode
-from workspace_memory.entries import Author, Draft, EntryService, EntryView, Fenced, validate
-from workspace_memory.entries import _redacted as redacted_draft
+from workspace_memory.entries.service import Author, Draft, EntryService, EntryView, Fenced, validate
+from workspace_memory.entries.service import _redacted as redacted_draft
 from workspace_memory.entry_search import SearchFilters, SearchResult, SearchService, entries_revision, validate_query
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import (

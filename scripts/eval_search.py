@@ -25,8 +25,8 @@ from scripts.search_quality import (
     load_queries,
     score,
 )
-from workspace_memory import search
-from workspace_memory.search import HybridIndex, LocalEmbedder, Mode
+from workspace_memory.search import engine as search
+from workspace_memory.search.engine import HybridIndex, LocalEmbedder, Mode
 
 MODES = (Mode.BM25, Mode.EMBEDDING, Mode.HYBRID)
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast
 
-from workspace_memory import search
-from workspace_memory.search import Embedder, HybridIndex, Mode, SearchDoc, tokenize
+from workspace_memory.search import engine as search
+from workspace_memory.search.engine import Embedder, HybridIndex, Mode, SearchDoc, tokenize
 
 QUALITY_DIR = Path(__file__).resolve().parent.parent / "tests" / "quality"
 ENTRIES_FILE = QUALITY_DIR / "entries.jsonl"

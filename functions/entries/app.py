@@ -150,7 +150,7 @@ def search_entries(
 ) -> Response[SearchOut]:
     """Any member may search; another member's private entries never take part
     (docs/architecture.md#scopes-and-visibility)."""
-    from workspace_memory.entry_search import SearchFilters
+    from workspace_memory.search.entry_search import SearchFilters
 
     refuse_unknown_parameters(app, SEARCH_PARAMETERS)
     filters = SearchFilters(scope, type, key_prefix, parse_as_of(as_of))

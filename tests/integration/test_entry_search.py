@@ -13,10 +13,10 @@ from tests.integration.test_branch_keys import Calls
 from tests.support import drop_partition, new_user
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.entries.service import Draft, EntryText, entry_context
-from workspace_memory.entry_search import SearchFilters
 from workspace_memory.kernel.sealed import unseal
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryScope, EntryType
+from workspace_memory.search.entry_search import SearchFilters
 from workspace_memory.store import keys
 from workspace_memory.workspaces.access import Role, ShareType
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.depth import examples
-from workspace_memory.bm25 import VisibleBM25
+from workspace_memory.search.bm25 import VisibleBM25
 
 pytestmark = pytest.mark.unit
 

@@ -8,7 +8,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from workspace_memory.search import RRF_K, HybridIndex, LocalEmbedder, Mode, SearchDoc, fuse, pack_vector, unpack_vector
+from workspace_memory.search.engine import (
+    RRF_K,
+    HybridIndex,
+    LocalEmbedder,
+    Mode,
+    SearchDoc,
+    fuse,
+    pack_vector,
+    unpack_vector,
+)
 
 
 def doc(entry_id: str, title: str, *, owner: str = "-", scope: str = "workspace", revision: int = 1) -> SearchDoc:

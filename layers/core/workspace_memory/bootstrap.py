@@ -25,10 +25,10 @@ if TYPE_CHECKING:
     from workspace_memory.document.service import DocumentService
     from workspace_memory.entries.agent_entries import AgentEntryService
     from workspace_memory.entries.service import EntryService
-    from workspace_memory.entry_search import SearchService
     from workspace_memory.kernel.clock import Clock
     from workspace_memory.kernel.settings import Settings
-    from workspace_memory.search import Embedder
+    from workspace_memory.search.engine import Embedder
+    from workspace_memory.search.entry_search import SearchService
     from workspace_memory.turns.admission import AdmissionService
     from workspace_memory.turns.capture import CaptureService
     from workspace_memory.turns.notes import NotesService
@@ -80,8 +80,8 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     from workspace_memory.document.service import DocumentService
     from workspace_memory.entries.agent_entries import AgentEntryService
     from workspace_memory.entries.service import EntryService
-    from workspace_memory.entry_search import SearchService, WarmIndexes
     from workspace_memory.kernel.clock import FileClock, SystemClock
+    from workspace_memory.search.entry_search import SearchService, WarmIndexes
     from workspace_memory.turns.admission import AdmissionService
     from workspace_memory.turns.capture import CaptureService
     from workspace_memory.turns.notes import NotesService
@@ -128,7 +128,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
 
 def build_embedder(settings: Settings) -> Embedder:
     """The local model unless EMBEDDER=bedrock; neither is loaded until the first vector is asked for."""
-    from workspace_memory.search import LocalEmbedder, TitanEmbedder
+    from workspace_memory.search.engine import LocalEmbedder, TitanEmbedder
 
     if settings.embedder == "bedrock":
         from workspace_memory.adapters.aws import build_bedrock_client

@@ -25,7 +25,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from workspace_memory import search_snapshot
 from workspace_memory.document.service import DAY_SECONDS, document_context, is_expired, utf8_size
 from workspace_memory.kernel.clock import Clock, epoch_seconds, epoch_time, iso
 from workspace_memory.kernel.errors import (
@@ -55,6 +54,7 @@ from workspace_memory.kernel.terms import (
     EntryType,
 )
 from workspace_memory.redaction import Finding, findings, redact, redact_written, refuse_personal_data_in_key
+from workspace_memory.search import search_snapshot
 from workspace_memory.store import keys
 from workspace_memory.store.changes import (
     Change,
@@ -76,7 +76,7 @@ from workspace_memory.store.stale import stale_entry
 from workspace_memory.workspaces.access import Caller, load_caller
 
 if TYPE_CHECKING:
-    from workspace_memory.search import Embedder
+    from workspace_memory.search.engine import Embedder
 
 ENTRY_VERSION_CAP = 5000
 """Stored entry versions per workspace (docs/architecture.md#caps): 409 `ENTRY_CAP` beyond it."""
@@ -804,7 +804,7 @@ class EntryService:
         never re-embeds it."""
         if self._embedder is None:
             return None
-        from workspace_memory.search import embedding_text, pack_vector
+        from workspace_memory.search.engine import embedding_text, pack_vector
 
         vector = self._embedder.embed([embedding_text(text.title, text.summary, text.body)])[0]
         return SealedVector(self._embedder.model_id, pack_vector(vector))

@@ -20,18 +20,18 @@ from workspace_memory.document.service import RECALL_MAX_BYTES, head_text, utf8_
 from workspace_memory.entries.agent_entries import caller_of
 from workspace_memory.entries.service import EntryText, Index, IndexLines, build_index, build_rules, visible_heads
 from workspace_memory.entries.service import _rule_line as entry_with_body
-from workspace_memory.entry_search import (
+from workspace_memory.kernel.clock import Clock, iso
+from workspace_memory.kernel.errors import ConversationNotFound, DecryptionFailed, Unavailable
+from workspace_memory.kernel.ids import new_id
+from workspace_memory.kernel.terms import MemoryWrite as MemoryWrite
+from workspace_memory.kernel.terms import RecallStatus as RecallStatus
+from workspace_memory.search.entry_search import (
     MAX_QUERY_BYTES,
     SearchFilters,
     SearchResult,
     SearchService,
     entries_revision,
 )
-from workspace_memory.kernel.clock import Clock, iso
-from workspace_memory.kernel.errors import ConversationNotFound, DecryptionFailed, Unavailable
-from workspace_memory.kernel.ids import new_id
-from workspace_memory.kernel.terms import MemoryWrite as MemoryWrite
-from workspace_memory.kernel.terms import RecallStatus as RecallStatus
 from workspace_memory.store import keys
 from workspace_memory.store.cursors import query_page
 from workspace_memory.store.ports import Cipher, Item, Table

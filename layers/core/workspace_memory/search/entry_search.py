@@ -20,19 +20,19 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from workspace_memory import search_snapshot
 from workspace_memory.document.service import is_expired, utf8_size
 from workspace_memory.entries.service import EntryText, SealedVector, entry_context, validate_key_prefix
 from workspace_memory.kernel.clock import Clock, epoch_time
 from workspace_memory.kernel.errors import InvalidInput
 from workspace_memory.kernel.sealed import unseal
 from workspace_memory.kernel.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K, EntryScope, EntryStatus, EntryType
+from workspace_memory.search import search_snapshot
 from workspace_memory.store import keys
 from workspace_memory.store.ports import Cipher, Item, Table
 from workspace_memory.workspaces.access import Caller, load_caller
 
 if TYPE_CHECKING:
-    from workspace_memory.search import Embedder, HybridIndex, SearchDoc
+    from workspace_memory.search.engine import Embedder, HybridIndex, SearchDoc
 
 MAX_QUERY_BYTES = 1024
 """A query is a question, not a document: 1 KiB of UTF-8 at most (a 2 KiB query is refused)."""
@@ -193,7 +193,7 @@ class SearchService:
 
     def index(self, workspace_id: str, entries_revision: int) -> HybridIndex:
         """The workspace's index at `entries_revision`: the warm one when it is current, else rebuilt from it."""
-        from workspace_memory.search import HybridIndex
+        from workspace_memory.search.engine import HybridIndex
 
         warm = self.warm.get(workspace_id)
         if warm is not None and warm.revision == entries_revision:
@@ -284,7 +284,7 @@ def entries_revision(counter: Item | None) -> int:
 
 
 def _doc(item: Item, text: EntryText, sealed: SealedVector | None) -> SearchDoc:
-    from workspace_memory.search import SearchDoc, unpack_vector
+    from workspace_memory.search.engine import SearchDoc, unpack_vector
 
     return SearchDoc(
         entry_id=item["entryId"],

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol
 
-from workspace_memory.bm25 import VisibleBM25
+from workspace_memory.search.bm25 import VisibleBM25
 
 if TYPE_CHECKING:
     import numpy as np

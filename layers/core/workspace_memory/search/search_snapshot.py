@@ -30,7 +30,7 @@ from workspace_memory.store.changes import Change, Delete, EntriesRevisionIs, Pu
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
 
 if TYPE_CHECKING:
-    from workspace_memory.search import SearchDoc
+    from workspace_memory.search.engine import SearchDoc
 
 CHUNK_BYTES = 350_000
 """Ciphertext per item: under DynamoDB's 400 KB item limit with the key and attributes beside it."""
@@ -59,7 +59,7 @@ class Snapshot:
 
 
 def _row(doc: SearchDoc) -> list[object]:
-    from workspace_memory.search import pack_vector
+    from workspace_memory.search.engine import pack_vector
 
     vector = None if doc.vector is None else pack_vector(doc.vector)
     return [
@@ -79,7 +79,7 @@ def _row(doc: SearchDoc) -> list[object]:
 
 
 def _doc(row: list[object]) -> SearchDoc:
-    from workspace_memory.search import SearchDoc, unpack_vector
+    from workspace_memory.search.engine import SearchDoc, unpack_vector
 
     entry_id, revision, scope, owner, type_, key, title, summary, body, valid_from, valid_to, vector = row
     return SearchDoc(

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from workspace_memory.governance.redaction import redact
 from workspace_memory.kernel.terms import RedactionKind
-from workspace_memory.redaction import redact
 
 CORPUS_DIR = Path(__file__).resolve().parent.parent / "tests" / "unit" / "redaction_corpus"
 POSITIVES_FILE = CORPUS_DIR / "positives.jsonl"

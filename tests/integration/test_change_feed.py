@@ -24,7 +24,7 @@ from scripts.localstack.template import ROOT
 from tests.support import Api, new_user
 from workspace_memory.adapters.aws import build_events_client
 from workspace_memory.adapters.eventbridge import SOURCE, EventBridgePublisher
-from workspace_memory.changefeed import ChangeFeed
+from workspace_memory.governance.changefeed import ChangeFeed
 from workspace_memory.kernel.settings import Settings
 
 pytestmark = pytest.mark.integration

@@ -1,4 +1,4 @@
-"""The change feed's translation and batching (layers/core/workspace_memory/changefeed.py), pure: stream
+"""The change feed's translation and batching (layers/core/workspace_memory/governance/changefeed.py), pure: stream
 records as Lambda delivers them, a publisher that records or refuses."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from boto3.dynamodb.types import TypeSerializer
 
 from scripts.change_feed_event import TTL_IDENTITY, stream_record
 from workspace_memory.adapters.eventbridge import EventBridgePublisher
-from workspace_memory.changefeed import MAX_BATCH, ChangeFeed, FeedEvent, rule_for, to_event
+from workspace_memory.governance.changefeed import MAX_BATCH, ChangeFeed, FeedEvent, rule_for, to_event
 from workspace_memory.store import keys
 
 pytestmark = pytest.mark.unit

@@ -23,6 +23,7 @@ from workspace_memory.entries.service import (
     Source,
     build_index,
 )
+from workspace_memory.governance.redaction import PersonalDataInKey
 from workspace_memory.kernel.clock import ManualClock
 from workspace_memory.kernel.errors import (
     CandidateNotFound,
@@ -38,7 +39,6 @@ from workspace_memory.kernel.errors import (
     WorkspaceNotFound,
 )
 from workspace_memory.kernel.terms import CitationKind, CitationState, EntryScope, EntryStatus, EntryType
-from workspace_memory.redaction import PersonalDataInKey
 from workspace_memory.store import keys
 from workspace_memory.store.ports import Item
 from workspace_memory.workspaces.access import AccessService, Role, ShareType

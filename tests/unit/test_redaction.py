@@ -15,8 +15,7 @@ from stdnum import iban, luhn
 
 from tests.depth import examples
 from workspace_memory.api.errors import status_for
-from workspace_memory.kernel.terms import RedactionKind as Kind
-from workspace_memory.redaction import (
+from workspace_memory.governance.redaction import (
     MARKER,
     Finding,
     PersonalDataInKey,
@@ -26,6 +25,7 @@ from workspace_memory.redaction import (
     redact,
     refuse_personal_data_in_key,
 )
+from workspace_memory.kernel.terms import RedactionKind as Kind
 
 pytestmark = pytest.mark.unit
 

@@ -13,8 +13,8 @@ import pytest
 from stdnum import iban, luhn
 
 from scripts.redaction_report import Benign, Positive, Report, evaluate, load_benign, load_positives, table
+from workspace_memory.governance.redaction import MARKER, redact
 from workspace_memory.kernel.terms import RedactionKind
-from workspace_memory.redaction import MARKER, redact
 
 pytestmark = pytest.mark.unit
 

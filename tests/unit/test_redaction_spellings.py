@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 from tests.unit.test_redaction import PROPERTY, SECRETS, SURROUNDING
 from workspace_memory.api.errors import status_for
+from workspace_memory.governance.redaction import RedactedToNothing, redact, redact_written
+from workspace_memory.governance.redaction.normal import normalise
+from workspace_memory.governance.redaction.passwords import PROSE_STEMS, _mentions
 from workspace_memory.kernel.terms import RedactionKind as Kind
-from workspace_memory.redaction import RedactedToNothing, redact, redact_written
-from workspace_memory.redaction.normal import normalise
-from workspace_memory.redaction.passwords import PROSE_STEMS, _mentions
 
 pytestmark = pytest.mark.unit
 

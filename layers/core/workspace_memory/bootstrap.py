@@ -18,13 +18,13 @@ if TYPE_CHECKING:
     from workspace_memory.adapters.branch_keys import BranchKeyStore
     from workspace_memory.adapters.dynamo import DynamoTable
     from workspace_memory.adapters.routed_cipher import RoutedCipher
-    from workspace_memory.changefeed import ChangeFeed
     from workspace_memory.document.policy import PolicyService
     from workspace_memory.document.purge import PurgeService
     from workspace_memory.document.retention import RetentionService
     from workspace_memory.document.service import DocumentService
     from workspace_memory.entries.agent_entries import AgentEntryService
     from workspace_memory.entries.service import EntryService
+    from workspace_memory.governance.changefeed import ChangeFeed
     from workspace_memory.kernel.clock import Clock
     from workspace_memory.kernel.settings import Settings
     from workspace_memory.search.engine import Embedder
@@ -164,7 +164,7 @@ def change_feed() -> ChangeFeed:
     """The change-feed function's one service: no table, no key, only the feed's bus."""
     from workspace_memory.adapters.aws import build_events_client
     from workspace_memory.adapters.eventbridge import EventBridgePublisher
-    from workspace_memory.changefeed import ChangeFeed
+    from workspace_memory.governance.changefeed import ChangeFeed
     from workspace_memory.kernel.settings import Settings
 
     settings = Settings.from_environ(os.environ)

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from workspace_memory.changefeed import MAX_BATCH
+from workspace_memory.governance.changefeed import MAX_BATCH
 
 if TYPE_CHECKING:
-    from workspace_memory.changefeed import FeedEvent
+    from workspace_memory.governance.changefeed import FeedEvent
 
 SOURCE = "workspace-memory.changefeed"
 DETAIL_TYPE = "workspace-memory change"

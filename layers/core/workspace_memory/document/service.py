@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from workspace_memory.document.policy import Mode, Policy
+from workspace_memory.governance.redaction import Finding, findings
 from workspace_memory.kernel.clock import Clock, epoch_seconds, iso
 from workspace_memory.kernel.errors import (
     Conflict,
@@ -24,7 +25,6 @@ from workspace_memory.kernel.errors import (
     WorkspaceNotFound,
 )
 from workspace_memory.kernel.sealed import seal, unseal
-from workspace_memory.redaction import Finding, findings
 from workspace_memory.store import keys
 from workspace_memory.store.changes import (
     DEFAULT_HISTORY_DAYS,

@@ -27,6 +27,7 @@ from typing import Any
 from workspace_memory.document.policy import Mode
 from workspace_memory.entries.service import Author, Draft, EntryService, EntryView, Fenced, validate
 from workspace_memory.entries.service import _redacted as redacted_draft
+from workspace_memory.governance.redaction import Finding
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import (
     IdempotencyKeyReused,
@@ -38,7 +39,6 @@ from workspace_memory.kernel.errors import (
 )
 from workspace_memory.kernel.ids import require_identifier
 from workspace_memory.kernel.terms import EntryScope, EntryType, Outcome
-from workspace_memory.redaction import Finding
 from workspace_memory.search.entry_search import (
     SearchFilters,
     SearchResult,

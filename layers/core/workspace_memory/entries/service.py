@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from workspace_memory.document.service import DAY_SECONDS, document_context, is_expired, utf8_size
+from workspace_memory.governance.redaction import Finding, findings, redact, redact_written, refuse_personal_data_in_key
 from workspace_memory.kernel.clock import Clock, epoch_seconds, epoch_time, iso
 from workspace_memory.kernel.errors import (
     CandidateNotFound,
@@ -53,7 +54,6 @@ from workspace_memory.kernel.terms import (
     EntryStatus,
     EntryType,
 )
-from workspace_memory.redaction import Finding, findings, redact, redact_written, refuse_personal_data_in_key
 from workspace_memory.search import search_snapshot
 from workspace_memory.store import keys
 from workspace_memory.store.changes import (

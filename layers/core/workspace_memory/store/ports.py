@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from workspace_memory.changefeed import FeedEvent
+    from workspace_memory.governance.changefeed import FeedEvent
     from workspace_memory.store.changes import Change
     from workspace_memory.store.keys import Key
 

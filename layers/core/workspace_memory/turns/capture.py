@@ -30,10 +30,10 @@ from workspace_memory.document.service import (
     prepare_version,
     version_changes,
 )
+from workspace_memory.governance.redaction import Finding, findings, merge_findings, redact_written
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import Conflict, Forbidden, InvalidInput, StaleBaseVersion
 from workspace_memory.kernel.terms import Outcome as Outcome
-from workspace_memory.redaction import Finding, findings, merge_findings, redact_written
 from workspace_memory.store import keys
 from workspace_memory.store.changes import Change, ClearGenerationIs, Label
 from workspace_memory.store.head import Head

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from workspace_memory.governance.redaction import Finding, redact_written
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import (
     Conflict,
@@ -27,7 +28,6 @@ from workspace_memory.kernel.errors import (
 )
 from workspace_memory.kernel.ids import require_identifier
 from workspace_memory.kernel.sealed import seal, unseal
-from workspace_memory.redaction import Finding, redact_written
 from workspace_memory.store import keys
 from workspace_memory.store.changes import ReplaceRevision
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled

@@ -11,7 +11,7 @@ from pydantic.alias_generators import to_camel
 from workspace_memory.kernel.terms import RedactionKind
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
-    from workspace_memory.redaction import Finding
+    from workspace_memory.governance.redaction import Finding
 
 
 class ApiModel(BaseModel):

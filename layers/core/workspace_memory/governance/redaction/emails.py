@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from workspace_memory.redaction.normal import NormalText, Spans, lines
+from workspace_memory.governance.redaction.normal import NormalText, Spans, lines
 
 _ATEXT = r"[\w.!#$%&'*+/=?^`{|}~-]"
 _LABEL = r"[^\W_](?:[\w-]{0,61}[^\W_])?"

@@ -28,11 +28,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from workspace_memory.governance.redaction import credentials, emails, passwords, payments, phones
+from workspace_memory.governance.redaction.normal import NormalText, normalise
+from workspace_memory.governance.redaction.payments import is_card_number
 from workspace_memory.kernel.errors import InvalidInput, RedactedToNothing
 from workspace_memory.kernel.terms import RedactionKind as Kind
-from workspace_memory.redaction import credentials, emails, passwords, payments, phones
-from workspace_memory.redaction.normal import NormalText, normalise
-from workspace_memory.redaction.payments import is_card_number
 
 __all__ = [
     "MARKER",

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
-from workspace_memory.redaction.normal import NormalText, Spans, lines
+from workspace_memory.governance.redaction.normal import NormalText, Spans, lines
 
 _CLOUD_PLUGINS = (
     "aws.AWSKeyDetector",

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
-from workspace_memory.redaction.credentials import patterns, regex_spans
-from workspace_memory.redaction.normal import NormalText, Spans, lines
+from workspace_memory.governance.redaction.credentials import patterns, regex_spans
+from workspace_memory.governance.redaction.normal import NormalText, Spans, lines
 
 
 @cache

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from workspace_memory.redaction.normal import NormalText, Spans
+from workspace_memory.governance.redaction.normal import NormalText, Spans
 
 _PLUS = re.compile(r"\+(?=[\d(])")
 _LONGEST_PHONE = 32

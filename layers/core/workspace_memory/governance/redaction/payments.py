@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from workspace_memory.redaction.normal import NormalText, Spans
+from workspace_memory.governance.redaction.normal import NormalText, Spans
 
 _DIGIT_GROUPS = re.compile(r"(?<![\w.,])\d+(?:[ .\-/]\d+)*(?!\w|[.,]\d)")
 _DIGITS = re.compile(r"\d+")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from workspace_memory.adapters.memory import MemoryTable
+from tests.memory_table import MemoryTable
 from workspace_memory.bootstrap import Services
 from workspace_memory.store import keys
 from workspace_memory.store.changes import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from workspace_memory.adapters.memory import MemoryKeyStore
+from tests.memory_table import MemoryKeyStore
 from workspace_memory.adapters.routed_cipher import SERVICE_KINDS
 from workspace_memory.kernel.errors import DecryptionFailed, Unavailable
 

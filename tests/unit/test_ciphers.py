@@ -11,9 +11,9 @@ from aws_cryptographic_material_providers.mpl import errors as mpl_errors
 from aws_encryption_sdk.exceptions import AWSEncryptionSDKClientError
 from botocore.exceptions import EndpointConnectionError
 
+from tests.memory_table import MemoryKeyStore, MemoryTable
 from tests.unit.fakes import FakeCipher
 from workspace_memory.adapters.branch_keys import branch_key_id, rejection
-from workspace_memory.adapters.memory import MemoryKeyStore, MemoryTable
 from workspace_memory.adapters.routed_cipher import SERVICE_KINDS, RoutedCipher
 from workspace_memory.adapters.temporal_codec import PAYLOAD_CONTEXT
 from workspace_memory.document.service import document_context

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from tests.memory_table import MemoryTable
 from tests.unit.test_services import DOC, EDITOR, OWNER, VIEWER, World
-from workspace_memory.adapters.memory import MemoryTable
 from workspace_memory.kernel.errors import (
     ConfirmationMismatch,
     ConfirmationRequired,

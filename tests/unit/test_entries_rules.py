@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import pytest
 
+from tests.memory_table import MemoryKeyStore, MemoryTable
 from tests.unit.fakes import FakeCipher
-from workspace_memory.adapters.memory import MemoryKeyStore, MemoryTable
 from workspace_memory.document.service import DocumentService
 from workspace_memory.entries.service import (
     INDEX_HEADING,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from workspace_memory.adapters.memory import MemoryKeyStore, MemoryTable
+from tests.memory_table import MemoryKeyStore, MemoryTable
 from workspace_memory.kernel.clock import ManualClock
 from workspace_memory.store import keys
 from workspace_memory.workspaces.access import AccessService, Role, ShareType

@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
+from tests.memory_table import MemoryTable
 from tests.unit.fakes import FakeCipher
-from workspace_memory.adapters.memory import MemoryTable
 from workspace_memory.kernel.clock import ManualClock, iso
 from workspace_memory.kernel.errors import DecryptionFailed, InvalidInput, PayloadTooLarge
 from workspace_memory.store import keys

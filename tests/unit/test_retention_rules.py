@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
+from tests.memory_table import MemoryTable
 from tests.unit.test_services import DOC, EDITOR, OWNER, World
-from workspace_memory.adapters.memory import MemoryTable
 from workspace_memory.document.purge import LineInHead, PurgeService
 from workspace_memory.document.retention import RetentionService
 from workspace_memory.document.service import DAY_SECONDS

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests.memory_table import MemoryKeyStore, MemoryTable
 from tests.unit.fakes import FakeCipher
-from workspace_memory.adapters.memory import MemoryKeyStore, MemoryTable
 from workspace_memory.api.models.automation import CaptureOut
 from workspace_memory.document.policy import Mode, PolicyService
 from workspace_memory.document.service import RECALL_MAX_BYTES, DocumentService

@@ -3,7 +3,7 @@
 A service composes a transaction from these changes ("create the version", "move the head from base",
 "the member is still a writer", "consume the admission") and hands it to the table port; the adapters
 translate each change into their storage's dialect (DynamoDB condition and update expressions in
-`adapters/dynamo_changes.py`, plain Python in `adapters/memory.py`). Every change carries a label; a
+`adapters/dynamo_changes.py`, plain Python in `tests/memory_table.py`). Every change carries a label; a
 cancelled transaction names the labels whose condition failed, never list positions.
 """
 

@@ -85,7 +85,7 @@ test: lint typecheck template-lint build
 soak: build
 	WM_TEST_DEPTH=soak $(PY) -m pytest -q -m slow
 
-# The OpenAPI document the docs function serves, generated from the handlers (tests/unit/test_openapi.py
+# The OpenAPI document the docs function serves, generated from the handlers (tests/unit/api/test_openapi.py
 # fails while it is stale).
 openapi: install
 	$(PY) -m scripts.openapi
@@ -93,7 +93,7 @@ openapi: install
 # Schemathesis alone against a local stack the fixtures start (part of `make test` too, and of `make soak` at
 # 100 requests per route).
 schemathesis: install
-	$(PY) -m pytest tests/integration/test_schemathesis.py -q
+	$(PY) -m pytest tests/integration/api/test_schemathesis.py -q
 
 # The search quality set (tests/quality/) through BM25, embeddings and their fusion: recall@5, MRR, negatives.
 # EVAL_ARGS="--floors 0.10,0.20,0.24,0.30" compares cosine floors.

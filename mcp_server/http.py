@@ -3,7 +3,7 @@
 Binding to 127.0.0.1 does not stop a web page that rebinds its own name to 127.0.0.1 from calling the
 server as a same-origin page; the `Host` check does (`workspace_memory.kernel.loopback`, the rule the gateway, the
 moto server and the codec server follow), and a browser `Origin`, when sent, must be a loopback one too.
-The SDK's own host check is turned off so that one rule, tested in tests/unit/test_loopback.py, decides.
+The SDK's own host check is turned off so that one rule, tested in tests/unit/kernel/test_loopback.py, decides.
 
 Loopback is not a client identity: any process on the machine can connect. So every request must also present
 the server's client secret, `Authorization: Bearer <secret>`, compared in constant time: `WM_MCP_HTTP_TOKEN`

@@ -5,8 +5,8 @@ so no stream can feed the function locally.
     .venv/bin/python -m scripts.change_feed_event [--out events/change-feed-stream.json]
 
 regenerates the committed sample: it starts its own local stack (moto server and gateway), makes the writes of
-`write_scenario` through the HTTP API, and writes the records. tests/integration/test_change_feed.py makes the
-same writes on the test stack and runs the function on what they produce.
+`write_scenario` through the HTTP API, and writes the records. tests/integration/governance/test_change_feed.py
+makes the same writes on the test stack and runs the function on what they produce.
 
 `TableRecorder` turns writes into records by reading the table around each one (every item in DynamoDB JSON,
 as the stream carries it): an item that appeared is an INSERT with its NewImage, one that changed a MODIFY

@@ -57,12 +57,12 @@ STAGE = ROOT / ".local" / "mutation"
 MUTMUT = "mutmut==3.8.1"
 MODULES = ["turns.authority", "turns.capture", "turns.recall", "turns.admission", "document.service"]
 TESTS = [
-    "tests/integration/test_fence_guards.py",
-    "tests/integration/test_fence_matrix.py",
-    "tests/integration/test_recall.py",
-    "tests/integration/test_document_api.py",
-    "tests/integration/test_automation_api.py",
-    "tests/unit/test_services.py",
+    "tests/integration/turns/test_fence_guards.py",
+    "tests/integration/turns/test_fence_matrix.py",
+    "tests/integration/turns/test_recall.py",
+    "tests/integration/document/test_document_api.py",
+    "tests/integration/turns/test_automation_api.py",
+    "tests/unit/turns/test_services.py",
 ]
 COPIED = ["tests", "scripts", "functions", "workflows", "template.yaml", "pyproject.toml"]
 SEP = "\u01c1"  # mutmut's separator between class and method in a mutant name

@@ -18,16 +18,16 @@ from dataclasses import dataclass
 CORE = "layers/core/workspace_memory/"
 DYNAMO = CORE + "adapters/dynamo_changes.py"
 AUTHORITY = CORE + "turns/authority.py"
-GUARDS = "tests/integration/test_fence_guards.py"
+GUARDS = "tests/integration/turns/test_fence_guards.py"
 WINDOW = GUARDS + "::test_event_between_read_and_fence_is_refused_by_the_fence"
 ISOLATION = "tests/integration/test_isolation.py"
 ORACLE = ISOLATION + "::test_attack_retired_admission_is_no_oracle"
 EXPIRED_ORACLE = ISOLATION + "::test_attack_expired_admission_is_no_oracle"
-SERVICES = "tests/unit/test_services.py"
+SERVICES = "tests/unit/turns/test_services.py"
 UNIT_FENCE = SERVICES + "::test_an_event_between_the_read_and_the_transaction_is_caught_by_the_fence"
 UNIT_RETIRED = SERVICES + "::test_an_event_before_the_read_retires_the_admission_before_anything_is_decrypted"
 OWNERS = (
-    "tests/integration/test_automation_api.py"
+    "tests/integration/turns/test_automation_api.py"
     "::test_a_conversation_answers_to_the_workspace_and_user_of_its_first_admission"
 )
 UNIT_OWNERS = SERVICES + "::test_a_conversation_answers_only_to_the_user_and_workspace_of_its_first_admission"
@@ -247,8 +247,8 @@ CURATED = [
         "cached, [MemberCanWrite(workspace_id, user_id)])",
         "cached, [])",
         (
-            "tests/integration/test_permissions.py::test_viewer_reads_but_cannot_write",
-            "tests/integration/test_permissions.py::test_demoted_member_loses_write_right",
+            "tests/integration/workspaces/test_permissions.py::test_viewer_reads_but_cannot_write",
+            "tests/integration/workspaces/test_permissions.py::test_demoted_member_loses_write_right",
             SERVICES + "::test_a_refused_save_says_why_without_telling_a_stranger_anything",
             SERVICES + "::test_a_writer_demoted_between_read_and_write_gets_403_and_nothing_is_written",
         ),

@@ -1,4 +1,4 @@
-"""Records a turn's workflow history for the replay test (`tests/unit/test_replay.py`).
+"""Records a turn's workflow history for the replay test (`tests/unit/workflows/test_replay.py`).
 
 Run it after a deliberate change to the workflow's commands: `python -m scripts.record_history`. It starts
 a throwaway local stack (moto server, gateway, Temporal dev server, worker in a thread), runs one turn that

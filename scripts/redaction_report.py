@@ -1,7 +1,7 @@
 """The redaction corpus (issue 17): loading it, running it through `redact`, recall and false positives per kind.
 
 Shared by `python -m scripts.redaction_report` (the table and the speed, for the decision note) and
-tests/unit/test_redaction_corpus.py (the floors the table must keep), so both measure the same thing.
+tests/unit/governance/test_redaction_corpus.py (the floors the table must keep), so both measure the same thing.
 
 A positive is a line with one secret in it and the exact substring that must be gone after redaction; a
 benign line is one a team's memory holds that redaction must leave byte for byte as it is.
@@ -21,7 +21,7 @@ from typing import cast
 from workspace_memory.governance.redaction import redact
 from workspace_memory.kernel.terms import RedactionKind
 
-CORPUS_DIR = Path(__file__).resolve().parent.parent / "tests" / "unit" / "redaction_corpus"
+CORPUS_DIR = Path(__file__).resolve().parent.parent / "tests" / "unit" / "governance" / "redaction_corpus"
 POSITIVES_FILE = CORPUS_DIR / "positives.jsonl"
 BENIGN_FILE = CORPUS_DIR / "benign.jsonl"
 

@@ -1,6 +1,6 @@
 """The search quality set (issue 11, item 6): loading it, running it through the engine, and its metrics.
 
-Shared by `scripts/eval_search.py` (the table `make eval` prints) and `tests/unit/test_search_quality.py`
+Shared by `scripts/eval_search.py` (the table `make eval` prints) and `tests/unit/search/test_search_quality.py`
 (what the table must keep showing), so both measure the same thing the same way.
 """
 

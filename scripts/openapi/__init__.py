@@ -12,6 +12,6 @@ and merges them into one document. It then adds what the handler signatures do n
 
 `scripts.openapi.generate` builds the document; `scripts.openapi.route_errors` holds ROUTE_ERRORS and the
 statuses they answer. `python -m scripts.openapi` writes functions/docs/openapi.json, which the docs function
-serves; `python -m scripts.openapi --check` fails when that file is stale (tests/unit/test_openapi.py does the
+serves; `python -m scripts.openapi --check` fails when that file is stale (tests/unit/api/test_openapi.py does the
 same).
 """

@@ -22,8 +22,8 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, Playwright, expect, sync_playwright
 
 from scripts.localstack.resources import LocalResources
-from tests.integration.test_automation_api import RUNTIME, admission_headers, admit
 from tests.integration.turn_support import running_worker, worker_settings
+from tests.integration.turns.test_automation_api import RUNTIME, admission_headers, admit
 from tests.support import Api, new_user, scan_all
 from workspace_memory.kernel.settings import Settings
 

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 import requests
 
-from tests.integration.test_automation_api import RUNTIME, admission_headers
-from tests.integration.test_races import run_together
+from tests.integration.document.test_races import run_together
 from tests.integration.turn_support import running_worker, turn_result, worker_settings
+from tests.integration.turns.test_automation_api import RUNTIME, admission_headers
 from tests.support import Api, new_user
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.settings import Settings

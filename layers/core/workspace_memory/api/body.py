@@ -35,7 +35,7 @@ each of its bytes as a six-byte `\\u00XX` escape: 384 KiB. Anything this size or
 then apply their own, smaller caps (413 too)."""
 MAX_DEPTH = 32
 """Nesting levels (an object or array is one). The deepest request model is 5 (an applied proposal,
-`{proposal: {edits: [{...: any}]}}`); `tests/unit/test_body.py` checks every route's request schema stays far
+`{proposal: {edits: [{...: any}]}}`); `tests/unit/api/test_body.py` checks every route's request schema stays far
 below."""
 MAX_SAFE_INTEGER = 2**53 - 1
 """I-JSON's exact integer range: what any client's JSON (JavaScript's included) means by the same digits."""

@@ -35,7 +35,7 @@ INTERNAL = "INTERNAL"
 ROUTE_NOT_FOUND = "ROUTE_NOT_FOUND"
 HOST_NOT_ALLOWED = "HOST_NOT_ALLOWED"
 """`workspace_memory.kernel.loopback.CODE`, spelled again: that module is standard library only (the moto server
-imports it) and its http.server import is no cold start's business; tests/unit/test_body.py ties the two."""
+imports it) and its http.server import is no cold start's business; tests/unit/api/test_body.py ties the two."""
 
 PLUMBING_CODES = frozenset({INTERNAL, ROUTE_NOT_FOUND, HOST_NOT_ALLOWED})
 """The codes answered by the plumbing itself rather than by an error class."""

@@ -7,7 +7,7 @@ a number, a fixed status word or a timestamp. Never memory or note text, never c
 size of either (`sha256`, `bytes`, a capture receipt's `ciphertextSha256`): a digest of a short text can be
 confirmed by guessing, and a size says how much was written. An item of a kind with no rule (a kind added
 later, or `HEALTH`) is skipped and counted, not published with a guess: each new item kind joins the feed
-by adding its rule (tests/unit/test_changefeed.py fails for a key builder in keys.py without one).
+by adding its rule (tests/unit/governance/test_changefeed.py fails for a key builder in keys.py without one).
 
 Delivery is at least once and in stream order: records are published in chunks of at most `MAX_BATCH`
 (EventBridge's PutEvents limit); at the first entry that fails, that record and every later one of the

@@ -1,0 +1,173 @@
+"""The agent's entry tools in real turns: `save_memory` and `read_memory` called by the scripted model, run by
+the production worker against the gateway, the moto server and the Temporal dev server."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.integration.turn_support import running_worker, worker_settings
+from tests.integration.turns.test_turns import finish, start_turn
+from tests.support import Api, new_user
+from workflows.providers.base import ModelRequest, ModelResponse
+from workflows.providers.scripted import ScriptedProvider
+from workflows.tools import ToolName
+from workspace_memory.bootstrap import Services
+from workspace_memory.kernel.settings import Settings
+from workspace_memory.turns.turn_contract import TurnView
+
+pytestmark = pytest.mark.integration
+
+SAVED = re.compile(r"Saved as entry (\S+) \(revision (\d+)\)")
+
+
+class OfferedTools(ScriptedProvider):
+    """The scripted model, remembering which tools each round offered it (by the turn's first user line)."""
+
+    def __init__(self) -> None:
+        self.offered: dict[str, list[list[str]]] = {}
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        first = request.messages[0].text.splitlines()[0]
+        self.offered.setdefault(first, []).append([t.name for t in request.tools])
+        return super().complete(request)
+
+
+@pytest.fixture(scope="module")
+def model() -> OfferedTools:
+    return OfferedTools()
+
+
+@pytest.fixture(scope="module")
+def worker(settings: Settings, gateway_url: str, model: OfferedTools) -> Iterator[Settings]:
+    wsettings = worker_settings(settings, gateway_url)
+    with running_worker(wsettings, model):
+        yield wsettings
+
+
+def workspace(api: Api, mode: str) -> tuple[str, str]:
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True})
+    policy = api.call(
+        "PUT", f"/v1/workspaces/{ws}/memory/policy", user=owner, json={"mode": mode, "expectedRevision": 0}
+    )
+    assert policy.status_code == 200, policy.text
+    assert api.save(owner, ws, "# Memory\n- deploys on Fridays\n", 0).status_code == 200
+    return owner, ws
+
+
+def turn(api: Api, svc: Services, settings: Settings, owner: str, ws: str, message: str) -> TurnView:
+    turn_id = start_turn(api, owner, ws, f"conv-{uuid.uuid4().hex[:8]}", message, None)
+    return finish(settings, svc, turn_id)
+
+
+def entries(api: Api, owner: str, ws: str) -> list[dict[str, Any]]:
+    response = api.call("GET", f"/v1/workspaces/{ws}/entries", user=owner)
+    assert response.status_code == 200, response.text
+    found: list[dict[str, Any]] = response.json()["entries"]
+    return found
+
+
+def test_save_memory_commits_in_auto_and_read_memory_opens_it(
+    api: Api, svc: Services, worker: Settings, model: OfferedTools
+) -> None:
+    owner, ws = workspace(api, "auto")
+    first = f"save: Deploy day {uuid.uuid4().hex[:6]} | we deploy on Fridays | after the canary"
+    view = turn(api, svc, worker, owner, ws, f"{first}\nread: saved\nWhat do you know?")
+
+    assert [(o.tool, o.outcome, o.ok) for o in view.tool_outcomes] == [
+        (ToolName.SAVE_MEMORY, "committed", True),
+        (ToolName.READ_MEMORY, "read", True),
+    ]
+    assert view.answer is not None
+    saved = SAVED.search(view.answer)
+    assert saved is not None
+    entry_id = saved.group(1)
+    stored = api.call("GET", f"/v1/workspaces/{ws}/entries/{entry_id}", user=owner).json()
+    assert (stored["type"], stored["summary"], stored["body"], stored["authorKind"]) == (
+        "fact",
+        "we deploy on Fridays",
+        "after the canary",
+        "agent",
+    )
+    # read_memory handed the entry to the model, labelled as background context, in the next round.
+    assert f"read_memory → Entry {entry_id} (revision 1, fact, active): background context" in view.answer
+    assert "after the canary" in view.answer
+    # Every round offered both tools: the turn could commit, and the recall provided the memory.
+    assert all({ToolName.SAVE_MEMORY, ToolName.READ_MEMORY} <= set(names) for names in model.offered[first])
+
+
+def test_save_memory_is_a_candidate_in_read_only(
+    api: Api, svc: Services, worker: Settings, model: OfferedTools
+) -> None:
+    owner, ws = workspace(api, "read_only")
+    first = f"save: Proposed {uuid.uuid4().hex[:6]} | only a proposal"
+    view = turn(api, svc, worker, owner, ws, f"{first}\nWhat now?")
+
+    assert [(o.tool, o.outcome, o.ok) for o in view.tool_outcomes] == [(ToolName.SAVE_MEMORY, "proposal", False)]
+    assert entries(api, owner, ws) == []
+    candidates = api.call("GET", f"/v1/workspaces/{ws}/candidates", user=owner).json()["candidates"]
+    assert [(c["type"], c["summary"]) for c in candidates] == [("fact", "only a proposal")]
+    assert view.answer is not None
+    assert f"candidate {candidates[0]['candidateId']}" in view.answer
+    assert all(ToolName.SAVE_MEMORY in names for names in model.offered[first])
+
+
+def test_entry_tools_are_not_offered_in_off_and_nothing_is_written(
+    api: Api, svc: Services, worker: Settings, model: OfferedTools
+) -> None:
+    owner, ws = workspace(api, "off")
+    first = f"save: Unwanted {uuid.uuid4().hex[:6]} | must not be stored"
+    view = turn(api, svc, worker, owner, ws, f"{first}\nHello")
+
+    offered = model.offered[first]
+    assert offered
+    assert all(ToolName.SAVE_MEMORY not in names and ToolName.READ_MEMORY not in names for names in offered)
+    # The scripted model calls it anyway: the API answers noop and writes nothing.
+    assert [(o.tool, o.outcome) for o in view.tool_outcomes] == [(ToolName.SAVE_MEMORY, "noop")]
+    assert entries(api, owner, ws) == []
+    assert api.call("GET", f"/v1/workspaces/{ws}/candidates", user=owner).json()["candidates"] == []
+
+
+def test_a_rule_without_a_quote_is_refused_with_its_code_and_with_one_it_is_saved(
+    api: Api, svc: Services, worker: Settings
+) -> None:
+    owner, ws = workspace(api, "auto")
+    view = turn(api, svc, worker, owner, ws, "rule: Tone | be brief\nWhat now?")
+
+    assert [(o.tool, o.outcome, o.ok) for o in view.tool_outcomes] == [(ToolName.SAVE_MEMORY, "invalid", False)]
+    assert view.answer is not None
+    assert "save_memory → error: Not saved (QUOTE_REQUIRED)." in view.answer
+    assert entries(api, owner, ws) == []
+
+    quoted = turn(api, svc, worker, owner, ws, "rule: Tone | be brief | Always answer briefly\nWhat now?")
+    assert [(o.tool, o.outcome) for o in quoted.tool_outcomes] == [(ToolName.SAVE_MEMORY, "committed")]
+    assert [(e["type"], e["title"]) for e in entries(api, owner, ws)] == [("rule", "Tone")]
+
+
+def test_forget_memory_only_proposes_and_a_member_decides(
+    api: Api, svc: Services, worker: Settings, model: OfferedTools
+) -> None:
+    owner, ws = workspace(api, "auto")
+    first = f"save: Old habit {uuid.uuid4().hex[:6]} | we used to deploy on Mondays"
+    view = turn(api, svc, worker, owner, ws, f"{first}\ndrop: saved\nWhat now?")
+
+    assert [(o.tool, o.outcome, o.ok) for o in view.tool_outcomes] == [
+        (ToolName.SAVE_MEMORY, "committed", True),
+        (ToolName.FORGET_MEMORY, "proposed", True),
+    ]
+    (stored,) = entries(api, owner, ws)  # even in auto, the entry stays until a member decides
+    (candidate,) = api.call("GET", f"/v1/workspaces/{ws}/candidates", user=owner).json()["candidates"]
+    assert (candidate["kind"], candidate["entryId"], candidate["baseRevision"]) == ("forget", stored["entryId"], 1)
+    assert view.answer is not None
+    assert f"candidate {candidate['candidateId']}" in view.answer
+    assert all(ToolName.FORGET_MEMORY in names for names in model.offered[first])
+
+    path = f"/v1/workspaces/{ws}/candidates/{candidate['candidateId']}/accept"
+    assert api.call("POST", path, user=owner, json={"revision": 1}).status_code == 200
+    assert entries(api, owner, ws) == []

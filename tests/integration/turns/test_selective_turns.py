@@ -1,0 +1,104 @@
+"""Selective recall and `search_memory` in real turns: the production worker, the gateway, the moto server and
+the Temporal dev server. What a round is handed stays inside its activity (never in the workflow history); a
+member's private entry never reaches another member's turn."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from tests.integration.turn_support import plain_client, run, running_worker, worker_settings
+from tests.integration.turns.test_turns import _decoded_bytes, _history_bytes, auto_workspace, finish, start_turn
+from tests.support import Api, new_user
+from workflows.providers.base import ModelRequest, ModelResponse
+from workflows.providers.scripted import ScriptedProvider
+from workflows.tools import ToolName
+from workspace_memory.bootstrap import Services
+from workspace_memory.kernel.settings import Settings
+from workspace_memory.turns.recall import SELECTED_HEADING
+
+pytestmark = pytest.mark.integration
+
+
+class SeenPrompts(ScriptedProvider):
+    """The scripted model, keeping each round's system prompt by the turn's last user line (the test reads
+    what the model was handed; the workflow history never holds it)."""
+
+    def __init__(self) -> None:
+        self.prompts: dict[str, list[str]] = {}
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        self.prompts.setdefault(request.messages[0].text.splitlines()[-1], []).append(request.system_prompt)
+        return super().complete(request)
+
+
+@pytest.fixture(scope="module")
+def model() -> SeenPrompts:
+    return SeenPrompts()
+
+
+@pytest.fixture(scope="module")
+def worker(settings: Settings, gateway_url: str, model: SeenPrompts) -> Iterator[Settings]:
+    wsettings = worker_settings(settings, gateway_url)
+    with running_worker(wsettings, model):
+        yield wsettings
+
+
+def create(api: Api, user: str, ws: str, title: str, summary: str, body: str, scope: str = "workspace") -> str:
+    payload = {"scope": scope, "type": "fact", "title": title, "summary": summary, "body": body}
+    response = api.call("POST", f"/v1/workspaces/{ws}/entries", user=user, json=payload)
+    assert response.status_code == 201, response.text
+    entry_id: str = response.json()["entryId"]
+    return entry_id
+
+
+def test_selected_entries_reach_the_model_not_the_history_and_private_ones_stay_private(
+    api: Api, svc: Services, worker: Settings, model: SeenPrompts
+) -> None:
+    body_marker, summary_marker = f"BODY{uuid.uuid4().hex}", f"SUMMARY{uuid.uuid4().hex}"
+    private_marker = f"PRIVATE{uuid.uuid4().hex}"
+    owner, ws = auto_workspace(api, "# Memory\n- deploys on Fridays\n")
+    bob = new_user("bob")
+    api.add_member(owner, ws, bob, "editor")
+    shared = create(
+        api, owner, ws, "Release window", f"production releases go out on Tuesdays {summary_marker}", body_marker
+    )
+    private = create(api, bob, ws, "My release notes", "production releases I ship late", private_marker, "member")
+
+    question = f"When do production releases go out? {uuid.uuid4().hex[:6]}"
+    conv = f"conv-{uuid.uuid4().hex[:8]}"
+    turn_id = start_turn(api, owner, ws, conv, f"search: production releases\n{question}", None)
+    view = finish(worker, svc, turn_id)
+    assert [(o.tool, o.outcome) for o in view.tool_outcomes] == [(ToolName.SEARCH_MEMORY, "found")]
+    prompts = model.prompts[question]
+    assert len(prompts) == 2  # the search round and the answer round
+    for prompt in prompts:  # every round is handed the selection, the shared entry's body included
+        section = prompt[prompt.index(SELECTED_HEADING) :]
+        assert f"[{shared}]" in section
+        assert body_marker in section
+        assert private_marker not in prompt
+        assert f"[{private}]" not in prompt
+    assert view.answer is not None
+    assert f"[{shared}]" in view.answer  # search_memory's result, quoted by the scripted model ...
+    assert private not in view.answer  # ... without the other member's private entry
+
+    receipts = api.call("GET", f"/v1/conversations/{conv}/memory-receipts", user=owner).json()["receipts"]
+    assert [r.get("selected") for r in receipts] == [[f"{shared}@1"], [f"{shared}@1"]]
+
+    async def histories() -> tuple[bytes, bytes]:
+        history = await (await plain_client(worker)).get_workflow_handle(turn_id).fetch_history()
+        return _history_bytes(history), await _decoded_bytes(history, svc)
+
+    raw, decoded = run(histories())
+    assert body_marker.encode() not in raw
+    assert body_marker.encode() not in decoded
+    assert summary_marker.encode() not in raw  # the search result is in history only through the codec
+    assert summary_marker.encode() in decoded
+    assert SELECTED_HEADING.encode() not in decoded
+
+    # Bob's own turn is handed his private entry: the isolation above is the scope, not a miss.
+    bobs_question = f"When do production releases go out? {uuid.uuid4().hex[:6]}"
+    finish(worker, svc, start_turn(api, bob, ws, f"conv-{uuid.uuid4().hex[:8]}", bobs_question, None))
+    assert private_marker in model.prompts[bobs_question][0]

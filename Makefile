@@ -74,16 +74,18 @@ integration: build
 # Test tiers by cost (tests/depth.py: WM_TEST_DEPTH sizes race rounds and generated examples).
 # check: lint, types and the fast unit tests, for feedback in under a minute (no stack, no sockets).
 check: lint typecheck
-	WM_TEST_DEPTH=check $(PY) -m pytest tests/unit -q -m "not slow"
+	WM_TEST_DEPTH=check $(PY) -m pytest tests/unit -q -m "not slow" -n auto
 
 # test (the README's command, and CI's): everything, races and generated requests sized to fit in 20 minutes.
+# One pytest-xdist worker per core, each with a local stack of its own; a file's tests stay on one worker (its
+# module fixtures are built once).
 test: lint typecheck template-lint build
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --dist loadfile
 
 # soak: the slow tests at full depth (200-round races, 100 schemathesis requests per route, 5x hypothesis
 # examples). Run it before changing the fence (docs/decisions: test tiers).
 soak: build
-	WM_TEST_DEPTH=soak $(PY) -m pytest -q -m slow
+	WM_TEST_DEPTH=soak $(PY) -m pytest -q -m slow -n auto --dist loadfile
 
 # The OpenAPI document the docs function serves, generated from the handlers (tests/unit/api/test_openapi.py
 # fails while it is stale).

@@ -19,7 +19,9 @@ from workspace_memory.workspaces.access import Role
 
 pytestmark = pytest.mark.integration
 
-MESSAGE = "When do production releases go out? Always answer briefly."
+MESSAGE = "When is the deploy window for production releases? Always answer briefly."
+"""Names the deploy window outright: with two entries about production releases, a message both rank
+second for would leave their order to a tie (broken by entry id, which is random)."""
 
 
 def recall(scene: Scene, user: str, message: str | None) -> tuple[Recall, str]:

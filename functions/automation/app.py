@@ -132,7 +132,7 @@ def agent_save_entry(
     idempotency_key: Annotated[str | None, Header(alias="idempotency-key", max_length=200)] = None,
 ) -> Response[EntrySaveOut]:
     """`save_memory`: through the fence in `auto`, a candidate in `read_only`, nothing in `off`."""
-    from workspace_memory.entries.service import Draft, EntryText, Source
+    from workspace_memory.entries.model import Draft, EntryText, Source
 
     automation_caller(app)
     sources = tuple(Source(s.kind, s.ref, s.sha256, s.locator) for s in body.sources)

@@ -37,7 +37,7 @@ from workspace_memory.bootstrap import services
 from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType
 
 if TYPE_CHECKING:
-    from workspace_memory.entries.service import Draft
+    from workspace_memory.entries.model import Draft
 
 app = build_resolver()
 
@@ -56,7 +56,7 @@ def _draft(
     reason: str | None = None,
 ) -> Draft:
     """The service's draft (imported on first use: the services' modules are not a cold-start cost)."""
-    from workspace_memory.entries.service import Draft, EntryText, Source
+    from workspace_memory.entries.model import Draft, EntryText, Source
 
     sources = tuple(Source(s.kind, s.ref, s.sha256, s.locator) for s in fields.sources)
     text = EntryText(fields.title, fields.summary, fields.body, sources, key)
@@ -81,7 +81,7 @@ def list_entries(
     limit: Limit = 20,
     cursor: Cursor = None,
 ) -> Response[EntriesOut]:
-    from workspace_memory.entries.service import Filters
+    from workspace_memory.entries.model import Filters
 
     filters = Filters(scope, type, status, key, parse_as_of(as_of))
     return respond(200, EntriesOut.of(services().entries.list_entries(human_user(app), ws, filters, limit, cursor)))

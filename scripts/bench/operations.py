@@ -45,7 +45,7 @@ from scripts.bench.stats import CallRecorder, KmsScenario, Operation, Summary, c
 from scripts.bench.writers import CaptureBench, EntryCreateBench, EntrySupersedeBench, SaveBench
 from scripts.localstack.resources import LocalResources
 from workspace_memory.bootstrap import Services, build_services
-from workspace_memory.entries.service import Filters
+from workspace_memory.entries.model import Filters
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.store import keys
 from workspace_memory.turns.admission import Admitted

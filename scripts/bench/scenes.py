@@ -18,7 +18,7 @@ import boto3
 from scripts.localstack.resources import create_table
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.document.policy import Mode
-from workspace_memory.entries.service import Draft, EntryText
+from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryType
 from workspace_memory.turns.admission import Admitted

@@ -28,7 +28,7 @@ from typing import Any
 from scripts.bench.report import format_calls, format_table
 from scripts.bench.stats import CallRecorder, calls_per_op, median, p90
 from workspace_memory.bootstrap import Services, build_embedder, build_services
-from workspace_memory.entries.service import Draft, EntryText
+from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryType
 from workspace_memory.search.entry_search import SearchService, WarmIndexes

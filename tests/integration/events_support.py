@@ -9,7 +9,7 @@ from typing import Any
 from unittest import mock
 
 from workspace_memory.bootstrap import Services
-from workspace_memory.entries.service import Draft, EntryText
+from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.clock import iso
 from workspace_memory.kernel.terms import EntryScope, EntryType
 from workspace_memory.store import keys

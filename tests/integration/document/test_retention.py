@@ -264,7 +264,7 @@ def entry_revision_item(svc: Services, ws: str, entry_id: str, revision: int) ->
 def test_a_retention_change_rewrites_the_expiry_of_superseded_entry_revisions(
     settings: Settings, resources: LocalResources
 ) -> None:
-    from workspace_memory.entries.service import Draft, EntryText
+    from workspace_memory.entries.model import Draft, EntryText
     from workspace_memory.kernel.terms import EntryType
 
     scene = make_scene(settings)

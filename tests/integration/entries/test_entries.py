@@ -18,7 +18,7 @@ from tests.integration.adapters.test_branch_keys import Calls
 from tests.integration.fence_support import DOC, add_member, make_scene
 from tests.support import Api, item_bytes, new_user, scan_all
 from workspace_memory.bootstrap import Services, build_services
-from workspace_memory.entries.service import Draft, EntryText
+from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.errors import StaleRevision
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryType

@@ -11,7 +11,7 @@ import pytest
 from tests.integration.fence_support import Event, Scene, add_member, clear_document, make_scene
 from workspace_memory.document.policy import Mode
 from workspace_memory.entries.agent_entries import SaveResult
-from workspace_memory.entries.service import Draft, EntryText
+from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.errors import (
     IdempotencyKeyReused,
     QuoteNotInMessage,
@@ -212,7 +212,7 @@ def test_read_only_makes_a_candidate_and_off_nothing(settings: Settings) -> None
 
 
 def _filters() -> Any:
-    from workspace_memory.entries.service import Filters
+    from workspace_memory.entries.model import Filters
 
     return Filters()
 

@@ -15,7 +15,7 @@ from scripts.localstack.resources import LocalResources
 from tests.integration.adapters.test_branch_keys import Calls
 from tests.integration.fence_support import make_scene
 from tests.support import Api, item_bytes, new_user, scan_all
-from workspace_memory.entries.service import Draft, EntryText
+from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryScope, EntryType
 

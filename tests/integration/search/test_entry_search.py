@@ -12,7 +12,7 @@ from scripts.localstack.resources import LocalResources
 from tests.integration.adapters.test_branch_keys import Calls
 from tests.support import drop_partition, new_user
 from workspace_memory.bootstrap import Services, build_services
-from workspace_memory.entries.service import Draft, EntryText, entry_context
+from workspace_memory.entries.model import Draft, EntryText, entry_context
 from workspace_memory.kernel.sealed import unseal
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryScope, EntryType

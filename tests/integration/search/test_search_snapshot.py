@@ -12,7 +12,7 @@ import pytest
 from tests.integration.adapters.test_branch_keys import Calls
 from tests.support import Api, item_bytes, new_user, scan_all
 from workspace_memory.bootstrap import Services, build_embedder, build_services
-from workspace_memory.entries.service import Draft, EntryText
+from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryScope, EntryType
 from workspace_memory.search import search_snapshot

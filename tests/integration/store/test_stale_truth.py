@@ -16,7 +16,7 @@ from tests.integration.fence_support import Scene, make_scene
 from tests.integration.turns.test_fence_guards import admit
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.document.policy import Mode, Policy
-from workspace_memory.entries.service import Draft, EntryText
+from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.errors import StaleBaseVersion, StalePolicyRevision, StaleRevision
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryType

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from workspace_memory.document.policy import Mode
-from workspace_memory.entries.service import Author, Draft, EntryService, EntryView, Fenced, validate
+from workspace_memory.entries.model import Author, Draft, EntryView
+from workspace_memory.entries.service import EntryService, Fenced, validate
 from workspace_memory.entries.service import _redacted as redacted_draft
 from workspace_memory.governance.redaction import Finding
 from workspace_memory.kernel.clock import Clock, iso

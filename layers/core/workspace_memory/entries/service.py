@@ -26,6 +26,23 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from workspace_memory.document.service import DAY_SECONDS, document_context, is_expired, utf8_size
+from workspace_memory.entries.model import (
+    Author,
+    CandidateView,
+    Citation,
+    Draft,
+    EntryRow,
+    EntryText,
+    EntryView,
+    Filters,
+    Page,
+    SealedVector,
+    Source,
+    Written,
+    candidate_context,
+    entry_context,
+    secret_context,
+)
 from workspace_memory.governance.redaction import Finding, findings, redact, redact_written, refuse_personal_data_in_key
 from workspace_memory.kernel.clock import Clock, epoch_seconds, epoch_time, iso
 from workspace_memory.kernel.errors import (
@@ -104,18 +121,6 @@ SECRET_CACHE_SIZE = 1024
 HOUR = 3600
 
 
-def entry_context(workspace_id: str, entry_id: str, revision: int) -> dict[str, str]:
-    return {"workspace": workspace_id, "kind": "entry", "entry": entry_id, "revision": str(revision)}
-
-
-def secret_context(workspace_id: str) -> dict[str, str]:
-    return {"workspace": workspace_id, "kind": "entry-key-secret"}
-
-
-def candidate_context(workspace_id: str, candidate_id: str) -> dict[str, str]:
-    return {"workspace": workspace_id, "kind": "entry-candidate", "candidate": candidate_id}
-
-
 FENCE_LABELS = frozenset(
     {Label.ADMISSION, Label.POLICY, Label.CONSENT, Label.CREDENTIAL, Label.KEY_SESSION, Label.ACCESS, Label.IDEMPOTENCY}
 )
@@ -129,176 +134,6 @@ class Fenced(Exception):
     def __init__(self, failed: frozenset[str]) -> None:
         super().__init__(", ".join(sorted(failed)))
         self.failed = failed
-
-
-# -- the model --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Source:
-    """A citation: what is cited (`entry` id or `document-version` number), the SHA-256 (hex) of the cited
-    text when it was cited (an entry's body, a document version's content), and where in it (free text)."""
-
-    kind: CitationKind
-    ref: str
-    sha256: str
-    locator: str = ""
-
-    def wire(self) -> dict[str, str]:
-        return {"kind": self.kind.value, "ref": self.ref, "sha256": self.sha256, "locator": self.locator}
-
-    @classmethod
-    def of(cls, raw: dict[str, str]) -> Source:
-        return cls(CitationKind(raw["kind"]), raw["ref"], raw["sha256"], raw.get("locator", ""))
-
-
-@dataclass(frozen=True)
-class SealedVector:
-    """An entry's search vector as stored: the model that made it and the packed float16 values."""
-
-    model: str
-    packed: str
-
-    @classmethod
-    def of(cls, text: str) -> SealedVector | None:
-        vector = json.loads(text).get("vector")
-        return None if vector is None else cls(vector["model"], vector["f16"])
-
-
-@dataclass(frozen=True)
-class EntryText:
-    """The sealed part of a revision: everything a person wrote."""
-
-    title: str
-    summary: str
-    body: str
-    sources: tuple[Source, ...] = ()
-    key: str | None = None
-
-    def plaintext(self, vector: SealedVector | None = None) -> str:
-        """The sealed JSON; the search vector, when there is one, is sealed with the text it was made from."""
-        payload: dict[str, Any] = {
-            "key": self.key,
-            "title": self.title,
-            "summary": self.summary,
-            "body": self.body,
-            "sources": [s.wire() for s in self.sources],
-        }
-        if vector is not None:
-            payload["vector"] = {"model": vector.model, "f16": vector.packed}
-        return json.dumps(payload, ensure_ascii=False)
-
-    @classmethod
-    def parse(cls, text: str) -> EntryText:
-        raw = json.loads(text)
-        sources = tuple(Source.of(s) for s in raw.get("sources", []))
-        return cls(raw["title"], raw["summary"], raw["body"], sources, raw.get("key"))
-
-
-@dataclass(frozen=True)
-class Draft:
-    """What a writer asks for: a new chain (`scope`, `key`, `agent` apply) or its next revision."""
-
-    type: EntryType
-    text: EntryText
-    scope: EntryScope = EntryScope.WORKSPACE
-    agent: str | None = None
-    """The agent persona of an `agent` entry (default `default`)."""
-    reason: str | None = None
-    """Why a revision supersedes its predecessor (kept on the predecessor)."""
-
-
-@dataclass(frozen=True)
-class Author:
-    user_id: str
-    kind: str = "human"
-    """`human` (a route) or `agent` (a turn, with its admission): agent writes are rate limited."""
-    admission_id: str | None = None
-    rated: bool = False
-    """Counted against the agent write rate (an agent's own write; not a human accepting its candidate)."""
-
-
-@dataclass(frozen=True)
-class Citation:
-    source: Source
-    state: CitationState
-
-
-@dataclass(frozen=True)
-class EntryView:
-    entry_id: str
-    revision: int
-    scope: EntryScope
-    type: EntryType
-    status: EntryStatus
-    text: EntryText
-    valid_from: str
-    valid_to: str | None
-    author: str
-    author_kind: str
-    superseded_by: int | None = None
-    superseded_reason: str | None = None
-    citations: tuple[Citation, ...] = ()
-
-
-@dataclass(frozen=True)
-class EntryRow:
-    """One line of a list or history: no body, no sources (a forgotten chain: no text at all)."""
-
-    entry_id: str
-    revision: int
-    scope: EntryScope
-    type: EntryType | None
-    status: EntryStatus
-    title: str | None
-    summary: str | None
-    valid_from: str | None
-    valid_to: str | None
-    author: str | None
-    superseded_reason: str | None = None
-
-
-@dataclass(frozen=True)
-class Page:
-    rows: list[EntryRow]
-    next_cursor: str | None
-
-
-@dataclass(frozen=True)
-class Written:
-    entry_id: str
-    revision: int
-    superseded: bool = False
-    """True when a create named a key already in use and superseded that chain (docs/architecture.md#keys)."""
-    warnings: tuple[Finding, ...] = ()
-    forgotten: bool = False
-    """True when an accepted forget proposal forgot the chain (`revision`: the one it was forgotten at)."""
-
-
-@dataclass(frozen=True)
-class CandidateView:
-    candidate_id: str
-    revision: int
-    status: CandidateStatus
-    scope: EntryScope
-    type: EntryType
-    title: str | None
-    """A forget proposal's: the title of the revision it names, read live (None once that revision is gone)."""
-    summary: str | None
-    entry_id: str | None
-    base_revision: int | None
-    proposed_by: str
-    created_at: str
-    kind: CandidateKind = CandidateKind.SAVE
-
-
-@dataclass(frozen=True)
-class Filters:
-    scope: EntryScope | None = None
-    type: EntryType | None = None
-    status: EntryStatus = EntryStatus.ACTIVE
-    key: str | None = None
-    as_of: float | None = None
 
 
 @dataclass

@@ -17,7 +17,7 @@ from workspace_memory.kernel.terms import (
 )
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
-    from workspace_memory.entries.service import CandidateView, EntryRow, EntryView, Page, Written
+    from workspace_memory.entries.model import CandidateView, EntryRow, EntryView, Page, Written
     from workspace_memory.search.entry_search import SearchResult
 
 

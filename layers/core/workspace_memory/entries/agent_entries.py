@@ -26,8 +26,8 @@ from typing import Any
 
 from workspace_memory.document.policy import Mode
 from workspace_memory.entries.model import Author, Draft, EntryView
-from workspace_memory.entries.service import EntryService, Fenced, validate
-from workspace_memory.entries.service import _redacted as redacted_draft
+from workspace_memory.entries.service import EntryService, Fenced
+from workspace_memory.entries.validation import redacted, validate
 from workspace_memory.governance.redaction import Finding
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import (
@@ -214,7 +214,7 @@ class AgentEntryService:
         mode = adm.mode
         if draft.type is EntryType.RULE:
             check_quote(quote, turn_message(self._cipher, adm))
-        stored, redactions = redacted_draft(draft)
+        stored, redactions = redacted(draft)
         author = Author(adm.user_id, "agent", adm.id, rated=True)
         days = authority.history_days
         try:

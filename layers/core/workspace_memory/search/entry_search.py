@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from workspace_memory.document.service import is_expired, utf8_size
 from workspace_memory.entries.model import EntryText, SealedVector, entry_context
-from workspace_memory.entries.service import validate_key_prefix
+from workspace_memory.entries.validation import validate_key_prefix
 from workspace_memory.kernel.clock import Clock, epoch_time
 from workspace_memory.kernel.errors import InvalidInput
 from workspace_memory.kernel.sealed import unseal

@@ -10,8 +10,8 @@ import pytest
 
 from tests.integration.adapters.test_branch_keys import Calls
 from tests.integration.fence_support import DOC, Scene, add_member, make_scene
+from workspace_memory.entries.index import INDEX_HEADING, RULES_HEADING
 from workspace_memory.entries.model import Draft, EntryText
-from workspace_memory.entries.service import INDEX_HEADING, RULES_HEADING
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryScope, EntryType
 from workspace_memory.turns.framing import is_marker_like

@@ -12,8 +12,9 @@ import pytest
 from tests.memory_table import MemoryKeyStore, MemoryTable
 from tests.unit.fakes import FakeCipher
 from workspace_memory.document.service import DocumentService
+from workspace_memory.entries.index import INDEX_HEADING, INDEX_MAX_BYTES, IndexLines, build_index
 from workspace_memory.entries.model import Draft, EntryText, Filters, Source
-from workspace_memory.entries.service import INDEX_HEADING, INDEX_MAX_BYTES, EntryService, IndexLines, build_index
+from workspace_memory.entries.service import EntryService
 from workspace_memory.governance.redaction import PersonalDataInKey
 from workspace_memory.kernel.clock import ManualClock
 from workspace_memory.kernel.errors import (

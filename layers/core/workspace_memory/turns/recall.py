@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from workspace_memory.document.policy import Mode
 from workspace_memory.document.service import RECALL_MAX_BYTES, head_text, utf8_size
 from workspace_memory.entries.agent_entries import caller_of
+from workspace_memory.entries.index import Index, IndexLines, build_index, build_rules, visible_heads
+from workspace_memory.entries.index import rule_line as entry_with_body
 from workspace_memory.entries.model import EntryText
-from workspace_memory.entries.service import Index, IndexLines, build_index, build_rules, visible_heads
-from workspace_memory.entries.service import _rule_line as entry_with_body
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import ConversationNotFound, DecryptionFailed, Unavailable
 from workspace_memory.kernel.ids import new_id

@@ -1,0 +1,173 @@
+"""The index and the rules recalled with the constitution (docs/architecture.md#the-index,
+docs/architecture.md#rules): one line per visible active entry, rules with their bodies in a budget of their own.
+A warm process keeps each revision's line (`IndexLines`), so a recall decrypts only what changed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from workspace_memory.document.service import utf8_size
+from workspace_memory.entries.model import EntryText, entry_context
+from workspace_memory.kernel.sealed import unseal
+from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType
+from workspace_memory.store import keys
+from workspace_memory.store.ports import Cipher, Item, Table
+
+INDEX_MAX_LINES = 100
+INDEX_MAX_BYTES = 8000
+INDEX_HEADING = "### Memory entries (index: one line per entry; read_memory opens one, search_memory finds more)"
+
+
+@dataclass(frozen=True)
+class Index:
+    """The index section and the entries it names (for the receipt): ids and revisions, never text."""
+
+    text: str
+    recalled: tuple[tuple[str, int], ...]
+    left_out: int
+
+
+def _index_line(title: str, summary: str, entry_id: str) -> str:
+    one_line = " ".join(f"{title} — {summary}".split())
+    return f"- {one_line} [{entry_id}]"
+
+
+INDEX_CACHE_LINES = 20_000
+
+
+class IndexLines:
+    """A warm process's index lines, keyed by (workspace, entry, revision): a revision's text never changes,
+    so a line never goes stale, and a new revision is a new key (docs/architecture.md#the-index: a warm process keeps
+    each workspace's index). Bounded, least recently used out. It holds titles and summaries only, never bodies;
+    a forgotten or superseded entry's line is simply never asked for again and ages out."""
+
+    def __init__(self, size: int = INDEX_CACHE_LINES) -> None:
+        self._size = size
+        self._lines: dict[tuple[str, str, int], str] = {}
+
+    def get(self, key: tuple[str, str, int]) -> str | None:
+        line = self._lines.pop(key, None)
+        if line is not None:
+            self._lines[key] = line  # most recently used last
+        return line
+
+    def put(self, key: tuple[str, str, int], line: str) -> None:
+        if len(self._lines) >= self._size:
+            del self._lines[next(iter(self._lines))]
+        self._lines[key] = line
+
+
+def visible_heads(table: Table, workspace_id: str, user_id: str) -> list[Item]:
+    """The head of every active entry `user_id` may see, in entry id order: one Query per page of heads (a
+    page holds ~1 MB), read once per recall for the rules and the index both."""
+    heads: list[Item] = []
+    start_after: str | None = None
+    while page := table.query(
+        keys.ws(workspace_id), keys.ENTRY_PREFIX, limit=1000, newest_first=False, start_after=start_after
+    ):
+        start_after = page[-1]["sk"]
+        heads.extend(
+            head
+            for head in page
+            if head["status"] == EntryStatus.ACTIVE.value
+            and (head["scope"] != EntryScope.MEMBER.value or head["scopeOwner"] == user_id)
+        )
+    return heads
+
+
+def _head_line(
+    cipher: Cipher, workspace_id: str, head: Item, cache: IndexLines | None, render: Callable[[EntryText, str], str]
+) -> str:
+    """A head's line, from the warm cache when its revision was seen before (no decryption, no KMS)."""
+    key = (workspace_id, head["entryId"], int(head["revision"]))
+    line = None if cache is None else cache.get(key)
+    if line is None:
+        text = EntryText.parse(unseal(cipher, head["ciphertext"], entry_context(*key[:2], key[2]), head.get("sha256")))
+        line = render(text, head["entryId"])
+        if cache is not None:
+            cache.put(key, line)
+    return line
+
+
+RULES_MAX_BYTES = 2000
+RULES_HEADING = "### Rules (memory entries of type rule, always recalled; a human changes them)"
+
+
+def rule_line(text: EntryText, entry_id: str) -> str:
+    line = _index_line(text.title, text.summary, entry_id)
+    body = " ".join(text.body.split())
+    return f"{line}\n  {body}" if body else line
+
+
+def build_rules(cipher: Cipher, workspace_id: str, heads: Sequence[Item], *, cache: IndexLines | None = None) -> Index:
+    """Every visible active rule (title — summary [id], then its body on one line), in entry id order, within
+    `RULES_MAX_BYTES` bytes (docs/architecture.md#rules: rules are recalled with the constitution in their own budget).
+    When a rule does not fit, it and every later one are left out and a last line says how many; they stay in the
+    index."""
+    lines: list[str] = []
+    recalled: list[tuple[str, int]] = []
+    left_out = 0
+    used = utf8_size(RULES_HEADING) + 1
+    for head in heads:
+        if head.get("type") != EntryType.RULE.value:
+            continue
+        if left_out:
+            left_out += 1
+            continue
+        line = _head_line(cipher, workspace_id, head, cache, rule_line)
+        size = utf8_size(line) + 1
+        if used + size > RULES_MAX_BYTES - 120:  # room kept for the "left out" line
+            left_out += 1
+            continue
+        used += size
+        lines.append(line)
+        recalled.append((head["entryId"], int(head["revision"])))
+    if not lines and not left_out:
+        return Index("", (), 0)
+    if left_out:
+        lines.append(f"{left_out} more rules not shown (over the rules budget); the index lists them.")
+    return Index("\n".join([RULES_HEADING, *lines]) + "\n", tuple(recalled), left_out)
+
+
+def build_index(
+    table: Table,
+    cipher: Cipher,
+    workspace_id: str,
+    user_id: str,
+    *,
+    max_lines: int = INDEX_MAX_LINES,
+    cache: IndexLines | None = None,
+    heads: Sequence[Item] | None = None,
+    skip: frozenset[str] = frozenset(),
+) -> Index:
+    """One line per active entry the user may see, in entry id order, within `max_lines` lines and
+    `INDEX_MAX_BYTES` bytes; when it is full, a last line says how many were left out. `heads` are the
+    visible heads when the caller already read them; `skip` the entries shown elsewhere (the rules block).
+    One decryption per line shown (under the warm branch key: no KMS), none for a line cached warm."""
+    lines: list[str] = []
+    recalled: list[tuple[str, int]] = []
+    left_out = 0
+    used = utf8_size(INDEX_HEADING) + 1
+    for head in visible_heads(table, workspace_id, user_id) if heads is None else heads:
+        if head["entryId"] in skip:
+            continue
+        if len(lines) >= max_lines:
+            left_out += 1
+            continue
+        line = _head_line(
+            cipher, workspace_id, head, cache, lambda text, entry_id: _index_line(text.title, text.summary, entry_id)
+        )
+        size = utf8_size(line) + 1
+        if used + size > INDEX_MAX_BYTES - 100:  # room kept for the "left out" line
+            left_out += 1
+            max_lines = len(lines)  # full: every later entry is left out too
+            continue
+        used += size
+        lines.append(line)
+        recalled.append((head["entryId"], int(head["revision"])))
+    if not lines and not left_out:
+        return Index("", (), 0)
+    if left_out:
+        lines.append(f"{left_out} more not shown; search_memory finds them.")
+    return Index("\n".join([INDEX_HEADING, *lines]) + "\n", tuple(recalled), left_out)

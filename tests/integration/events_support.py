@@ -120,7 +120,11 @@ def seed_entries(svc: Services, at: str) -> None:
     svc.table.put({**editor, "updatedAt": at})
     text = EntryText("Deploy day", "We deploy on Fridays", "We deploy on Fridays.", key="ops/deploy-day")
     ids = iter([ENTRY_ID, *CANDIDATES])
-    with mock.patch("workspace_memory.entries.service.new_id", side_effect=lambda _prefix: next(ids)):
+    mint = mock.Mock(side_effect=lambda _prefix: next(ids))  # entries and candidates draw from one list
+    with (
+        mock.patch("workspace_memory.entries.writes.new_id", mint),
+        mock.patch("workspace_memory.entries.candidates.new_id", mint),
+    ):
         svc.entries.create(OWNER, WS, Draft(EntryType.FACT, text))
         for title in ("Use feature flags", "Prefer tabs"):
             svc.entries.propose(OWNER, WS, Draft(EntryType.PREFERENCE, EntryText(title, title, "")))

@@ -19,7 +19,7 @@ from scripts.localstack.stack import LocalStack
 from tests.integration.document.test_races import run_together
 from tests.integration.turns.test_automation_api import RUNTIME, admission_headers, admit
 from tests.support import Api, new_user, scan_all
-from workspace_memory.entries.service import AGENT_WRITES_PER_HOUR
+from workspace_memory.entries.limits import AGENT_WRITES_PER_HOUR
 from workspace_memory.store import keys
 
 pytestmark = pytest.mark.integration

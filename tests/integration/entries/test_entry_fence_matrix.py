@@ -249,7 +249,7 @@ def test_changing_a_rule_through_its_key_needs_the_quote_too(settings: Settings)
 def test_the_121st_agent_write_in_the_hour_is_rate_limited(settings: Settings) -> None:
     scene = _scene(settings)
     admitted = _admitted(scene)
-    scene.svc.agent_entries._entries._rate = 3  # the cap's mechanism, at a size a test can reach
+    scene.svc.entries.limits.agent_writes_per_hour = 3  # the cap's mechanism, at a size a test can reach
     try:
         for n in range(3):
             assert save(scene, admitted, idem=f"n{n}", title=f"T{n}").outcome is Outcome.COMMITTED
@@ -258,7 +258,7 @@ def test_the_121st_agent_write_in_the_hour_is_rate_limited(settings: Settings) -
             save(scene, admitted, idem="n3", title="T3")
         assert entry_items(scene) == before
     finally:
-        scene.svc.agent_entries._entries._rate = 120
+        scene.svc.entries.limits.agent_writes_per_hour = 120
 
 
 def test_agent_text_is_redacted_before_storage(settings: Settings) -> None:
@@ -314,7 +314,7 @@ def test_a_forget_proposal_counts_against_the_agent_write_rate(settings: Setting
     scene = _scene(settings)
     entry_id = _owners_entry(scene)
     admitted = _admitted(scene)
-    scene.svc.agent_entries._entries._rate = 2  # the cap's mechanism, at a size a test can reach
+    scene.svc.entries.limits.agent_writes_per_hour = 2  # the cap's mechanism, at a size a test can reach
     try:
         assert save(scene, admitted, idem="s1").outcome is Outcome.COMMITTED
         assert forget(scene, admitted, entry_id, "f1").outcome is Outcome.PROPOSAL
@@ -323,7 +323,7 @@ def test_a_forget_proposal_counts_against_the_agent_write_rate(settings: Setting
             forget(scene, admitted, entry_id, "f2")
         assert entry_items(scene) == before
     finally:
-        scene.svc.agent_entries._entries._rate = 120
+        scene.svc.entries.limits.agent_writes_per_hour = 120
 
 
 def test_an_idempotency_key_used_by_a_save_cannot_propose_a_forget(settings: Settings) -> None:

@@ -26,7 +26,8 @@ from typing import Any
 
 from workspace_memory.document.policy import Mode
 from workspace_memory.entries.model import Author, Draft, EntryView
-from workspace_memory.entries.service import EntryService, Fenced
+from workspace_memory.entries.refusals import Fenced
+from workspace_memory.entries.service import EntryService
 from workspace_memory.entries.validation import redacted, validate
 from workspace_memory.governance.redaction import Finding
 from workspace_memory.kernel.clock import Clock, iso

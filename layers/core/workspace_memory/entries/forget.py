@@ -1,0 +1,110 @@
+"""Forgetting entries: every revision of the chain deleted, its key freed, a text-free tombstone head left,
+and the search snapshot (which may hold the forgotten text, sealed) dropped. By DELETE, by the owner for all
+of one member's entries, or by an accepted forget proposal; idempotent."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from workspace_memory.entries.limits import Limits
+from workspace_memory.entries.reads import EntryReads
+from workspace_memory.entries.refusals import refusal
+from workspace_memory.entries.scopes import write_right
+from workspace_memory.kernel.clock import Clock, iso
+from workspace_memory.kernel.errors import Conflict, EntryNotFound
+from workspace_memory.kernel.terms import EntryScope, EntryStatus
+from workspace_memory.search import search_snapshot
+from workspace_memory.store import keys
+from workspace_memory.store.changes import Change, Delete, Label, MoveEntryHead
+from workspace_memory.store.ports import Item, Table, TransactionCancelled
+from workspace_memory.workspaces.access import Caller, load_caller
+
+FORGET_BATCH = 90
+"""Revisions deleted per forget transaction (plus head, key, counter and right: under DynamoDB's 100)."""
+
+
+class EntryForgetting:
+    def __init__(self, table: Table, clock: Clock, limits: Limits, reads: EntryReads) -> None:
+        self._table = table
+        self._clock = clock
+        self._limits = limits
+        self._reads = reads
+
+    def forget(self, user_id: str, workspace_id: str, entry_id: str) -> None:
+        """Every revision of the chain deleted, its key freed, a text-free tombstone left. Idempotent."""
+        caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])
+        head = self._reads.visible_head(caller, found)
+        right = write_right(caller, head["scope"], head["scopeOwner"])
+        self.forget_chain(caller, head, right)
+
+    def forget_member(self, user_id: str, workspace_id: str, member_id: str) -> int:
+        """The owner forgets all of one member's private entries without reading them (nothing is decrypted)."""
+        caller, _ = load_caller(self._table, workspace_id, user_id)
+        caller.require_owner()
+        count = 0
+        for head in self._reads.heads(workspace_id):
+            if head["scope"] == EntryScope.MEMBER.value and head["scopeOwner"] == member_id:
+                if head["status"] == EntryStatus.ACTIVE.value:
+                    count += 1
+                self.forget_chain(caller, head, caller.still_owner())
+        return count
+
+    def forget_chain(self, caller: Caller, head: Item, right: Change, *, decision: Sequence[Change] = ()) -> None:
+        """The one way every forget goes (DELETE, the owner's forget of a member's entries, an accepted forget
+        proposal): the chain's revisions deleted, and then, once any of that landed, the search snapshot, which
+        may hold the forgotten text (sealed), dropped too, even if a later batch fails.
+
+        With `decision` (an accepted forget proposal) the first transaction carries it and nothing is retried:
+        a head that moved from the revision read fails it, and the refusal says how."""
+        landed: list[bool] = []
+        try:
+            self._delete_chain(caller, head, right, decision, landed)
+        finally:
+            if landed:
+                search_snapshot.drop(self._table, caller.workspace.id)
+
+    def _delete_chain(
+        self, caller: Caller, head: Item, right: Change, decision: Sequence[Change], landed: list[bool]
+    ) -> None:
+        workspace_id, entry_id = caller.workspace.id, head["entryId"]
+        for _ in range(3):
+            revisions = [
+                keys.entry_revision(workspace_id, entry_id, int(i["revision"]))
+                for i in self._reads.revisions(workspace_id, entry_id)
+            ]
+            first, rest = revisions[:FORGET_BATCH], revisions[FORGET_BATCH:]
+            changes: list[Change] = [right, *decision, *(Delete(k) for k in first)]
+            if first:
+                changes.append(self._limits.versions(workspace_id, -len(first)))
+            if head["status"] == EntryStatus.ACTIVE.value:
+                tombstone: Item = {
+                    **keys.as_key(keys.entry(workspace_id, entry_id)),
+                    "entryId": entry_id,
+                    "revision": int(head["revision"]),
+                    "scope": head["scope"],
+                    "scopeOwner": head["scopeOwner"],
+                    "status": EntryStatus.FORGOTTEN.value,
+                    "forgottenAt": iso(self._clock.now()),
+                    "forgottenBy": caller.user_id,
+                }
+                changes.append(MoveEntryHead(tombstone, int(head["revision"])))
+                if "keySlot" in head:
+                    changes.append(Delete(keys.entry_key(workspace_id, head["keySlot"])))
+            try:
+                self._table.transact(changes)
+            except TransactionCancelled as exc:
+                if decision or Label.ACCESS in exc.failed():  # a lost write right is answered before the entry
+                    raise refusal(self._table, self._limits, caller, exc, self._clock.now(), entry_id) from None
+                fresh = self._table.get(*keys.entry(workspace_id, entry_id))
+                if fresh is None:
+                    raise EntryNotFound("entry not found") from None
+                head = fresh
+                continue
+            landed.append(True)
+            for start in range(0, len(rest), FORGET_BATCH):
+                batch = rest[start : start + FORGET_BATCH]
+                self._table.transact(
+                    [right, *(Delete(k) for k in batch), self._limits.versions(workspace_id, -len(batch))]
+                )
+            return
+        raise Conflict("the entry kept changing while it was forgotten; try again")

@@ -1,0 +1,73 @@
+"""Entry keys are found by an HMAC, never stored in the clear (docs/architecture.md#keys): under a per-workspace
+secret made at first use and sealed under the workspace's branch key, so deleting that key shreds it too."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass, field
+
+from workspace_memory.entries.model import secret_context
+from workspace_memory.kernel.errors import Conflict
+from workspace_memory.kernel.sealed import seal, unseal
+from workspace_memory.store import keys
+from workspace_memory.store.changes import Create, Label
+from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
+
+SECRET_CACHE_SIZE = 1024
+
+
+@dataclass
+class _Secrets:
+    """Workspace -> HMAC secret for entry keys, per process (bounded, oldest out)."""
+
+    by_workspace: dict[str, bytes] = field(default_factory=dict)
+
+    def get(self, workspace_id: str) -> bytes | None:
+        return self.by_workspace.get(workspace_id)
+
+    def put(self, workspace_id: str, secret: bytes) -> None:
+        if len(self.by_workspace) >= SECRET_CACHE_SIZE:
+            del self.by_workspace[next(iter(self.by_workspace))]
+        self.by_workspace[workspace_id] = secret
+
+
+def _hmac(secret: bytes, *parts: str) -> str:
+    return hmac.new(secret, "\x00".join(parts).encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+class KeySecret:
+    def __init__(self, table: Table, cipher: Cipher) -> None:
+        self._table = table
+        self._cipher = cipher
+        self._secrets = _Secrets()
+
+    def slot(self, workspace_id: str, scope: str, owner: str, key: str) -> str:
+        """The key's slot: unique among a scope's (and its owner's) active entries."""
+        return _hmac(self._secret(workspace_id), "slot", scope, owner, key)
+
+    def lookup(self, workspace_id: str, key: str) -> str:
+        """What a list filtered by key matches, in every scope."""
+        return _hmac(self._secret(workspace_id), "key", key)
+
+    def _secret(self, workspace_id: str) -> bytes:
+        """The workspace's HMAC secret: read (and cached) or made at first use, sealed under the branch key."""
+        cached = self._secrets.get(workspace_id)
+        if cached is not None:
+            return cached
+        item = self._table.get(*keys.entry_secret(workspace_id))
+        if item is None:
+            fresh = secrets.token_bytes(32)
+            sealed = seal(self._cipher, fresh.hex(), secret_context(workspace_id))
+            made: Item = {**keys.as_key(keys.entry_secret(workspace_id)), "ciphertext": sealed.ciphertext}
+            try:
+                self._table.transact([Create(made, Label.ENTRY_KEY)])
+                item = made
+            except TransactionCancelled:  # another process made it first: use theirs
+                item = self._table.get(*keys.entry_secret(workspace_id))
+                if item is None:
+                    raise Conflict("the entry key secret changed concurrently; try again") from None
+        secret = bytes.fromhex(unseal(self._cipher, item["ciphertext"], secret_context(workspace_id)))
+        self._secrets.put(workspace_id, secret)
+        return secret

@@ -1,0 +1,63 @@
+"""What a refused entry transaction answers, read from the labels of the changes that failed: the turn's
+authority for a fenced agent write (`Fenced`), then access, the rate, the cap, a candidate or the retention
+moved on, and last the head as the transaction judged it."""
+
+from __future__ import annotations
+
+import math
+
+from workspace_memory.entries.limits import HOUR, Limits
+from workspace_memory.kernel.errors import Conflict, EntryCap, Forbidden, RateLimited, WorkspaceNotFound
+from workspace_memory.store.changes import Label
+from workspace_memory.store.ports import Table, TransactionCancelled
+from workspace_memory.store.stale import stale_entry
+from workspace_memory.workspaces.access import Caller, load_caller
+
+FENCE_LABELS = frozenset(
+    {Label.ADMISSION, Label.POLICY, Label.CONSENT, Label.CREDENTIAL, Label.KEY_SESSION, Label.ACCESS, Label.IDEMPOTENCY}
+)
+"""What an agent's fenced write can fail on beside the entry's own conditions: the turn's authority."""
+
+
+class Fenced(Exception):
+    """A fenced write's transaction failed on the turn's authority: `failed` names the labels; the caller
+    (the agent's save) answers with the predicate."""
+
+    def __init__(self, failed: frozenset[str]) -> None:
+        super().__init__(", ".join(sorted(failed)))
+        self.failed = failed
+
+
+def refusal(
+    table: Table,
+    limits: Limits,
+    caller: Caller,
+    refused: TransactionCancelled,
+    now: float,
+    entry_id: str | None,
+    *,
+    fenced: bool = False,
+) -> Exception:
+    """The error a refused entry write raises (`entry_id`: the chain whose head it moved, if any)."""
+    workspace_id, failed = caller.workspace.id, refused.failed()
+    if fenced and failed & FENCE_LABELS:
+        return Fenced(failed & FENCE_LABELS)
+    if Label.ACCESS in failed:
+        try:
+            load_caller(table, workspace_id, caller.user_id)
+        except WorkspaceNotFound as exc:
+            return exc
+        return Forbidden("write access to this workspace's memory is not granted to your role")
+    if Label.RATE in failed:
+        retry = math.ceil((int(now // HOUR) + 1) * HOUR - now)
+        return RateLimited(f"at most {limits.agent_writes_per_hour} agent writes per hour", retry_after=max(retry, 1))
+    if Label.ENTRY_CAP in failed:
+        cap = limits.version_cap
+        return EntryCap(f"the workspace holds {cap} entry versions, its cap", limit=cap)
+    if Label.CANDIDATE in failed:
+        return Conflict("the candidate was decided or changed concurrently")
+    if Label.RETENTION in failed:
+        return Conflict("the workspace's retention changed concurrently; try again")
+    if entry_id is not None and (stale := stale_entry(refused, workspace_id, entry_id)) is not None:
+        return stale  # the head as the transaction judged it, not a read after it
+    return Conflict("the entry changed concurrently; try again")

@@ -1,0 +1,53 @@
+"""Scopes and visibility (docs/architecture.md#scopes-and-visibility): who owns a chain of each scope, who sees
+it, and which right a write of it needs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from workspace_memory.entries.model import Draft
+from workspace_memory.kernel.errors import EntryNotFound
+from workspace_memory.kernel.terms import EntryScope
+from workspace_memory.store.changes import Change, MemberExists
+from workspace_memory.store.ports import Item
+from workspace_memory.workspaces.access import Caller
+
+WORKSPACE_OWNER = "-"
+"""The scope owner of `workspace` entries (member entries: the member's user id; agent entries: the agent)."""
+DEFAULT_AGENT = "default"
+
+
+def owner_of(caller: Caller, draft: Draft) -> str:
+    if draft.scope is EntryScope.MEMBER:
+        return caller.user_id
+    if draft.scope is EntryScope.AGENT:
+        return draft.agent or DEFAULT_AGENT
+    return WORKSPACE_OWNER
+
+
+def visible(item: Item, caller: Caller) -> bool:
+    """Member entries are their member's alone; workspace and agent entries every member reads."""
+    return bool(item["scope"] != EntryScope.MEMBER.value or item["scopeOwner"] == caller.user_id)
+
+
+def candidate_visible(caller: Caller, item: Item) -> bool:
+    """A member's own candidates; the others, to whoever may write them (who decides them)."""
+    if item["scope"] == EntryScope.MEMBER.value:
+        return bool(item["scopeOwner"] == caller.user_id)
+    return caller.can_write
+
+
+def write_right(caller: Caller, scope: str, owner: str) -> Change:
+    """Member entries: that member (any role); the others: write right
+    (docs/architecture.md#scopes-and-visibility)."""
+    if scope == EntryScope.MEMBER.value:
+        if owner != caller.user_id:
+            raise EntryNotFound("entry not found")
+        return MemberExists(caller.workspace.id, caller.user_id)
+    caller.require_write()
+    return caller.still_writer()
+
+
+def rights(caller: Caller, scope: str, owner: str, fence: Sequence[Change] | None) -> list[Change]:
+    """The writer's right as a check of its own, unless a fence re-states it (one check per item)."""
+    return [write_right(caller, scope, owner)] if fence is None else []

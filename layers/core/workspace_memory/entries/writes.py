@@ -1,0 +1,252 @@
+"""Writing entries: a new chain (a key already in use in the scope supersedes that chain instead) or the next
+revision of one, each in one transaction with the writer's right, the caps, and for an agent's write in
+`auto` the fence (the turn's authority re-stated). The revision's search vector is made once, here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from workspace_memory.document.service import DAY_SECONDS
+from workspace_memory.entries.key_secret import KeySecret
+from workspace_memory.entries.limits import Limits
+from workspace_memory.entries.model import Author, Draft, EntryText, SealedVector, Written, entry_context
+from workspace_memory.entries.reads import EntryReads
+from workspace_memory.entries.refusals import refusal
+from workspace_memory.entries.scopes import owner_of, rights
+from workspace_memory.entries.validation import redaction_warnings, validate
+from workspace_memory.governance.redaction import Finding
+from workspace_memory.kernel.clock import Clock, epoch_seconds, iso
+from workspace_memory.kernel.errors import Conflict, StaleRevision
+from workspace_memory.kernel.ids import new_id
+from workspace_memory.kernel.sealed import seal
+from workspace_memory.kernel.terms import EntryStatus
+from workspace_memory.store import keys
+from workspace_memory.store.changes import (
+    Change,
+    Create,
+    Label,
+    MoveEntryHead,
+    RetentionIs,
+    SupersedeEntryRevision,
+)
+from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.workspaces.access import Caller, load_caller
+
+if TYPE_CHECKING:
+    from workspace_memory.search.engine import Embedder
+
+
+class EntryWrites:
+    def __init__(
+        self,
+        table: Table,
+        cipher: Cipher,
+        clock: Clock,
+        limits: Limits,
+        key_secret: KeySecret,
+        reads: EntryReads,
+        embedder: Embedder | None = None,
+    ) -> None:
+        self._table = table
+        self._cipher = cipher
+        self._clock = clock
+        self._limits = limits
+        self._key_secret = key_secret
+        self._reads = reads
+        self._embedder = embedder
+
+    def create(self, user_id: str, workspace_id: str, draft: Draft) -> Written:
+        """A new chain; a key already in use in the scope supersedes that chain instead (docs/architecture.md#keys)."""
+        validate(draft)
+        caller, _ = load_caller(self._table, workspace_id, user_id)
+        return self.new_chain(caller, draft, Author(user_id), redaction_warnings(draft), [])
+
+    def create_fenced(
+        self,
+        caller: Caller,
+        draft: Draft,
+        author: Author,
+        fence: Sequence[Change],
+        guard: Callable[[Item], None] | None = None,
+    ) -> Written:
+        """An agent's write in `auto`: the entry writes and `fence` (the turn's authority re-stated, its write
+        right and retention included) in one transaction; a failed fence raises `Fenced`. `guard` sees the head
+        of a chain the key would supersede before it is (a rule may need a quote)."""
+        validate(draft)
+        return self.new_chain(caller, draft, author, (), [], fence=fence, guard=guard)
+
+    def supersede(self, user_id: str, workspace_id: str, entry_id: str, draft: Draft, base: int) -> Written:
+        """The next revision of a chain, iff its head is still at `base` (`X-Base-Revision`)."""
+        validate(draft)
+        caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])
+        head = self._reads.live_head(caller, found)
+        written = self.next_revision(caller, head, base, draft, Author(user_id), [])
+        return replace(written, warnings=redaction_warnings(draft))
+
+    def new_chain(
+        self,
+        caller: Caller,
+        draft: Draft,
+        author: Author,
+        warnings: tuple[Finding, ...],
+        extra: Sequence[Change],
+        *,
+        fence: Sequence[Change] | None = None,
+        guard: Callable[[Item], None] | None = None,
+    ) -> Written:
+        """Revision 1 of a new chain, with `extra` (an accepted candidate's decision) in its transaction."""
+        workspace_id = caller.workspace.id
+        owner = owner_of(caller, draft)
+        checks = rights(caller, draft.scope.value, owner, fence)
+        key = draft.text.key
+        for _ in range(3):
+            entry_id = new_id("en")
+            now = self._clock.now()
+            item = self._revision_item(workspace_id, entry_id, 1, draft, author, now, draft.scope.value, owner)
+            changes: list[Change] = [
+                Create({**item, **keys.as_key(keys.entry(workspace_id, entry_id)), "status": "active"}, Label.ENTRY),
+                Create(item, Label.ENTRY),
+                self._limits.versions(workspace_id, 1),
+                *checks,
+                *self._limits.rated(workspace_id, author, now),
+                *extra,
+                *(fence or ()),
+            ]
+            if key is not None:
+                slot = self._key_secret.slot(workspace_id, draft.scope.value, owner, key)
+                changes.append(
+                    Create({**keys.as_key(keys.entry_key(workspace_id, slot)), "entryId": entry_id}, Label.ENTRY_KEY)
+                )
+            try:
+                self._table.transact(changes)
+                return Written(entry_id, 1, warnings=warnings)
+            except TransactionCancelled as exc:
+                if exc.failed() != {Label.ENTRY_KEY}:
+                    raise self._refused(caller, exc, now, None, fence) from None
+            assert key is not None  # only a key slot can fail alone
+            holder = self._table.get(*keys.entry_key(workspace_id, slot))
+            head = None if holder is None else self._table.get(*keys.entry(workspace_id, holder["entryId"]))
+            if head is None or head["status"] != EntryStatus.ACTIVE.value:
+                continue  # the holder was forgotten in between: create again
+            if guard is not None:
+                guard(head)
+            try:
+                written = self.next_revision(caller, head, int(head["revision"]), draft, author, extra, fence=fence)
+            except StaleRevision:
+                continue
+            return replace(written, superseded=True, warnings=warnings)
+        raise Conflict("the key kept changing concurrently; try again")
+
+    def next_revision(
+        self,
+        caller: Caller,
+        head: Item,
+        base: int,
+        draft: Draft,
+        author: Author,
+        extra: Sequence[Change],
+        *,
+        fence: Sequence[Change] | None = None,
+    ) -> Written:
+        """Scope, owner and key are the chain's: a revision changes type and text only. With `fence`, the
+        fence re-states the write right and the retention (its workspace check carries the days)."""
+        workspace_id = caller.workspace.id
+        entry_id, scope, owner = head["entryId"], head["scope"], head["scopeOwner"]
+        checks = rights(caller, scope, owner, fence)
+        if int(head["revision"]) != base:
+            raise StaleRevision(
+                f"base revision {base} is not the current revision", current_revision=int(head["revision"])
+            )
+        text = replace(draft.text, key=self._reads.open(workspace_id, head).key)
+        revision = base + 1
+        now = self._clock.now()
+        item = self._revision_item(
+            workspace_id, entry_id, revision, replace(draft, text=text), author, now, scope, owner
+        )
+        for name in ("keyLookup", "keySlot"):
+            if name in head:
+                item[name] = head[name]
+        counts: Item = {name: head[name] for name in ("readCount", "lastReadAt") if name in head}
+        days = caller.workspace.history_days
+        at = item["validFrom"]
+        changes: list[Change] = [
+            Create(item, Label.ENTRY),
+            MoveEntryHead(
+                {**item, **counts, **keys.as_key(keys.entry(workspace_id, entry_id)), "status": "active"}, base
+            ),
+            SupersedeEntryRevision(
+                workspace_id, entry_id, base, revision, at, epoch_seconds(at) + days * DAY_SECONDS, draft.reason
+            ),
+            self._limits.versions(workspace_id, 1),
+            *([RetentionIs(workspace_id, days)] if fence is None else []),
+            *checks,
+            *self._limits.rated(workspace_id, author, now),
+            *extra,
+            *(fence or ()),
+        ]
+        try:
+            self._table.transact(changes)
+        except TransactionCancelled as exc:
+            raise self._refused(caller, exc, now, entry_id, fence) from None
+        return Written(entry_id, revision)
+
+    def _refused(
+        self,
+        caller: Caller,
+        exc: TransactionCancelled,
+        now: float,
+        entry_id: str | None,
+        fence: Sequence[Change] | None,
+    ) -> Exception:
+        return refusal(self._table, self._limits, caller, exc, now, entry_id, fenced=fence is not None)
+
+    def _vector(self, text: EntryText) -> SealedVector | None:
+        """The revision's search vector, computed once at write time (docs/architecture.md#the-search-engine): search
+        never re-embeds it."""
+        if self._embedder is None:
+            return None
+        from workspace_memory.search.engine import embedding_text, pack_vector
+
+        vector = self._embedder.embed([embedding_text(text.title, text.summary, text.body)])[0]
+        return SealedVector(self._embedder.model_id, pack_vector(vector))
+
+    def _revision_item(
+        self,
+        workspace_id: str,
+        entry_id: str,
+        revision: int,
+        draft: Draft,
+        author: Author,
+        now: float,
+        scope: str,
+        owner: str,
+    ) -> Item:
+        sealed = seal(
+            self._cipher,
+            draft.text.plaintext(self._vector(draft.text)),
+            entry_context(workspace_id, entry_id, revision),
+        )
+        item: Item = {
+            **keys.as_key(keys.entry_revision(workspace_id, entry_id, revision)),
+            "entryId": entry_id,
+            "revision": revision,
+            "previousRevision": revision - 1,
+            "scope": scope,
+            "scopeOwner": owner,
+            "type": draft.type.value,
+            "status": EntryStatus.ACTIVE.value,
+            "ciphertext": sealed.ciphertext,
+            "sha256": sealed.sha256,
+            "validFrom": iso(now),
+            "author": author.user_id,
+            "authorKind": author.kind,
+        }
+        if author.admission_id is not None:
+            item["admissionId"] = author.admission_id
+        key = draft.text.key
+        if key is not None:
+            item["keyLookup"] = self._key_secret.lookup(workspace_id, key)
+            item["keySlot"] = self._key_secret.slot(workspace_id, scope, owner, key)
+        return item

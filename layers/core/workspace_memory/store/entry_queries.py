@@ -1,0 +1,69 @@
+"""Reading entry items: by key, and paging through a prefix. A pager yields each record with its position
+(its sort key: what a page cursor encodes, and where the next page starts)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from workspace_memory.store import keys
+from workspace_memory.store.entry_records import CandidateRecord, EntryHead, EntryRecord, head_from_item, head_of
+from workspace_memory.store.ports import Item, Table
+
+
+def entry_head(table: Table, workspace_id: str, entry_id: str) -> EntryHead | None:
+    return head_of(table.get(*keys.entry(workspace_id, entry_id)))
+
+
+def entry_revision(table: Table, workspace_id: str, entry_id: str, revision: int) -> EntryRecord | None:
+    item = table.get(*keys.entry_revision(workspace_id, entry_id, revision))
+    return None if item is None else EntryRecord.from_item(item)
+
+
+def key_holder(table: Table, workspace_id: str, slot: str) -> str | None:
+    """The chain holding the key slot, if any."""
+    item = table.get(*keys.entry_key(workspace_id, slot))
+    return None if item is None else str(item["entryId"])
+
+
+def key_secret(table: Table, workspace_id: str) -> bytes | None:
+    """The workspace's sealed HMAC secret, if it was made."""
+    item = table.get(*keys.entry_secret(workspace_id))
+    return None if item is None else bytes(item["ciphertext"])
+
+
+def entry_heads(
+    table: Table, workspace_id: str, *, after: str | None = None, page: int = 100
+) -> Iterator[tuple[str, EntryHead]]:
+    """Every head of the workspace after position `after` (forgotten ones included), in entry id order."""
+    for position, item in _items(table, workspace_id, keys.ENTRY_PREFIX, after, page, newest_first=False):
+        yield position, head_from_item(item)
+
+
+def entry_revisions(
+    table: Table,
+    workspace_id: str,
+    entry_id: str,
+    *,
+    after: str | None = None,
+    page: int = 100,
+    newest_first: bool = False,
+) -> Iterator[tuple[str, EntryRecord]]:
+    """Every stored revision of a chain after position `after` (expired ones included: the caller judges)."""
+    prefix = keys.entry_revisions_prefix(entry_id)
+    for position, item in _items(table, workspace_id, prefix, after, page, newest_first=newest_first):
+        yield position, EntryRecord.from_item(item)
+
+
+def candidates(table: Table, workspace_id: str, *, after: str | None = None) -> Iterator[tuple[str, CandidateRecord]]:
+    """Every stored candidate of the workspace after position `after` (decided and expired ones included)."""
+    for position, item in _items(table, workspace_id, keys.CANDIDATE_PREFIX, after, 100, newest_first=False):
+        yield position, CandidateRecord.from_item(item)
+
+
+def _items(
+    table: Table, workspace_id: str, prefix: str, after: str | None, page: int, *, newest_first: bool
+) -> Iterator[tuple[str, Item]]:
+    while items := table.query(keys.ws(workspace_id), prefix, limit=page, newest_first=newest_first, start_after=after):
+        for item in items:
+            yield item["sk"], item
+        after = items[-1]["sk"]

@@ -50,6 +50,7 @@ from workspace_memory.search.entry_search import (
 )
 from workspace_memory.store import keys
 from workspace_memory.store.changes import AdmissionLive, Change, Create, Label
+from workspace_memory.store.entry_records import EntryRecord
 from workspace_memory.store.ports import Cipher, Item, Table
 from workspace_memory.turns.admission import RETENTION_SECONDS, Admission, turn_message
 from workspace_memory.turns.authority import Authority, Predicate, authority_checks, failed_predicate, read_authority
@@ -297,9 +298,9 @@ class AgentEntryService:
         self._record(marker_key, result)
         return result
 
-    def _guard_rule(self, head: Item, quote: str | None, adm: Admission) -> None:
+    def _guard_rule(self, head: EntryRecord, quote: str | None, adm: Admission) -> None:
         """Changing a rule (superseding it through its key) needs the quote as creating one does."""
-        if head.get("type") == EntryType.RULE.value:
+        if head.type is EntryType.RULE:
             check_quote(quote, turn_message(self._cipher, adm))
 
     def _fenced(

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import replace
 
-from workspace_memory.document.service import DAY_SECONDS, is_expired
+from workspace_memory.document.service import DAY_SECONDS
 from workspace_memory.entries.forget import EntryForgetting
 from workspace_memory.entries.limits import Limits
 from workspace_memory.entries.model import Author, CandidateView, Draft, EntryText, Written, candidate_context
@@ -23,10 +23,11 @@ from workspace_memory.kernel.errors import CandidateNotFound, StaleRevision
 from workspace_memory.kernel.ids import new_id
 from workspace_memory.kernel.sealed import seal, unseal
 from workspace_memory.kernel.terms import CandidateKind, CandidateStatus, EntryScope, EntryType
-from workspace_memory.store import keys
+from workspace_memory.store import entry_queries, keys
 from workspace_memory.store.changes import Change, Create, Label, MemberExists, ReplaceRevision
 from workspace_memory.store.cursors import decode_cursor, encode_cursor
-from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.store.entry_records import CandidateRecord
+from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.workspaces.access import Caller, load_caller
 
 CANDIDATE_TTL_SECONDS = 30 * DAY_SECONDS
@@ -72,10 +73,10 @@ class Candidates:
         caller, _ = load_caller(self._table, workspace_id, user_id)
         now = self._clock.now()
         candidate_id = new_id("ec")
-        scope, owner = draft.scope.value, owner_of(caller, draft)
+        owner = owner_of(caller, draft)
         payload = {
             "type": draft.type.value,
-            "scope": scope,
+            "scope": draft.scope.value,
             "agent": draft.agent,
             "reason": draft.reason,
             "text": json.loads(draft.text.plaintext()),
@@ -83,27 +84,24 @@ class Candidates:
         sealed = seal(
             self._cipher, json.dumps(payload, ensure_ascii=False), candidate_context(workspace_id, candidate_id)
         )
-        item: Item = {
-            **keys.as_key(keys.entry_candidate(workspace_id, candidate_id)),
-            "candidateId": candidate_id,
-            "revision": 1,
-            "status": CandidateStatus.PENDING.value,
-            "scope": scope,
-            "scopeOwner": owner,
-            "type": draft.type.value,
-            "ciphertext": sealed.ciphertext,
-            "proposedBy": user_id,
-            "createdAt": iso(now),
-            "ttl": int(now) + CANDIDATE_TTL_SECONDS,
-        }
-        if admission_id is not None:
-            item["admissionId"] = admission_id
-        if entry_id is not None:
-            item["entryId"] = entry_id
-            item["baseRevision"] = base_revision or 0
+        record = CandidateRecord(
+            candidate_id=candidate_id,
+            revision=1,
+            status=CandidateStatus.PENDING,
+            scope=draft.scope,
+            scope_owner=owner,
+            type=draft.type,
+            proposed_by=user_id,
+            created_at=iso(now),
+            ttl=int(now) + CANDIDATE_TTL_SECONDS,
+            ciphertext=sealed.ciphertext,
+            admission_id=admission_id,
+            entry_id=entry_id,
+            base_revision=None if entry_id is None else base_revision or 0,
+        )
         author = Author(user_id, "agent", admission_id, rated=True)
         changes: list[Change] = [
-            Create(item, Label.CANDIDATE),
+            Create(record.to_item(workspace_id), Label.CANDIDATE),
             MemberExists(workspace_id, user_id),
             *self._limits.rated(workspace_id, author, now),
             *(fence or ()),
@@ -123,27 +121,25 @@ class Candidates:
         is not found, as a missing one; `member_check` adds the user's membership when the fence does not state
         the write right (a transaction touches the member item once)."""
         workspace_id, user_id = caller.workspace.id, caller.user_id
-        head = self._reads.live_head(caller, self._table.get(*keys.entry(workspace_id, entry_id)))
+        head = self._reads.live_head(caller, entry_queries.entry_head(self._table, workspace_id, entry_id))
         now = self._clock.now()
-        candidate_id = new_id("ec")
-        item: Item = {
-            **keys.as_key(keys.entry_candidate(workspace_id, candidate_id)),
-            "candidateId": candidate_id,
-            "kind": CandidateKind.FORGET.value,
-            "revision": 1,
-            "status": CandidateStatus.PENDING.value,
-            "scope": head["scope"],
-            "scopeOwner": head["scopeOwner"],
-            "type": head["type"],
-            "entryId": entry_id,
-            "baseRevision": int(head["revision"]),
-            "proposedBy": user_id,
-            "admissionId": admission_id,
-            "createdAt": iso(now),
-            "ttl": int(now) + CANDIDATE_TTL_SECONDS,
-        }
+        record = CandidateRecord(
+            candidate_id=new_id("ec"),
+            revision=1,
+            status=CandidateStatus.PENDING,
+            scope=head.scope,
+            scope_owner=head.scope_owner,
+            type=head.type,
+            proposed_by=user_id,
+            created_at=iso(now),
+            ttl=int(now) + CANDIDATE_TTL_SECONDS,
+            kind=CandidateKind.FORGET,
+            admission_id=admission_id,
+            entry_id=entry_id,
+            base_revision=head.revision,
+        )
         changes: list[Change] = [
-            Create(item, Label.CANDIDATE),
+            Create(record.to_item(workspace_id), Label.CANDIDATE),
             *([MemberExists(workspace_id, user_id)] if member_check else []),
             *self._limits.rated(workspace_id, Author(user_id, "agent", admission_id, rated=True), now),
             *fence,
@@ -152,7 +148,7 @@ class Candidates:
             self._table.transact(changes)
         except TransactionCancelled as exc:
             raise refusal(self._table, self._limits, caller, exc, now, None, fenced=True) from None
-        return candidate_id
+        return record.candidate_id
 
     # -- the pending list ------------------------------------------------------------------------------
 
@@ -160,115 +156,108 @@ class Candidates:
         self, user_id: str, workspace_id: str, limit: int, cursor: str | None
     ) -> tuple[list[CandidateView], str | None]:
         caller, _ = load_caller(self._table, workspace_id, user_id)
-        start_after = None if cursor is None else decode_cursor(cursor, keys.CANDIDATE_PREFIX)
+        after = None if cursor is None else decode_cursor(cursor, keys.CANDIDATE_PREFIX)
         now = self._clock.now()
         views: list[CandidateView] = []
-        last: str | None = None
-        while len(views) < limit:
-            page = self._table.query(
-                keys.ws(workspace_id), keys.CANDIDATE_PREFIX, limit=100, newest_first=False, start_after=start_after
-            )
-            if not page:
-                return views, None
-            for item in page:
-                start_after = item["sk"]
-                if item["status"] != CandidateStatus.PENDING.value or is_expired(item, now):
-                    continue
-                if not candidate_visible(caller, item):
-                    continue
-                views.append(self._view(workspace_id, item))
-                last = item["sk"]
-                if len(views) == limit:
-                    break
-        more = self._table.query(
-            keys.ws(workspace_id), keys.CANDIDATE_PREFIX, limit=1, newest_first=False, start_after=last
-        )
-        return views, encode_cursor(last) if more and last is not None else None
+        stored = entry_queries.candidates(self._table, workspace_id, after=after)
+        for position, record in stored:
+            if record.status is not CandidateStatus.PENDING or record.expired(now):
+                continue
+            if not candidate_visible(caller, record):
+                continue
+            views.append(self._view(workspace_id, record))
+            if len(views) == limit:
+                more = next(stored, None) is not None
+                return views, encode_cursor(position) if more else None
+        return views, None
 
-    def _open(self, workspace_id: str, item: Item) -> tuple[Draft, dict[str, Any]]:
-        raw = json.loads(unseal(self._cipher, item["ciphertext"], candidate_context(workspace_id, item["candidateId"])))
+    def _open(self, workspace_id: str, record: CandidateRecord) -> Draft:
+        assert record.ciphertext is not None  # a pending save candidate holds its draft
+        context = candidate_context(workspace_id, record.candidate_id)
+        raw = json.loads(unseal(self._cipher, record.ciphertext, context))
         text = EntryText.parse(json.dumps(raw["text"]))
-        draft = Draft(EntryType(raw["type"]), text, EntryScope(raw["scope"]), raw.get("agent"), raw.get("reason"))
-        return draft, raw
+        return Draft(EntryType(raw["type"]), text, EntryScope(raw["scope"]), raw.get("agent"), raw.get("reason"))
 
-    def _view(self, workspace_id: str, item: Item) -> CandidateView:
-        kind = CandidateKind(item.get("kind", CandidateKind.SAVE.value))
-        if kind is CandidateKind.FORGET:
-            seen = self._seen_text(workspace_id, item["entryId"], int(item["baseRevision"]))
-            scope, type_ = EntryScope(item["scope"]), EntryType(item["type"])
+    def _view(self, workspace_id: str, record: CandidateRecord) -> CandidateView:
+        if record.kind is CandidateKind.FORGET:
+            assert record.entry_id is not None  # a forget proposal names the chain and the revision
+            assert record.base_revision is not None
+            seen = self._seen_text(workspace_id, record.entry_id, record.base_revision)
+            scope, type_ = record.scope, record.type
             title, summary = (None, None) if seen is None else (seen.title, seen.summary)
         else:
-            draft, _ = self._open(workspace_id, item)
+            draft = self._open(workspace_id, record)
             scope, type_, title, summary = draft.scope, draft.type, draft.text.title, draft.text.summary
         return CandidateView(
-            candidate_id=item["candidateId"],
-            revision=int(item["revision"]),
-            status=CandidateStatus(item["status"]),
+            candidate_id=record.candidate_id,
+            revision=record.revision,
+            status=record.status,
             scope=scope,
             type=type_,
             title=title,
             summary=summary,
-            entry_id=item.get("entryId"),
-            base_revision=item.get("baseRevision"),
-            proposed_by=item["proposedBy"],
-            created_at=item["createdAt"],
-            kind=kind,
+            entry_id=record.entry_id,
+            base_revision=record.base_revision,
+            proposed_by=record.proposed_by,
+            created_at=record.created_at,
+            kind=record.kind,
         )
 
     def _seen_text(self, workspace_id: str, entry_id: str, revision: int) -> EntryText | None:
         """The text of the revision a forget proposal names, for the person deciding it (the candidate holds
         none): None once that revision is gone (forgotten, or expired after its supersession)."""
-        item = self._table.get(*keys.entry_revision(workspace_id, entry_id, revision))
-        if item is None or is_expired(item, self._clock.now()):
+        record = entry_queries.entry_revision(self._table, workspace_id, entry_id, revision)
+        if record is None or record.expired(self._clock.now()):
             return None
-        return self._reads.open(workspace_id, item)
+        return self._reads.open(workspace_id, record)
 
     # -- decisions -------------------------------------------------------------------------------------
 
-    def _undecided(self, caller: Caller, revision: int, found: Item | None) -> Item:
-        if found is None or is_expired(found, self._clock.now()) or not candidate_visible(caller, found):
+    def _undecided(self, caller: Caller, revision: int, found: CandidateRecord | None) -> CandidateRecord:
+        if found is None or found.expired(self._clock.now()) or not candidate_visible(caller, found):
             raise CandidateNotFound("candidate not found")
-        if found["status"] != CandidateStatus.PENDING.value or int(found["revision"]) != revision:
-            raise StaleRevision("the candidate was decided or changed", current_revision=int(found["revision"]))
+        if found.status is not CandidateStatus.PENDING or found.revision != revision:
+            raise StaleRevision("the candidate was decided or changed", current_revision=found.revision)
         return found
 
-    def _decided(self, item: Item, status: CandidateStatus, by: str) -> ReplaceRevision:
+    def _decided(self, workspace_id: str, record: CandidateRecord, status: CandidateStatus, by: str) -> ReplaceRevision:
         """The candidate's decision: its text dropped (a decided candidate keeps none), compare-and-set."""
-        decided = {k: v for k, v in item.items() if k != "ciphertext"}
-        decided.update(
-            status=status.value, revision=int(item["revision"]) + 1, decidedBy=by, decidedAt=iso(self._clock.now())
+        at = iso(self._clock.now())
+        decided = replace(
+            record, ciphertext=None, status=status, revision=record.revision + 1, decided_by=by, decided_at=at
         )
-        return ReplaceRevision(decided, int(item["revision"]), Label.CANDIDATE)
+        return ReplaceRevision(decided.to_item(workspace_id), record.revision, Label.CANDIDATE)
 
     def accept(self, user_id: str, workspace_id: str, candidate_id: str, revision: int) -> Written:
         """The candidate becomes an entry (or the next revision of its chain) through the same writes."""
         caller, (found,) = load_caller(
             self._table, workspace_id, user_id, [keys.entry_candidate(workspace_id, candidate_id)]
         )
-        item = self._undecided(caller, revision, found)
-        decision = [self._decided(item, CandidateStatus.ACCEPTED, user_id)]
-        if item.get("kind") == CandidateKind.FORGET.value:
-            return self._accept_forget(caller, item, decision)
-        draft, _ = self._open(workspace_id, item)
-        author = Author(item["proposedBy"], "agent", item.get("admissionId"))
-        target = item.get("entryId")
-        if target is None:
+        record = self._undecided(caller, revision, CandidateRecord.of(found))
+        decision = [self._decided(workspace_id, record, CandidateStatus.ACCEPTED, user_id)]
+        if record.kind is CandidateKind.FORGET:
+            return self._accept_forget(caller, record, decision)
+        draft = self._open(workspace_id, record)
+        author = Author(record.proposed_by, "agent", record.admission_id)
+        if record.entry_id is None:
             return self._writes.new_chain(caller, draft, author, (), decision)
-        head = self._reads.live_head(caller, self._table.get(*keys.entry(workspace_id, target)))
-        return self._writes.next_revision(caller, head, int(item["baseRevision"]), draft, author, decision)
+        head = self._reads.live_head(caller, entry_queries.entry_head(self._table, workspace_id, record.entry_id))
+        base = record.base_revision or 0
+        return self._writes.next_revision(caller, head, base, draft, author, decision)
 
-    def _accept_forget(self, caller: Caller, item: Item, decision: Sequence[Change]) -> Written:
+    def _accept_forget(self, caller: Caller, record: CandidateRecord, decision: Sequence[Change]) -> Written:
         """Forget the chain exactly as `DELETE …/entries/{id}` does, iff its head is still the revision the
         proposal saw (compare-and-set, also inside the first transaction): one that moved on or was forgotten
         meanwhile answers `STALE_REVISION` / `ENTRY_FORGOTTEN` and changes nothing, the candidate included."""
-        workspace_id, entry_id, seen = caller.workspace.id, item["entryId"], int(item["baseRevision"])
-        head = self._reads.live_head(caller, self._table.get(*keys.entry(workspace_id, entry_id)))
-        if int(head["revision"]) != seen:
+        assert record.entry_id is not None  # a forget proposal names the chain and the revision
+        assert record.base_revision is not None
+        workspace_id, entry_id, seen = caller.workspace.id, record.entry_id, record.base_revision
+        head = self._reads.live_head(caller, entry_queries.entry_head(self._table, workspace_id, entry_id))
+        if head.revision != seen:
             raise StaleRevision(
-                f"the entry moved on from revision {seen}, which the proposal named",
-                current_revision=int(head["revision"]),
+                f"the entry moved on from revision {seen}, which the proposal named", current_revision=head.revision
             )
-        right = write_right(caller, head["scope"], head["scopeOwner"])
+        right = write_right(caller, head.scope, head.scope_owner)
         self._forgetting.forget_chain(caller, head, right, decision=decision)
         return Written(entry_id, seen, forgotten=True)
 
@@ -276,9 +265,9 @@ class Candidates:
         caller, (found,) = load_caller(
             self._table, workspace_id, user_id, [keys.entry_candidate(workspace_id, candidate_id)]
         )
-        item = self._undecided(caller, revision, found)
-        right = write_right(caller, item["scope"], item["scopeOwner"])
+        record = self._undecided(caller, revision, CandidateRecord.of(found))
+        right = write_right(caller, record.scope, record.scope_owner)
         try:
-            self._table.transact([self._decided(item, CandidateStatus.REJECTED, user_id), right])
+            self._table.transact([self._decided(workspace_id, record, CandidateStatus.REJECTED, user_id), right])
         except TransactionCancelled as exc:
             raise refusal(self._table, self._limits, caller, exc, self._clock.now(), None) from None

@@ -12,11 +12,12 @@ from workspace_memory.entries.refusals import refusal
 from workspace_memory.entries.scopes import write_right
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import Conflict, EntryNotFound
-from workspace_memory.kernel.terms import EntryScope, EntryStatus
+from workspace_memory.kernel.terms import EntryScope
 from workspace_memory.search import search_snapshot
-from workspace_memory.store import keys
+from workspace_memory.store import entry_queries, keys
 from workspace_memory.store.changes import Change, Delete, Label, MoveEntryHead
-from workspace_memory.store.ports import Item, Table, TransactionCancelled
+from workspace_memory.store.entry_records import EntryHead, EntryRecord, Tombstone, head_of
+from workspace_memory.store.ports import Table, TransactionCancelled
 from workspace_memory.workspaces.access import Caller, load_caller
 
 FORGET_BATCH = 90
@@ -33,23 +34,22 @@ class EntryForgetting:
     def forget(self, user_id: str, workspace_id: str, entry_id: str) -> None:
         """Every revision of the chain deleted, its key freed, a text-free tombstone left. Idempotent."""
         caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])
-        head = self._reads.visible_head(caller, found)
-        right = write_right(caller, head["scope"], head["scopeOwner"])
-        self.forget_chain(caller, head, right)
+        head = self._reads.visible_head(caller, head_of(found))
+        self.forget_chain(caller, head, write_right(caller, head.scope, head.scope_owner))
 
     def forget_member(self, user_id: str, workspace_id: str, member_id: str) -> int:
         """The owner forgets all of one member's private entries without reading them (nothing is decrypted)."""
         caller, _ = load_caller(self._table, workspace_id, user_id)
         caller.require_owner()
         count = 0
-        for head in self._reads.heads(workspace_id):
-            if head["scope"] == EntryScope.MEMBER.value and head["scopeOwner"] == member_id:
-                if head["status"] == EntryStatus.ACTIVE.value:
+        for _, head in entry_queries.entry_heads(self._table, workspace_id):
+            if head.scope is EntryScope.MEMBER and head.scope_owner == member_id:
+                if isinstance(head, EntryRecord):
                     count += 1
                 self.forget_chain(caller, head, caller.still_owner())
         return count
 
-    def forget_chain(self, caller: Caller, head: Item, right: Change, *, decision: Sequence[Change] = ()) -> None:
+    def forget_chain(self, caller: Caller, head: EntryHead, right: Change, *, decision: Sequence[Change] = ()) -> None:
         """The one way every forget goes (DELETE, the owner's forget of a member's entries, an accepted forget
         proposal): the chain's revisions deleted, and then, once any of that landed, the search snapshot, which
         may hold the forgotten text (sealed), dropped too, even if a later batch fails.
@@ -64,38 +64,30 @@ class EntryForgetting:
                 search_snapshot.drop(self._table, caller.workspace.id)
 
     def _delete_chain(
-        self, caller: Caller, head: Item, right: Change, decision: Sequence[Change], landed: list[bool]
+        self, caller: Caller, head: EntryHead, right: Change, decision: Sequence[Change], landed: list[bool]
     ) -> None:
-        workspace_id, entry_id = caller.workspace.id, head["entryId"]
+        workspace_id, entry_id = caller.workspace.id, head.entry_id
         for _ in range(3):
             revisions = [
-                keys.entry_revision(workspace_id, entry_id, int(i["revision"]))
-                for i in self._reads.revisions(workspace_id, entry_id)
+                keys.entry_revision(workspace_id, entry_id, r.revision)
+                for r in self._reads.revisions(workspace_id, entry_id)
             ]
             first, rest = revisions[:FORGET_BATCH], revisions[FORGET_BATCH:]
             changes: list[Change] = [right, *decision, *(Delete(k) for k in first)]
             if first:
                 changes.append(self._limits.versions(workspace_id, -len(first)))
-            if head["status"] == EntryStatus.ACTIVE.value:
-                tombstone: Item = {
-                    **keys.as_key(keys.entry(workspace_id, entry_id)),
-                    "entryId": entry_id,
-                    "revision": int(head["revision"]),
-                    "scope": head["scope"],
-                    "scopeOwner": head["scopeOwner"],
-                    "status": EntryStatus.FORGOTTEN.value,
-                    "forgottenAt": iso(self._clock.now()),
-                    "forgottenBy": caller.user_id,
-                }
-                changes.append(MoveEntryHead(tombstone, int(head["revision"])))
-                if "keySlot" in head:
-                    changes.append(Delete(keys.entry_key(workspace_id, head["keySlot"])))
+            if isinstance(head, EntryRecord):
+                at, by = iso(self._clock.now()), caller.user_id
+                tombstone = Tombstone(entry_id, head.revision, head.scope, head.scope_owner, at, by)
+                changes.append(MoveEntryHead(tombstone.head_item(workspace_id), head.revision))
+                if head.key_slot is not None:
+                    changes.append(Delete(keys.entry_key(workspace_id, head.key_slot)))
             try:
                 self._table.transact(changes)
             except TransactionCancelled as exc:
                 if decision or Label.ACCESS in exc.failed():  # a lost write right is answered before the entry
                     raise refusal(self._table, self._limits, caller, exc, self._clock.now(), entry_id) from None
-                fresh = self._table.get(*keys.entry(workspace_id, entry_id))
+                fresh = entry_queries.entry_head(self._table, workspace_id, entry_id)
                 if fresh is None:
                     raise EntryNotFound("entry not found") from None
                 head = fresh

@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from workspace_memory.document.service import utf8_size
 from workspace_memory.entries.model import EntryText, entry_context
 from workspace_memory.kernel.sealed import unseal
-from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType
-from workspace_memory.store import keys
-from workspace_memory.store.ports import Cipher, Item, Table
+from workspace_memory.kernel.terms import EntryScope, EntryType
+from workspace_memory.store import entry_queries
+from workspace_memory.store.entry_records import EntryRecord
+from workspace_memory.store.ports import Cipher, Table
 
 INDEX_MAX_LINES = 100
 INDEX_MAX_BYTES = 8000
@@ -58,33 +59,30 @@ class IndexLines:
         self._lines[key] = line
 
 
-def visible_heads(table: Table, workspace_id: str, user_id: str) -> list[Item]:
+def visible_heads(table: Table, workspace_id: str, user_id: str) -> list[EntryRecord]:
     """The head of every active entry `user_id` may see, in entry id order: one Query per page of heads (a
     page holds ~1 MB), read once per recall for the rules and the index both."""
-    heads: list[Item] = []
-    start_after: str | None = None
-    while page := table.query(
-        keys.ws(workspace_id), keys.ENTRY_PREFIX, limit=1000, newest_first=False, start_after=start_after
-    ):
-        start_after = page[-1]["sk"]
-        heads.extend(
-            head
-            for head in page
-            if head["status"] == EntryStatus.ACTIVE.value
-            and (head["scope"] != EntryScope.MEMBER.value or head["scopeOwner"] == user_id)
-        )
-    return heads
+    return [
+        head
+        for _, head in entry_queries.entry_heads(table, workspace_id, page=1000)
+        if isinstance(head, EntryRecord) and (head.scope is not EntryScope.MEMBER or head.scope_owner == user_id)
+    ]
 
 
 def _head_line(
-    cipher: Cipher, workspace_id: str, head: Item, cache: IndexLines | None, render: Callable[[EntryText, str], str]
+    cipher: Cipher,
+    workspace_id: str,
+    head: EntryRecord,
+    cache: IndexLines | None,
+    render: Callable[[EntryText, str], str],
 ) -> str:
     """A head's line, from the warm cache when its revision was seen before (no decryption, no KMS)."""
-    key = (workspace_id, head["entryId"], int(head["revision"]))
+    key = (workspace_id, head.entry_id, head.revision)
     line = None if cache is None else cache.get(key)
     if line is None:
-        text = EntryText.parse(unseal(cipher, head["ciphertext"], entry_context(*key[:2], key[2]), head.get("sha256")))
-        line = render(text, head["entryId"])
+        context = entry_context(workspace_id, head.entry_id, head.revision)
+        text = EntryText.parse(unseal(cipher, head.ciphertext, context, head.sha256))
+        line = render(text, head.entry_id)
         if cache is not None:
             cache.put(key, line)
     return line
@@ -100,7 +98,9 @@ def rule_line(text: EntryText, entry_id: str) -> str:
     return f"{line}\n  {body}" if body else line
 
 
-def build_rules(cipher: Cipher, workspace_id: str, heads: Sequence[Item], *, cache: IndexLines | None = None) -> Index:
+def build_rules(
+    cipher: Cipher, workspace_id: str, heads: Sequence[EntryRecord], *, cache: IndexLines | None = None
+) -> Index:
     """Every visible active rule (title — summary [id], then its body on one line), in entry id order, within
     `RULES_MAX_BYTES` bytes (docs/architecture.md#rules: rules are recalled with the constitution in their own budget).
     When a rule does not fit, it and every later one are left out and a last line says how many; they stay in the
@@ -110,7 +110,7 @@ def build_rules(cipher: Cipher, workspace_id: str, heads: Sequence[Item], *, cac
     left_out = 0
     used = utf8_size(RULES_HEADING) + 1
     for head in heads:
-        if head.get("type") != EntryType.RULE.value:
+        if head.type is not EntryType.RULE:
             continue
         if left_out:
             left_out += 1
@@ -122,7 +122,7 @@ def build_rules(cipher: Cipher, workspace_id: str, heads: Sequence[Item], *, cac
             continue
         used += size
         lines.append(line)
-        recalled.append((head["entryId"], int(head["revision"])))
+        recalled.append((head.entry_id, head.revision))
     if not lines and not left_out:
         return Index("", (), 0)
     if left_out:
@@ -138,7 +138,7 @@ def build_index(
     *,
     max_lines: int = INDEX_MAX_LINES,
     cache: IndexLines | None = None,
-    heads: Sequence[Item] | None = None,
+    heads: Sequence[EntryRecord] | None = None,
     skip: frozenset[str] = frozenset(),
 ) -> Index:
     """One line per active entry the user may see, in entry id order, within `max_lines` lines and
@@ -150,7 +150,7 @@ def build_index(
     left_out = 0
     used = utf8_size(INDEX_HEADING) + 1
     for head in visible_heads(table, workspace_id, user_id) if heads is None else heads:
-        if head["entryId"] in skip:
+        if head.entry_id in skip:
             continue
         if len(lines) >= max_lines:
             left_out += 1
@@ -165,7 +165,7 @@ def build_index(
             continue
         used += size
         lines.append(line)
-        recalled.append((head["entryId"], int(head["revision"])))
+        recalled.append((head.entry_id, head.revision))
     if not lines and not left_out:
         return Index("", (), 0)
     if left_out:

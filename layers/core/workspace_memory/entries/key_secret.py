@@ -11,9 +11,11 @@ from dataclasses import dataclass, field
 from workspace_memory.entries.model import secret_context
 from workspace_memory.kernel.errors import Conflict
 from workspace_memory.kernel.sealed import seal, unseal
-from workspace_memory.store import keys
+from workspace_memory.kernel.terms import EntryScope
 from workspace_memory.store.changes import Create, Label
-from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.store.entry_queries import key_secret
+from workspace_memory.store.entry_records import key_secret_item
+from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 
 SECRET_CACHE_SIZE = 1024
 
@@ -43,9 +45,9 @@ class KeySecret:
         self._cipher = cipher
         self._secrets = _Secrets()
 
-    def slot(self, workspace_id: str, scope: str, owner: str, key: str) -> str:
+    def slot(self, workspace_id: str, scope: EntryScope, owner: str, key: str) -> str:
         """The key's slot: unique among a scope's (and its owner's) active entries."""
-        return _hmac(self._secret(workspace_id), "slot", scope, owner, key)
+        return _hmac(self._secret(workspace_id), "slot", scope.value, owner, key)
 
     def lookup(self, workspace_id: str, key: str) -> str:
         """What a list filtered by key matches, in every scope."""
@@ -56,18 +58,16 @@ class KeySecret:
         cached = self._secrets.get(workspace_id)
         if cached is not None:
             return cached
-        item = self._table.get(*keys.entry_secret(workspace_id))
-        if item is None:
-            fresh = secrets.token_bytes(32)
-            sealed = seal(self._cipher, fresh.hex(), secret_context(workspace_id))
-            made: Item = {**keys.as_key(keys.entry_secret(workspace_id)), "ciphertext": sealed.ciphertext}
+        sealed = key_secret(self._table, workspace_id)
+        if sealed is None:
+            made = seal(self._cipher, secrets.token_bytes(32).hex(), secret_context(workspace_id)).ciphertext
             try:
-                self._table.transact([Create(made, Label.ENTRY_KEY)])
-                item = made
+                self._table.transact([Create(key_secret_item(workspace_id, made), Label.ENTRY_KEY)])
+                sealed = made
             except TransactionCancelled:  # another process made it first: use theirs
-                item = self._table.get(*keys.entry_secret(workspace_id))
-                if item is None:
+                sealed = key_secret(self._table, workspace_id)
+                if sealed is None:
                     raise Conflict("the entry key secret changed concurrently; try again") from None
-        secret = bytes.fromhex(unseal(self._cipher, item["ciphertext"], secret_context(workspace_id)))
+        secret = bytes.fromhex(unseal(self._cipher, sealed, secret_context(workspace_id)))
         self._secrets.put(workspace_id, secret)
         return secret

@@ -29,7 +29,8 @@ from workspace_memory.entries.reads import EntryReads
 from workspace_memory.entries.writes import EntryWrites
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.store.changes import Change
-from workspace_memory.store.ports import Cipher, Item, Table
+from workspace_memory.store.entry_records import EntryRecord
+from workspace_memory.store.ports import Cipher, Table
 from workspace_memory.workspaces.access import Caller
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ class EntryService:
         draft: Draft,
         author: Author,
         fence: Sequence[Change],
-        guard: Callable[[Item], None] | None = None,
+        guard: Callable[[EntryRecord], None] | None = None,
     ) -> Written:
         return self._writes.create_fenced(caller, draft, author, fence, guard)
 

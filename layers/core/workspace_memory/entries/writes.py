@@ -21,8 +21,8 @@ from workspace_memory.kernel.clock import Clock, epoch_seconds, iso
 from workspace_memory.kernel.errors import Conflict, StaleRevision
 from workspace_memory.kernel.ids import new_id
 from workspace_memory.kernel.sealed import seal
-from workspace_memory.kernel.terms import EntryStatus
-from workspace_memory.store import keys
+from workspace_memory.kernel.terms import EntryScope, EntryStatus
+from workspace_memory.store import entry_queries, keys
 from workspace_memory.store.changes import (
     Change,
     Create,
@@ -31,7 +31,8 @@ from workspace_memory.store.changes import (
     RetentionIs,
     SupersedeEntryRevision,
 )
-from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.store.entry_records import EntryRecord, head_of, key_slot_item
+from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.workspaces.access import Caller, load_caller
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ class EntryWrites:
         draft: Draft,
         author: Author,
         fence: Sequence[Change],
-        guard: Callable[[Item], None] | None = None,
+        guard: Callable[[EntryRecord], None] | None = None,
     ) -> Written:
         """An agent's write in `auto`: the entry writes and `fence` (the turn's authority re-stated, its write
         right and retention included) in one transaction; a failed fence raises `Fenced`. `guard` sees the head
@@ -81,7 +82,7 @@ class EntryWrites:
         """The next revision of a chain, iff its head is still at `base` (`X-Base-Revision`)."""
         validate(draft)
         caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])
-        head = self._reads.live_head(caller, found)
+        head = self._reads.live_head(caller, head_of(found))
         written = self.next_revision(caller, head, base, draft, Author(user_id), [])
         return replace(written, warnings=redaction_warnings(draft))
 
@@ -94,46 +95,42 @@ class EntryWrites:
         extra: Sequence[Change],
         *,
         fence: Sequence[Change] | None = None,
-        guard: Callable[[Item], None] | None = None,
+        guard: Callable[[EntryRecord], None] | None = None,
     ) -> Written:
         """Revision 1 of a new chain, with `extra` (an accepted candidate's decision) in its transaction."""
         workspace_id = caller.workspace.id
         owner = owner_of(caller, draft)
-        checks = rights(caller, draft.scope.value, owner, fence)
-        key = draft.text.key
+        checks = rights(caller, draft.scope, owner, fence)
         for _ in range(3):
             entry_id = new_id("en")
             now = self._clock.now()
-            item = self._revision_item(workspace_id, entry_id, 1, draft, author, now, draft.scope.value, owner)
+            record = self._revision(workspace_id, entry_id, 1, draft, author, now, draft.scope, owner)
             changes: list[Change] = [
-                Create({**item, **keys.as_key(keys.entry(workspace_id, entry_id)), "status": "active"}, Label.ENTRY),
-                Create(item, Label.ENTRY),
+                Create(record.head_item(workspace_id), Label.ENTRY),
+                Create(record.revision_item(workspace_id), Label.ENTRY),
                 self._limits.versions(workspace_id, 1),
                 *checks,
                 *self._limits.rated(workspace_id, author, now),
                 *extra,
                 *(fence or ()),
             ]
-            if key is not None:
-                slot = self._key_secret.slot(workspace_id, draft.scope.value, owner, key)
-                changes.append(
-                    Create({**keys.as_key(keys.entry_key(workspace_id, slot)), "entryId": entry_id}, Label.ENTRY_KEY)
-                )
+            if record.key_slot is not None:
+                changes.append(Create(key_slot_item(workspace_id, record.key_slot, entry_id), Label.ENTRY_KEY))
             try:
                 self._table.transact(changes)
                 return Written(entry_id, 1, warnings=warnings)
             except TransactionCancelled as exc:
                 if exc.failed() != {Label.ENTRY_KEY}:
                     raise self._refused(caller, exc, now, None, fence) from None
-            assert key is not None  # only a key slot can fail alone
-            holder = self._table.get(*keys.entry_key(workspace_id, slot))
-            head = None if holder is None else self._table.get(*keys.entry(workspace_id, holder["entryId"]))
-            if head is None or head["status"] != EntryStatus.ACTIVE.value:
+            assert record.key_slot is not None  # only a key slot can fail alone
+            holder = entry_queries.key_holder(self._table, workspace_id, record.key_slot)
+            head = None if holder is None else entry_queries.entry_head(self._table, workspace_id, holder)
+            if not isinstance(head, EntryRecord):
                 continue  # the holder was forgotten in between: create again
             if guard is not None:
                 guard(head)
             try:
-                written = self.next_revision(caller, head, int(head["revision"]), draft, author, extra, fence=fence)
+                written = self.next_revision(caller, head, head.revision, draft, author, extra, fence=fence)
             except StaleRevision:
                 continue
             return replace(written, superseded=True, warnings=warnings)
@@ -142,7 +139,7 @@ class EntryWrites:
     def next_revision(
         self,
         caller: Caller,
-        head: Item,
+        head: EntryRecord,
         base: int,
         draft: Draft,
         author: Author,
@@ -152,30 +149,27 @@ class EntryWrites:
     ) -> Written:
         """Scope, owner and key are the chain's: a revision changes type and text only. With `fence`, the
         fence re-states the write right and the retention (its workspace check carries the days)."""
-        workspace_id = caller.workspace.id
-        entry_id, scope, owner = head["entryId"], head["scope"], head["scopeOwner"]
-        checks = rights(caller, scope, owner, fence)
-        if int(head["revision"]) != base:
-            raise StaleRevision(
-                f"base revision {base} is not the current revision", current_revision=int(head["revision"])
-            )
+        workspace_id, entry_id = caller.workspace.id, head.entry_id
+        checks = rights(caller, head.scope, head.scope_owner, fence)
+        if head.revision != base:
+            raise StaleRevision(f"base revision {base} is not the current revision", current_revision=head.revision)
         text = replace(draft.text, key=self._reads.open(workspace_id, head).key)
         revision = base + 1
         now = self._clock.now()
-        item = self._revision_item(
-            workspace_id, entry_id, revision, replace(draft, text=text), author, now, scope, owner
+        made = self._revision(
+            workspace_id, entry_id, revision, replace(draft, text=text), author, now, head.scope, head.scope_owner
         )
-        for name in ("keyLookup", "keySlot"):
-            if name in head:
-                item[name] = head[name]
-        counts: Item = {name: head[name] for name in ("readCount", "lastReadAt") if name in head}
+        record = replace(
+            made,
+            key_lookup=head.key_lookup if head.key_lookup is not None else made.key_lookup,
+            key_slot=head.key_slot if head.key_slot is not None else made.key_slot,
+        )
+        moved = replace(record, read_count=head.read_count, last_read_at=head.last_read_at)
         days = caller.workspace.history_days
-        at = item["validFrom"]
+        at = record.valid_from
         changes: list[Change] = [
-            Create(item, Label.ENTRY),
-            MoveEntryHead(
-                {**item, **counts, **keys.as_key(keys.entry(workspace_id, entry_id)), "status": "active"}, base
-            ),
+            Create(record.revision_item(workspace_id), Label.ENTRY),
+            MoveEntryHead(moved.head_item(workspace_id), base),
             SupersedeEntryRevision(
                 workspace_id, entry_id, base, revision, at, epoch_seconds(at) + days * DAY_SECONDS, draft.reason
             ),
@@ -212,7 +206,7 @@ class EntryWrites:
         vector = self._embedder.embed([embedding_text(text.title, text.summary, text.body)])[0]
         return SealedVector(self._embedder.model_id, pack_vector(vector))
 
-    def _revision_item(
+    def _revision(
         self,
         workspace_id: str,
         entry_id: str,
@@ -220,33 +214,28 @@ class EntryWrites:
         draft: Draft,
         author: Author,
         now: float,
-        scope: str,
+        scope: EntryScope,
         owner: str,
-    ) -> Item:
+    ) -> EntryRecord:
         sealed = seal(
             self._cipher,
             draft.text.plaintext(self._vector(draft.text)),
             entry_context(workspace_id, entry_id, revision),
         )
-        item: Item = {
-            **keys.as_key(keys.entry_revision(workspace_id, entry_id, revision)),
-            "entryId": entry_id,
-            "revision": revision,
-            "previousRevision": revision - 1,
-            "scope": scope,
-            "scopeOwner": owner,
-            "type": draft.type.value,
-            "status": EntryStatus.ACTIVE.value,
-            "ciphertext": sealed.ciphertext,
-            "sha256": sealed.sha256,
-            "validFrom": iso(now),
-            "author": author.user_id,
-            "authorKind": author.kind,
-        }
-        if author.admission_id is not None:
-            item["admissionId"] = author.admission_id
         key = draft.text.key
-        if key is not None:
-            item["keyLookup"] = self._key_secret.lookup(workspace_id, key)
-            item["keySlot"] = self._key_secret.slot(workspace_id, scope, owner, key)
-        return item
+        return EntryRecord(
+            entry_id=entry_id,
+            revision=revision,
+            scope=scope,
+            scope_owner=owner,
+            type=draft.type,
+            status=EntryStatus.ACTIVE,
+            ciphertext=sealed.ciphertext,
+            sha256=sealed.sha256,
+            valid_from=iso(now),
+            author=author.user_id,
+            author_kind=author.kind,
+            admission_id=author.admission_id,
+            key_lookup=None if key is None else self._key_secret.lookup(workspace_id, key),
+            key_slot=None if key is None else self._key_secret.slot(workspace_id, scope, owner, key),
+        )

@@ -21,7 +21,7 @@ import hashlib
 import json
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from workspace_memory.document.policy import Mode
@@ -51,11 +51,12 @@ from workspace_memory.search.entry_search import (
 from workspace_memory.store import keys
 from workspace_memory.store.changes import AdmissionLive, Change, Create, Label
 from workspace_memory.store.entry_records import EntryRecord
-from workspace_memory.store.ports import Cipher, Item, Table
+from workspace_memory.store.entry_saves import SavedAnswer, SaveMarker
+from workspace_memory.store.ports import Cipher, Table
 from workspace_memory.turns.admission import RETENTION_SECONDS, Admission, turn_message
 from workspace_memory.turns.authority import Authority, Predicate, authority_checks, failed_predicate, read_authority
 from workspace_memory.turns.notes import AdmissionRetired
-from workspace_memory.workspaces.access import Caller, Role
+from workspace_memory.workspaces.access import Caller, Role, Workspace
 from workspace_memory.workspaces.keysessions import Scope
 
 MAX_QUOTE_BYTES = 500
@@ -74,27 +75,18 @@ class SaveResult:
     replayed: bool = False
     redactions: tuple[Finding, ...] = ()
 
-    def stored(self) -> dict[str, Any]:
+    def stored(self) -> SavedAnswer:
         """The answer a replay hands back (no text: ids, revision, outcome)."""
-        answer: dict[str, Any] = {"outcome": self.outcome.value, "superseded": self.superseded}
-        for name, value in (
-            ("entryId", self.entry_id),
-            ("revision", self.revision),
-            ("candidateId", self.candidate_id),
-        ):
-            if value is not None:
-                answer[name] = value
-        return answer
+        return SavedAnswer(self.outcome, self.superseded, self.entry_id, self.revision, self.candidate_id)
 
     @classmethod
-    def replay(cls, answer: dict[str, Any]) -> SaveResult:
-        revision = answer.get("revision")
+    def replay(cls, answer: SavedAnswer) -> SaveResult:
         return cls(
-            Outcome(answer["outcome"]),
-            entry_id=answer.get("entryId"),
-            revision=None if revision is None else int(revision),
-            candidate_id=answer.get("candidateId"),
-            superseded=bool(answer.get("superseded")),
+            answer.outcome,
+            entry_id=answer.entry_id,
+            revision=answer.revision,
+            candidate_id=answer.candidate_id,
+            superseded=answer.superseded,
             replayed=True,
         )
 
@@ -313,7 +305,8 @@ class AgentEntryService:
         if failed == {Label.CONSENT}:
             adm = authority.admission
             meta = self._table.get(*keys.meta(adm.workspace_id))
-            if meta is not None and meta.get("aiEnabled") and meta.get("consentRevision") == adm.consent_revision:
+            workspace = None if meta is None else Workspace.from_item(meta)
+            if workspace is not None and workspace.ai_enabled and workspace.consent_revision == adm.consent_revision:
                 return None  # only the retention moved: judge again under the fresh one
         named = failed - {Label.IDEMPOTENCY}
         return SaveResult(Outcome.REFUSED, predicate=failed_predicate(named or frozenset({Label.ADMISSION})))
@@ -324,34 +317,26 @@ class AgentEntryService:
         self, key: keys.Key, digest: str, adm: Admission, outcome: Outcome, *, candidate: bool = False
     ) -> Change:
         """Created in the write's own transaction: the same `Idempotency-Key` cannot write twice."""
-        item: Item = {
-            **keys.as_key(key),
-            "admissionId": adm.id,
-            "requestHash": digest,
-            "status": "pending",
-            "outcome": outcome.value,
-            "candidate": candidate,
-            "createdAt": iso(self._clock.now()),
-            "ttl": adm.expires_at + RETENTION_SECONDS,
-        }
-        return Create(item, Label.IDEMPOTENCY)
+        now = iso(self._clock.now())
+        marker = SaveMarker(key, adm.id, digest, outcome, candidate, now, adm.expires_at + RETENTION_SECONDS)
+        return Create(marker.to_item(), Label.IDEMPOTENCY)
 
     def _record(self, key: keys.Key, result: SaveResult) -> None:
         """The answer beside the marker, after the commit (ids only), so a replay hands it back."""
         item = self._table.get(*key)
         if item is not None:
-            self._table.put({**item, "status": "done", "answer": result.stored()})
+            self._table.put(replace(SaveMarker.from_item(item), answer=result.stored()).to_item())
 
     def _replay(self, key: keys.Key, digest: str) -> SaveResult | None:
         item = self._table.get(*key)
         if item is None:
             return None
-        if item["requestHash"] != digest:
+        marker = SaveMarker.from_item(item)
+        if marker.request_hash != digest:
             raise IdempotencyKeyReused("Idempotency-Key already used for another entry write of this admission")
-        answer = item.get("answer")
-        if answer is None:  # committed, answer not yet recorded: the outcome alone
-            return SaveResult(Outcome(item["outcome"]), replayed=True)
-        return SaveResult.replay(answer)
+        if marker.answer is None:  # committed, answer not yet recorded: the outcome alone
+            return SaveResult(marker.outcome, replayed=True)
+        return SaveResult.replay(marker.answer)
 
     # -- read_memory -----------------------------------------------------------------------------------
 

@@ -18,6 +18,8 @@ from scripts.localstack.resources import isolate_environment
 from tests.depth import DEPTH, HYPOTHESIS_EXAMPLES
 
 isolate_environment()
+# A loaded machine makes the suite slower, never red: the stacks allow 4x Lambda's limits (functions.TIME_SCALE).
+os.environ.setdefault("WM_LOCAL_TIME_SCALE", "4")
 hypothesis_settings.register_profile(DEPTH, max_examples=HYPOTHESIS_EXAMPLES)
 hypothesis_settings.load_profile(DEPTH)
 

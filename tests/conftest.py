@@ -93,7 +93,8 @@ def gateway_url(stack_env: dict[str, str], local_stack: LocalStack) -> str:
 
 @pytest.fixture(scope="session")
 def api(gateway_url: str) -> Api:
-    return Api(gateway_url)
+    """Waits past the stack's own 504 (4x a 15 s timeout): the gateway, not the client, says a call took too long."""
+    return Api(gateway_url, timeout=180.0)
 
 
 @pytest.fixture(scope="session")

@@ -308,8 +308,8 @@ def test_streamable_http_on_loopback_recalls_and_refuses_a_foreign_host(api: Api
                 return names, structured(await call(client, "recall_memory"))
 
         names, recalled = run(scenario())
-        foreign = requests.post(url, headers={"Host": "evil.example:80"}, json={}, timeout=10)
-        cross_origin = requests.post(url, headers={"Origin": "http://evil.example"}, json={}, timeout=10)
+        foreign = requests.post(url, headers={"Host": "evil.example:80"}, json={}, timeout=60)
+        cross_origin = requests.post(url, headers={"Origin": "http://evil.example"}, json={}, timeout=60)
 
     assert names == TOOLS
     assert (recalled["status"], recalled["revision"]) == ("ok", 1)
@@ -345,7 +345,7 @@ def test_streamable_http_refuses_a_local_process_without_the_client_secret(
             {"Authorization": f"Basic {secret}"},
         ]
         answers = [
-            requests.post(url, headers={**mcp_headers, **extra}, json=call_remember, timeout=10) for extra in attempts
+            requests.post(url, headers={**mcp_headers, **extra}, json=call_remember, timeout=60) for extra in attempts
         ]
         refused_state = scan_all(resources)
 

@@ -102,3 +102,9 @@ def function_logs(local_stack: LocalStack) -> FunctionLogs:
     """What the gateway's execution environments log (each runs in a process of its own)."""
     assert local_stack.config.function_log is not None
     return FunctionLogs(local_stack.config.function_log)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests first (a stable sort: files and their order otherwise kept), so pytest-xdist hands the
+    longest files out before the short ones and the workers finish together."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

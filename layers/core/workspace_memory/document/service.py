@@ -39,6 +39,7 @@ from workspace_memory.store.changes import (
 )
 from workspace_memory.store.cursors import query_page
 from workspace_memory.store.head import Head
+from workspace_memory.store.paging import query_all
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
 from workspace_memory.store.stale import stale_base
 from workspace_memory.workspaces.access import Caller, load_caller
@@ -230,17 +231,8 @@ def expiry(superseded_at: str, history_days: int) -> int:
 
 
 def all_versions(table: Table, workspace_id: str, page_size: int = 100) -> Iterator[Item]:
-    """Every stored version item of the workspace, oldest first, page by page (a page may come back short when
-    DynamoDB's 1 MB page limit cuts it, so only an empty page ends the listing)."""
-    start_after: str | None = None
-    while True:
-        page = table.query(
-            keys.ws(workspace_id), keys.VERSION_PREFIX, limit=page_size, newest_first=False, start_after=start_after
-        )
-        if not page:
-            return
-        yield from page
-        start_after = page[-1]["sk"]
+    """Every stored version item of the workspace, oldest first, page by page."""
+    return query_all(table, keys.ws(workspace_id), keys.VERSION_PREFIX, page_size=page_size)
 
 
 def history_days_of(meta: Item | None) -> int:

@@ -17,7 +17,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
-from workspace_memory.document.service import all_versions, expiry, is_expired
+from workspace_memory.document.commit import expiry
+from workspace_memory.document.versions import all_versions, is_expired
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import Forbidden, InvalidInput, Unavailable, WorkspaceNotFound
 from workspace_memory.kernel.terms import EntryStatus

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from workspace_memory.document.service import is_expired, utf8_size
+from workspace_memory.document.versions import is_expired, utf8_size
 from workspace_memory.entries.service import EntryText, SealedVector, entry_context, validate_key_prefix
 from workspace_memory.kernel.clock import Clock, epoch_time
 from workspace_memory.kernel.errors import InvalidInput

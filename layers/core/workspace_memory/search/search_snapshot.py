@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING
 
-from workspace_memory.document.service import is_expired
+from workspace_memory.document.versions import is_expired
 from workspace_memory.kernel.errors import DecryptionFailed
 from workspace_memory.store import keys
 from workspace_memory.store.changes import Change, Delete, EntriesRevisionIs, Put

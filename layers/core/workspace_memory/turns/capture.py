@@ -17,19 +17,18 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from workspace_memory.document.edits import Edit, EditsRejected, apply_edits, rewrite_written
-from workspace_memory.document.policy import Mode, Policy
-from workspace_memory.document.service import (
-    RECALL_MAX_BYTES,
+from workspace_memory.document.commit import (
     Commit,
-    Op,
     PreparedVersion,
     commit_version,
-    head_text,
     history_days_of,
     prepare_version,
     version_changes,
 )
+from workspace_memory.document.edits import Edit, EditsRejected, apply_edits, rewrite_written
+from workspace_memory.document.policy import Mode, Policy
+from workspace_memory.document.service import RECALL_MAX_BYTES
+from workspace_memory.document.versions import Op, head_text
 from workspace_memory.governance.redaction import Finding, findings, merge_findings, redact_written
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import Conflict, Forbidden, InvalidInput, StaleBaseVersion

@@ -5,7 +5,7 @@ from exactly the caller's base version and starts the base's retention clock; th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from workspace_memory.document.versions import MAX_DOCUMENT_BYTES, Op, VersionInfo, document_context, utf8_size
@@ -132,6 +132,28 @@ def read_history_days(table: Table, workspace_id: str) -> int:
     return history_days_of(table.get(*keys.meta(workspace_id)))
 
 
+def transact_under_retention(
+    table: Table,
+    changes: Callable[[int], Sequence[Change]],
+    history_days: int,
+    moved: Callable[[TransactionCancelled], int | None],
+) -> int:
+    """Transact `changes(history_days)`: writes that expire a superseded version under that retention and check,
+    in the same transaction, that it is still the workspace's. When the cancellation is that check alone, a
+    retention change landed in between: `moved` says so by answering the retention now in force (None: anything
+    else refused the writes, and the cancellation is raised), and the writes go once more under it. A second
+    cancellation is raised as it is. Returns the retention the writes landed under."""
+    try:
+        table.transact(changes(history_days))
+        return history_days
+    except TransactionCancelled as exc:
+        fresh = moved(exc)
+        if fresh is None:
+            raise
+    table.transact(changes(fresh))
+    return fresh
+
+
 def commit_version(
     table: Table, prepared: PreparedVersion, base: int, history_days: int | None, others: Sequence[Change]
 ) -> int:
@@ -139,18 +161,17 @@ def commit_version(
     base's expiry is still the workspace's (`None`: not known yet, read it first). If only that check fails, a
     retention change landed in between: read it and try once more. Returns the retention the commit used."""
     workspace_id = prepared.workspace_id
+
+    def changes(days: int) -> list[Change]:
+        return [*version_changes(prepared, base, days), RetentionIs(workspace_id, days), *others]
+
+    def moved(exc: TransactionCancelled) -> int | None:
+        return read_history_days(table, workspace_id) if exc.failed() == {Label.RETENTION} else None
+
     days = read_history_days(table, workspace_id) if history_days is None else history_days
     try:
-        table.transact([*version_changes(prepared, base, days), RetentionIs(workspace_id, days), *others])
-        return days
+        return transact_under_retention(table, changes, days, moved)
     except TransactionCancelled as exc:
-        if exc.failed() != {Label.RETENTION}:
-            raise
-    days = read_history_days(table, workspace_id)
-    try:
-        table.transact([*version_changes(prepared, base, days), RetentionIs(workspace_id, days), *others])
-    except TransactionCancelled as exc:
-        if exc.failed() == {Label.RETENTION}:
+        if exc.failed() == {Label.RETENTION}:  # only the second try can fail on the retention alone
             raise Conflict("the workspace's retention changed concurrently; try again") from None
         raise
-    return days

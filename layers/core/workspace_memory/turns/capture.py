@@ -23,6 +23,7 @@ from workspace_memory.document.commit import (
     commit_version,
     history_days_of,
     prepare_version,
+    transact_under_retention,
     version_changes,
 )
 from workspace_memory.document.edits import Edit, EditsRejected, apply_edits, rewrite_written
@@ -242,22 +243,19 @@ class CaptureService:
         the fence's one check of the workspace item). If that check failed while workspace AI and the consent
         revision still hold, only the retention moved: commit once more under the fresh one."""
         adm = authority.admission
-        days = authority.history_days
-        try:
-            self._table.transact(
-                [*version_changes(prepared, base, days), *fence_changes(authority, now, receipt, digest, days)]
-            )
-            return
-        except TransactionCancelled as exc:
+
+        def changes(days: int) -> list[Change]:
+            return [*version_changes(prepared, base, days), *fence_changes(authority, now, receipt, digest, days)]
+
+        def moved(exc: TransactionCancelled) -> int | None:
             if exc.failed() != {Label.CONSENT}:
-                raise
+                return None
             meta = self._table.get(*keys.meta(adm.workspace_id))
             if meta is None or not meta.get("aiEnabled") or meta.get("consentRevision") != adm.consent_revision:
-                raise
-        fresh = history_days_of(meta)
-        self._table.transact(
-            [*version_changes(prepared, base, fresh), *fence_changes(authority, now, receipt, digest, fresh)]
-        )
+                return None
+            return history_days_of(meta)
+
+        transact_under_retention(self._table, changes, authority.history_days, moved)
 
     def _replay(self, authority: Authority, digest: str) -> CaptureResult | None:
         adm = authority.admission

@@ -17,13 +17,14 @@ def query_all(
     page_size: int,
     newest_first: bool = False,
     attributes: Sequence[str] | None = None,
+    start_after: str | None = None,
 ) -> Iterator[Item]:
-    """Every item of the partition `pk` whose sort key starts with `sk_prefix`, in sort-key order (oldest first
-    unless `newest_first`), `page_size` to a Query, each page read only when the one before is used up.
+    """Every item of the partition `pk` whose sort key starts with `sk_prefix` (after the sort key `start_after`,
+    when given: a cursor's), in sort-key order (oldest first unless `newest_first`), `page_size` to a Query,
+    each page read only when the one before is used up: a caller that stops early reads no more pages.
 
     A page may come back short when DynamoDB's 1 MB page limit cuts it (it counts the items as stored, before
     `attributes` projects them), so a short page is NOT the last one: only an empty page ends the listing."""
-    start_after: str | None = None
     while page := table.query(
         pk, sk_prefix, limit=page_size, newest_first=newest_first, start_after=start_after, attributes=attributes
     ):

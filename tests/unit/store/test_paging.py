@@ -3,7 +3,7 @@ an empty page ends it (DynamoDB's 1 MB limit returns short pages before the last
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -19,20 +19,8 @@ PK = "WS#w"
 class ShortPages(MemoryTable):
     """A table whose pages hold at most two items whatever the limit, as the 1 MB page limit cuts them."""
 
-    def query(
-        self,
-        pk: str,
-        sk_prefix: str,
-        *,
-        limit: int,
-        newest_first: bool,
-        start_after: str | None = None,
-        attributes: Sequence[str] | None = None,
-    ) -> list[Item]:
-        found = super().query(
-            pk, sk_prefix, limit=limit, newest_first=newest_first, start_after=start_after, attributes=attributes
-        )
-        return found[:2]
+    def query(self, pk: str, sk_prefix: str, **options: Any) -> list[Item]:
+        return super().query(pk, sk_prefix, **options)[:2]
 
 
 def table_of(table: MemoryTable, count: int) -> MemoryTable:

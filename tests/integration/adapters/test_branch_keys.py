@@ -21,7 +21,7 @@ from tests.support import item_bytes
 from workspace_memory.adapters.branch_keys import BRANCH_KEY_TTL_SECONDS, KEY_STORE_NAME, branch_key_id
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.document.policy import Mode
-from workspace_memory.document.service import document_context
+from workspace_memory.document.versions import document_context
 from workspace_memory.kernel.errors import DecryptionFailed
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.store import keys

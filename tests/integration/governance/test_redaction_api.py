@@ -18,7 +18,7 @@ from tests.integration.entries.test_agent_entry_api import admitted, agent_save,
 from tests.integration.turns.test_automation_api import RUNTIME, admission_headers, admit, auto_workspace, capture
 from tests.support import Api, FunctionLogs, item_bytes, scan_all
 from workspace_memory.bootstrap import Services
-from workspace_memory.document.service import document_context
+from workspace_memory.document.versions import document_context
 from workspace_memory.store import keys
 from workspace_memory.turns.notes import Notebook, notes_context
 

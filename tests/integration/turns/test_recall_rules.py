@@ -9,7 +9,7 @@ import pytest
 
 from tests.integration.adapters.test_branch_keys import Calls
 from tests.integration.fence_support import DOC, make_scene
-from workspace_memory.document.service import utf8_size
+from workspace_memory.document.versions import utf8_size
 from workspace_memory.entries.service import INDEX_HEADING, RULES_HEADING, RULES_MAX_BYTES, Draft, EntryText
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryType, Outcome

@@ -24,7 +24,7 @@ from tests.integration.worker_support import holding_proxy, start_worker_process
 from tests.support import Api, item_bytes, new_user
 from workspace_memory.adapters.temporal_deletions import TemporalDeletions
 from workspace_memory.bootstrap import Services, build_services
-from workspace_memory.document.service import document_context
+from workspace_memory.document.versions import document_context
 from workspace_memory.kernel.errors import DecryptionFailed
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.store import keys

@@ -17,19 +17,19 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from workspace_memory.document.edits import Edit, EditsRejected, apply_edits, rewrite_written
-from workspace_memory.document.policy import Mode, Policy
-from workspace_memory.document.service import (
-    RECALL_MAX_BYTES,
+from workspace_memory.document.commit import (
     Commit,
-    Op,
     PreparedVersion,
     commit_version,
-    head_text,
     history_days_of,
     prepare_version,
+    transact_under_retention,
     version_changes,
 )
+from workspace_memory.document.edits import Edit, EditsRejected, apply_edits, rewrite_written
+from workspace_memory.document.policy import Mode, Policy
+from workspace_memory.document.service import RECALL_MAX_BYTES
+from workspace_memory.document.versions import Op, head_text
 from workspace_memory.governance.redaction import Finding, findings, merge_findings, redact_written
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import Conflict, Forbidden, InvalidInput, StaleBaseVersion
@@ -243,22 +243,19 @@ class CaptureService:
         the fence's one check of the workspace item). If that check failed while workspace AI and the consent
         revision still hold, only the retention moved: commit once more under the fresh one."""
         adm = authority.admission
-        days = authority.history_days
-        try:
-            self._table.transact(
-                [*version_changes(prepared, base, days), *fence_changes(authority, now, receipt, digest, days)]
-            )
-            return
-        except TransactionCancelled as exc:
+
+        def changes(days: int) -> list[Change]:
+            return [*version_changes(prepared, base, days), *fence_changes(authority, now, receipt, digest, days)]
+
+        def moved(exc: TransactionCancelled) -> int | None:
             if exc.failed() != {Label.CONSENT}:
-                raise
+                return None
             meta = self._table.get(*keys.meta(adm.workspace_id))
             if meta is None or not meta.get("aiEnabled") or meta.get("consentRevision") != adm.consent_revision:
-                raise
-        fresh = history_days_of(meta)
-        self._table.transact(
-            [*version_changes(prepared, base, fresh), *fence_changes(authority, now, receipt, digest, fresh)]
-        )
+                return None
+            return history_days_of(meta)
+
+        transact_under_retention(self._table, changes, authority.history_days, moved)
 
     def _replay(self, authority: Authority, digest: str) -> CaptureResult | None:
         adm = authority.admission

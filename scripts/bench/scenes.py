@@ -22,6 +22,7 @@ from workspace_memory.entries.service import Draft, EntryText
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryType
 from workspace_memory.turns.admission import Admitted
+from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.turns.capture import Outcome
 from workspace_memory.workspaces.access import ShareType
 
@@ -84,13 +85,14 @@ def auto_workspace(services: Services, name: str, content: str) -> tuple[str, in
 
 
 def admit(services: Services, workspace_id: str, conversation_id: str, message: str | None = None) -> Admitted:
-    return services.admission.admit(
+    request = AdmissionRequest(
         conversation_id=conversation_id,
         workspace_id=workspace_id,
         user_id=OWNER,
         idempotency_key=uuid.uuid4().hex,
         message=message,
     )
+    return services.admission.admit(request)
 
 
 @dataclass

@@ -63,16 +63,8 @@ EVENTS = [
 
 
 def _admit(scene: Scene, conv: str | None = None, key_session: str | None = None) -> Admitted:
-    import uuid
-
-    return scene.svc.admission.admit(
-        conversation_id=conv or f"conv-{uuid.uuid4().hex[:8]}",
-        workspace_id=scene.ws,
-        user_id=EDITOR,
-        idempotency_key=uuid.uuid4().hex,
-        key_session_id=key_session,
-        message=MESSAGE,
-    )
+    """The editor's admission for a turn with `MESSAGE` (what a rule's quote is checked against)."""
+    return scene.admit(conv, user=EDITOR, key_session=key_session, message=MESSAGE)
 
 
 def _scene(settings: Settings, mode: Mode = Mode.AUTO) -> Scene:

@@ -162,12 +162,7 @@ def test_a_warm_search_reads_the_authority_and_the_counter_in_one_read(settings:
             scene.owner, scene.ws, Draft(EntryType.FACT, EntryText(f"Runbook {n}", f"failover step {n}", ""))
         )
     svc.entries.create(scene.owner, scene.ws, Draft(EntryType.FACT, EntryText("Mine", MARKER, ""), EntryScope.MEMBER))
-    admitted = svc.admission.admit(
-        conversation_id=f"conv-{uuid.uuid4().hex[:8]}",
-        workspace_id=scene.ws,
-        user_id=scene.owner,
-        idempotency_key=uuid.uuid4().hex,
-    )
+    admitted = scene.admit()
     adm, cred = admitted.admission.id, admitted.credential
     svc.agent_entries.search(scene.ws, adm, cred, "failover", 5)  # builds the warm index
     calls = Calls(svc.clients.dynamodb, svc.clients.kms, svc.clients.key_store)

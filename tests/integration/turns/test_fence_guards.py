@@ -31,6 +31,7 @@ from workspace_memory.store import keys
 from workspace_memory.store.changes import Change
 from workspace_memory.store.ports import Item, Table
 from workspace_memory.turns.admission import Admitted, ConversationBound, KeySessionInvalid
+from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.turns.authority import Predicate
 from workspace_memory.turns.capture import CaptureResult, CaptureService, Outcome, ProposalCleared, parse_edits
 from workspace_memory.turns.recall import RecallStatus
@@ -484,21 +485,9 @@ def test_a_resend_by_another_user_does_not_hand_over_the_admission(settings: Set
     other = f"editor-{uuid.uuid4().hex[:8]}"
     add_member(scene, other, Role.EDITOR)
     conv, key = f"conv-{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
-    first = scene.svc.admission.admit(
-        conversation_id=conv,
-        workspace_id=scene.ws,
-        user_id=scene.owner,
-        idempotency_key=key,
-        key_session_id=scene.svc.key_sessions.open(scene.owner, scene.ws, 3600).id,
-    )
+    first = scene.admit(conv, key=key, key_session=scene.svc.key_sessions.open(scene.owner, scene.ws, 3600).id)
     with pytest.raises((IdempotencyKeyReused, NotFound)):
-        scene.svc.admission.admit(
-            conversation_id=conv,
-            workspace_id=scene.ws,
-            user_id=other,
-            idempotency_key=key,
-            key_session_id=scene.svc.key_sessions.open(other, scene.ws, 3600).id,
-        )
+        scene.admit(conv, key=key, user=other, key_session=scene.svc.key_sessions.open(other, scene.ws, 3600).id)
     slot = scene.svc.table.get(*keys.credential(conv))
     assert slot is not None
     assert slot["admissionId"] == first.admission.id
@@ -512,11 +501,13 @@ def test_a_resend_into_another_workspace_does_not_hand_over_the_admission(settin
     first = scene.admit(conv, key=key, key_session=scene.svc.key_sessions.open(scene.owner, scene.ws, 3600).id)
     with pytest.raises((IdempotencyKeyReused, ConversationBound)):  # the latter once conversations have owners
         scene.svc.admission.admit(
-            conversation_id=conv,
-            workspace_id=second,
-            user_id=scene.owner,
-            idempotency_key=key,
-            key_session_id=scene.svc.key_sessions.open(scene.owner, second, 3600).id,
+            AdmissionRequest(
+                conversation_id=conv,
+                workspace_id=second,
+                user_id=scene.owner,
+                idempotency_key=key,
+                key_session_id=scene.svc.key_sessions.open(scene.owner, second, 3600).id,
+            )
         )
     slot = scene.svc.table.get(*keys.credential(conv))
     assert slot is not None

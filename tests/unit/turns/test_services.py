@@ -31,6 +31,7 @@ from workspace_memory.turns.admission import (
     KeySessionInvalid,
     KeySessionRequired,
 )
+from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.turns.authority import Predicate
 from workspace_memory.turns.capture import CaptureResult, CaptureService, Outcome, ProposalCleared
 from workspace_memory.turns.notes import AdmissionRetired, NotesService, SessionNotFound
@@ -88,7 +89,8 @@ class World:
         return ws
 
     def admit(self, ws: str, user: str = EDITOR, conv: str = "conv-1", key: str = "k1", **extra: Any) -> Admitted:
-        return self.admission.admit(conversation_id=conv, workspace_id=ws, user_id=user, idempotency_key=key, **extra)
+        request = AdmissionRequest(conversation_id=conv, workspace_id=ws, user_id=user, idempotency_key=key, **extra)
+        return self.admission.admit(request)
 
     def capture_add(self, ws: str, admitted: Admitted, line: str = "- new line", base: int = 1) -> CaptureResult:
         adm = admitted.admission
@@ -199,7 +201,7 @@ def test_a_key_session_must_be_the_users_own_and_live() -> None:
         w.admit(ws, EDITOR, key_session_id=mine.id)
     with pytest.raises(KeySessionRequired):
         w.admission.admit_for_runtime(
-            conversation_id="c", workspace_id=ws, user_id=EDITOR, idempotency_key="k", key_session_id=None
+            AdmissionRequest(conversation_id="c", workspace_id=ws, user_id=EDITOR, idempotency_key="k")
         )
     assert w.table.get(*keys.conversation_owner("conv-1")) is None
 

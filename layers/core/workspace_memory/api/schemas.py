@@ -13,6 +13,7 @@ from workspace_memory.api.models.base import ApiModel
 from workspace_memory.kernel.errors import BaseRevisionRequired, InvalidInput, PreconditionRequired
 from workspace_memory.kernel.ids import Identifier, IssuedId
 from workspace_memory.kernel.terms import CitationKind, EntryScope, EntryType, MemoryState, Mode, Role, Scope, ShareType
+from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.workspaces.deletion_contract import MAX_BATCH_SIZE
 
 
@@ -73,6 +74,19 @@ class Admit(ApiModel):
     """The turn's user message, kept sealed on the admission: what an agent's rule must quote
     (docs/architecture.md#rules)."""
 
+    def request(self, conversation_id: str) -> AdmissionRequest:
+        """The admission an agent runtime asks for, in conversation `conversation_id`, for the body's user."""
+        return AdmissionRequest(
+            conversation_id=conversation_id,
+            workspace_id=self.workspace_id,
+            user_id=self.user_id,
+            idempotency_key=self.idempotency_key,
+            memory_state=self.memory_state,
+            key_session_id=self.key_session_id,
+            session_id=self.session_id,
+            message=self.message,
+        )
+
 
 class Capture(ApiModel):
     admission_id: str = Field(min_length=1, max_length=1024)
@@ -102,6 +116,19 @@ class StartTurn(ApiModel):
     memory_state: MemoryState | None = None
     key_session_id: IssuedId | None = None
     session_id: Identifier | None = None
+
+    def request(self, conversation_id: str, user_id: str) -> AdmissionRequest:
+        """The admission the signed-in `user_id` asks for, for a turn in conversation `conversation_id`."""
+        return AdmissionRequest(
+            conversation_id=conversation_id,
+            workspace_id=self.workspace_id,
+            user_id=user_id,
+            idempotency_key=self.idempotency_key,
+            memory_state=self.memory_state,
+            key_session_id=self.key_session_id,
+            session_id=self.session_id,
+            message=self.message,
+        )
 
 
 class SourceIn(ApiModel):

@@ -26,11 +26,12 @@ from workspace_memory.kernel.errors import (
     InvalidInput,
     NotFound,
 )
-from workspace_memory.kernel.ids import new_id, new_secret, require_identifier
+from workspace_memory.kernel.ids import new_id, new_secret
 from workspace_memory.kernel.terms import MemoryState as MemoryState
 from workspace_memory.store import keys
 from workspace_memory.store.changes import ClaimConversation, ConsentIs, Create, Label, Put
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.workspaces.access import Caller, load_caller
 from workspace_memory.workspaces.keysessions import ALL_SCOPES, Scope, scopes_of
 
@@ -93,10 +94,6 @@ class AdmissionRef:
             return cls(str(data["c"]), str(data["w"]), str(data["u"]), data.get("k"))
         except (ValueError, KeyError, TypeError, UnicodeError):
             raise InvalidAdmission("admission not recognized") from None
-
-
-def validate_conversation_id(conversation_id: str) -> str:
-    return require_identifier(conversation_id, "conversation id")
 
 
 @dataclass(frozen=True)
@@ -190,28 +187,14 @@ class AdmissionService:
         self._cipher = cipher
         self._clock = clock
 
-    def admit(
-        self,
-        *,
-        conversation_id: str,
-        workspace_id: str,
-        user_id: str,
-        idempotency_key: str,
-        memory_state: MemoryState | None = None,
-        key_session_id: str | None = None,
-        session_id: str | None = None,
-        turn_id: str | None = None,
-        message: str | None = None,
-    ) -> Admitted:
-        """Admit a turn under the user's own authority (the human route); a key session narrows it."""
-        validate_conversation_id(conversation_id)
-        require_identifier(idempotency_key, "idempotencyKey")
-        if session_id is not None:
-            require_identifier(session_id, "session id")
+    def admit(self, request: AdmissionRequest, *, turn_id: str | None = None) -> Admitted:
+        """Admit a turn under the user's own authority (the human route); a key session narrows it. `turn_id`
+        is the workflow ingress runs the turn as (an agent runtime's own admission has none)."""
+        workspace_id, user_id, key_session_id = request.workspace_id, request.user_id, request.key_session_id
         extra = [
             keys.policy(workspace_id),
-            keys.conversation_owner(conversation_id),
-            keys.admission_key(conversation_id, idempotency_key),
+            keys.conversation_owner(request.conversation_id),
+            keys.admission_key(request.conversation_id, request.idempotency_key),
         ]
         if key_session_id is not None:
             extra += [keys.key_session(workspace_id, key_session_id), keys.key_revocation(workspace_id, key_session_id)]
@@ -225,38 +208,25 @@ class AdmissionService:
         if not caller.workspace.ai_enabled:
             raise AiDisabled("workspace AI is turned off")
         policy = Policy.from_item(policy_item)
-        request = _Request(
-            conversation_id, idempotency_key, memory_state, key_session_id, scopes, session_id, turn_id, message
+        judged = _Request(
+            request.conversation_id,
+            request.idempotency_key,
+            request.memory_state,
+            key_session_id,
+            scopes,
+            request.session_id,
+            turn_id,
+            request.message,
         )
-        return self._create(caller, policy, request)
+        return self._create(caller, policy, judged)
 
-    def admit_for_runtime(
-        self,
-        *,
-        conversation_id: str,
-        workspace_id: str,
-        user_id: str,
-        idempotency_key: str,
-        key_session_id: str | None,
-        memory_state: MemoryState | None = None,
-        session_id: str | None = None,
-        message: str | None = None,
-    ) -> Admitted:
-        """An agent runtime acts for `user_id` only under a live key session that user opened here."""
-        if key_session_id is None:
+    def admit_for_runtime(self, request: AdmissionRequest) -> Admitted:
+        """An agent runtime acts for the request's user only under a live key session that user opened here."""
+        if request.key_session_id is None:
             raise KeySessionRequired(
                 "automation admissions need the user's keySessionId (docs/architecture.md#delegation)"
             )
-        return self.admit(
-            conversation_id=conversation_id,
-            workspace_id=workspace_id,
-            user_id=user_id,
-            idempotency_key=idempotency_key,
-            memory_state=memory_state,
-            key_session_id=key_session_id,
-            session_id=session_id,
-            message=message,
-        )
+        return self.admit(request)
 
     @staticmethod
     def _check_key_session(user_id: str, now: float, session: Item | None, revoked: Item | None) -> frozenset[Scope]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from workspace_memory.adapters.aws import AwsClients
 from workspace_memory.bootstrap import Services, build_services
+from workspace_memory.document.edits import AddEdit, Edit, RemoveEdit
 from workspace_memory.document.policy import Mode
 from workspace_memory.kernel.clock import ManualClock
 from workspace_memory.kernel.settings import Settings
@@ -61,7 +62,7 @@ class Scene:
         return Notebook(self.ws, user or self.owner, session_id)
 
     def capture(self, admitted: Admitted, line: str, base: int, *, op: str = "add") -> CaptureResult:
-        edit = {"op": op, "line": line}
+        edit: Edit = AddEdit(line=line) if op == "add" else RemoveEdit(line=line)
         adm = admitted.admission
         return self.svc.capture.capture(self.ws, adm.id, admitted.credential, [edit], base, f"memory:{adm.id}")
 

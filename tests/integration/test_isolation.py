@@ -37,6 +37,7 @@ from workflows.providers import NOTES_HEADING, ModelRequest, ModelResponse
 from workflows.providers.scripted import ScriptedProvider, extract_section
 from workspace_memory.api.models.automation import CaptureOut
 from workspace_memory.bootstrap import Services
+from workspace_memory.document.edits import AddEdit, Edit, RemoveEdit
 from workspace_memory.document.policy import Mode
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.store import keys
@@ -604,15 +605,12 @@ def test_attack_expired_admission_is_no_oracle(settings: Settings, how: str, mod
         scene.clock.advance(61)
         expected = "key_session"
     adm = admission.admission
+    guesses: list[Edit] = [RemoveEdit(line="- the launch code is 0000"), RemoveEdit(line=SECRET_LINE)]
     answers = [
         CaptureOut.of(
-            scene.svc.capture.capture(scene.ws, adm.id, admission.credential, [edit], base, f"memory:{adm.id}")
+            scene.svc.capture.capture(scene.ws, adm.id, admission.credential, [edit], 1, f"memory:{adm.id}")
         ).wire()
-        for edit, base in [
-            ({"op": "remove", "line": "- the launch code is 0000"}, 1),
-            ({"op": "remove", "line": SECRET_LINE}, 1),
-            ({"op": "add", "line": "- harmless"}, 1),
-        ]
+        for edit in [*guesses, AddEdit(line="- harmless")]
     ]
     assert answers == [{"outcome": "refused", "predicate": expected}] * 3
     assert scene.head() == (1, f"# Memory\n{SECRET_LINE}\n")
@@ -639,7 +637,7 @@ def test_attack_capture_commits_on_text_it_never_saw(settings: Settings, monkeyp
     monkeypatch.setattr(scene.svc.table, "transact", transact_after_a_human_save)
     adm = admission.admission
     result = scene.svc.capture.capture(
-        scene.ws, adm.id, admission.credential, [{"op": "add", "line": "- agent line"}], 2, f"memory:{adm.id}"
+        scene.ws, adm.id, admission.credential, [AddEdit(line="- agent line")], 2, f"memory:{adm.id}"
     )
     monkeypatch.undo()
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.integration.fence_support import Event, Scene, add_member, clear_document, make_scene
+from workspace_memory.document.edits import AddEdit
 from workspace_memory.document.policy import Mode
 from workspace_memory.entries.agent_entries import SaveResult
 from workspace_memory.entries.service import Draft, EntryText
@@ -167,7 +168,7 @@ def test_several_saves_in_one_turn_and_after_its_capture(settings: Settings) -> 
     first = save(scene, admitted, title="First", idem="a")
     adm = admitted.admission
     captured = scene.svc.capture.capture(
-        scene.ws, adm.id, admitted.credential, [{"op": "add", "line": "- x"}], 1, f"memory:{adm.id}"
+        scene.ws, adm.id, admitted.credential, [AddEdit(line="- x")], 1, f"memory:{adm.id}"
     )
     assert captured.outcome is Outcome.COMMITTED
     second = save(scene, admitted, title="Second", idem="b")

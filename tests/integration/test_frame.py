@@ -22,7 +22,6 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, Playwright, expect, sync_playwright
 
 from scripts.localstack.resources import LocalResources
-from tests.integration.turn_support import running_worker, worker_settings
 from tests.integration.turns.test_automation_api import RUNTIME, admission_headers, admit
 from tests.support import Api, new_user, scan_all
 from workspace_memory.kernel.settings import Settings
@@ -71,13 +70,6 @@ def page(browser: Browser) -> Iterator[Page]:
     opened.set_default_timeout(WAIT_MS)
     yield opened
     context.close()
-
-
-@pytest.fixture(scope="module")
-def worker(settings: Settings, gateway_url: str) -> Iterator[Settings]:
-    wsettings = worker_settings(settings, gateway_url)
-    with running_worker(wsettings):
-        yield wsettings
 
 
 def sign_in(page: Page, gateway_url: str, user: str) -> None:

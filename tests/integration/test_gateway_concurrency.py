@@ -9,7 +9,7 @@ matter of course, and so do agent runtimes.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -19,7 +19,7 @@ import pytest
 import requests
 
 from tests.integration.document.test_races import run_together
-from tests.integration.turn_support import running_worker, turn_result, worker_settings
+from tests.integration.turn_support import turn_result
 from tests.integration.turns.test_automation_api import RUNTIME, admission_headers
 from tests.support import Api, new_user
 from workspace_memory.bootstrap import Services
@@ -160,13 +160,6 @@ class Hammer:
         self.turns[started["turnId"]] = t
         view = self.api.call("GET", f"/v1/conversations/{conv}/turns/{started['turnId']}", user=t.user)
         assert _ok(view, 200, "turn read")["turnId"] == started["turnId"]
-
-
-@pytest.fixture
-def worker(settings: Settings, gateway_url: str) -> Iterator[Settings]:
-    wsettings = worker_settings(settings, gateway_url)
-    with running_worker(wsettings):
-        yield wsettings
 
 
 def test_concurrent_users_never_see_each_others_identity_or_text(api: Api, worker: Settings, svc: Services) -> None:

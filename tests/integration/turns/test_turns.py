@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.integration.turn_support import codec_client, plain_client, run, running_worker, worker_settings
+from tests.integration.turn_support import codec_client, plain_client, run
 from tests.support import Api, new_user
 from workflows.prompt import PERSONA
 from workspace_memory.bootstrap import Services
@@ -16,13 +15,6 @@ from workspace_memory.kernel.settings import Settings
 from workspace_memory.turns.turn_contract import TurnView
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(scope="module")
-def worker(settings: Settings, gateway_url: str) -> Iterator[Settings]:
-    wsettings = worker_settings(settings, gateway_url)
-    with running_worker(wsettings):
-        yield wsettings
 
 
 def auto_workspace(api: Api, content: str) -> tuple[str, str]:

@@ -20,8 +20,7 @@ import requests
 
 from tests.integration.document.test_races import run_together
 from tests.integration.turn_support import turn_result
-from tests.integration.turns.test_automation_api import RUNTIME, admission_headers
-from tests.support import Api, new_user
+from tests.support import RUNTIME, Api, admission_headers, new_user
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.turns.admission import AdmissionRef
@@ -88,9 +87,8 @@ def _document(marker: str, round_: int) -> str:
 
 
 def _admit(api: Api, user: str, ws: str, key_session: str, conv: str) -> dict[str, Any]:
-    body = {"workspaceId": ws, "userId": user, "idempotencyKey": conv, "keySessionId": key_session}
-    admitted = api.call("POST", f"/v1/automation/conversations/{conv}/admissions", automation=RUNTIME, json=body)
-    return _ok(admitted, 201, "admission")
+    """An admission checked as the hammer checks every call (the conversation doubles as idempotency key)."""
+    return _ok(api.admit(conv, ws, user, key_session, key=conv), 201, "admission")
 
 
 class Hammer:

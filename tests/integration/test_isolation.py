@@ -31,7 +31,7 @@ from scripts.localstack.resources import LocalResources
 from scripts.localstack.template import load_template, ttl_attribute
 from tests.integration.fence_support import make_scene
 from tests.integration.turn_support import turn_result
-from tests.support import Api, item_bytes, new_user, scan_all
+from tests.support import RUNTIME, Api, admission_headers, item_bytes, new_user, scan_all
 from workflows.providers import NOTES_HEADING, ModelRequest, ModelResponse
 from workflows.providers.scripted import ScriptedProvider, extract_section
 from workspace_memory.api.models.automation import CaptureOut
@@ -44,7 +44,6 @@ from workspace_memory.turns.turn_contract import TurnView
 
 pytestmark = pytest.mark.integration
 
-RUNTIME = "agent-runtime"
 REMEMBER = "remember_in_memory"
 FENCE_PREDICATES = {"admission", "policy", "consent", "credential", "key_session", "head", "oversized", "access"}
 
@@ -80,22 +79,11 @@ def open_key_session(api: Api, user: str, ws: str, **body: Any) -> str:
     return key_session
 
 
-def admit(api: Api, conv: str, ws: str, user: str, key_session: str | None, **extra: Any) -> requests.Response:
-    body: dict[str, Any] = {"workspaceId": ws, "userId": user, "idempotencyKey": uuid.uuid4().hex, **extra}
-    if key_session is not None:
-        body["keySessionId"] = key_session
-    return api.call("POST", f"/v1/automation/conversations/{conv}/admissions", automation=RUNTIME, json=body)
-
-
 def admitted(api: Api, conv: str, ws: str, user: str, key_session: str, **extra: Any) -> dict[str, Any]:
-    response = admit(api, conv, ws, user, key_session, **extra)
+    response = api.admit(conv, ws, user, key_session, **extra)
     assert response.status_code == 201, response.text
     body: dict[str, Any] = response.json()
     return body
-
-
-def admission_headers(admission: dict[str, Any]) -> dict[str, str]:
-    return {"X-Admission-Id": admission["admissionId"], "X-Delivery-Credential": admission["credential"]}
 
 
 def recall(api: Api, ws: str, admission: dict[str, Any]) -> requests.Response:
@@ -325,7 +313,7 @@ def test_attack_members_runtime_admits_on_anothers_conversation(api: Api, resour
     conv = uid("conv")
     admission = admitted(api, conv, t.ws, t.alice, open_key_session(api, t.alice, t.ws))
     before = related(resources, conv)
-    response = admit(api, conv, t.ws, t.bob, open_key_session(api, t.bob, t.ws))
+    response = api.admit(conv, t.ws, t.bob, open_key_session(api, t.bob, t.ws))
     assert error_code(response) == (404, "CONVERSATION_NOT_FOUND")
     assert related(resources, conv) == before
     assert recall(api, t.ws, admission).json()["status"] == "ok"
@@ -344,7 +332,7 @@ def test_attack_stranger_claims_a_conversation_after_its_slot_expired(api: Api, 
     mallory = new_user("mallory")
     mallory_ws = workspace(api, mallory)
     before = related(resources, conv)
-    response = admit(api, conv, mallory_ws, mallory, open_key_session(api, mallory, mallory_ws))
+    response = api.admit(conv, mallory_ws, mallory, open_key_session(api, mallory, mallory_ws))
     assert error_code(response) == (404, "CONVERSATION_NOT_FOUND")
     receipts = api.call("GET", f"/v1/conversations/{conv}/memory-receipts", user=mallory)
     assert error_code(receipts) == (404, "CONVERSATION_NOT_FOUND")
@@ -412,8 +400,8 @@ def test_attack_404_admission_routes_do_not_tell_whose_conversation(api: Api, re
         "stranger, own workspace": start_turn(api, mallory, mallory_ws, conv, "hi"),
     }
     admissions = {
-        "member, same workspace": admit(api, conv, t.ws, t.bob, open_key_session(api, t.bob, t.ws)),
-        "stranger, own workspace": admit(api, conv, mallory_ws, mallory, open_key_session(api, mallory, mallory_ws)),
+        "member, same workspace": api.admit(conv, t.ws, t.bob, open_key_session(api, t.bob, t.ws)),
+        "stranger, own workspace": api.admit(conv, mallory_ws, mallory, open_key_session(api, mallory, mallory_ws)),
     }
     assert_same_404(turns, "CONVERSATION_NOT_FOUND")
     assert_same_404(admissions, "CONVERSATION_NOT_FOUND")
@@ -484,7 +472,7 @@ def test_attack_runtime_admits_for_any_user_without_delegation(api: Api, resourc
     alice = new_user("alice")
     ws = workspace(api, alice, content="# Memory\n- alice's plans\n")
     conv = uid("conv")
-    response = admit(api, conv, ws, alice, None)
+    response = api.admit(conv, ws, alice, None)
     assert error_code(response) == (400, "KEY_SESSION_REQUIRED")
     assert "credential" not in response.json()
     assert related(resources, conv) == []
@@ -909,7 +897,7 @@ def test_attack_bad_input_admission_key_session(api: Api, resources: LocalResour
         ks = open_key_session(api, alice, other_ws)
     conv = uid("conv")
     before = related(resources, ws, conv)
-    response = admit(api, conv, ws, alice, ks)
+    response = api.admit(conv, ws, alice, ks)
     assert error_code(response) == (403, "KEY_SESSION_INVALID")
     assert related(resources, ws, conv) == before
 
@@ -921,7 +909,7 @@ def test_attack_bad_input_admission_in_another_workspace(api: Api, resources: Lo
     conv = uid("conv")
     admitted(api, conv, ws, alice, open_key_session(api, alice, ws))
     before = related(resources, conv)
-    response = admit(api, conv, other_ws, alice, open_key_session(api, alice, other_ws))
+    response = api.admit(conv, other_ws, alice, open_key_session(api, alice, other_ws))
     assert error_code(response) == (409, "CONVERSATION_WORKSPACE_MISMATCH")
     assert related(resources, conv) == before
 

@@ -14,7 +14,7 @@ import requests
 from scripts.localstack.resources import LocalResources
 from tests.integration.adapters.test_branch_keys import Calls
 from tests.integration.fence_support import make_scene
-from tests.support import Api, item_bytes, new_user, scan_all
+from tests.support import Api, admission_headers, item_bytes, new_user, scan_all
 from workspace_memory.entries.service import Draft, EntryText
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryScope, EntryType
@@ -25,21 +25,12 @@ MARKER = f"PRIVATE-{uuid.uuid4().hex}"
 
 
 def admit(api: Api, user: str, ws: str, conv: str | None = None, scopes: list[str] | None = None) -> dict[str, str]:
-    """The admission headers of a runtime's turn for `user`, under a key session `user` opened."""
-    response = api.call(
-        "POST",
-        f"/v1/automation/conversations/{conv or f'conv-{uuid.uuid4().hex[:8]}'}/admissions",
-        automation="test",
-        json={
-            "workspaceId": ws,
-            "userId": user,
-            "idempotencyKey": uuid.uuid4().hex,
-            "keySessionId": api.key_session(user, ws, scopes),
-        },
-    )
+    """The admission headers of a runtime's turn for `user`, under a key session `user` opened with `scopes` (all
+    unless given)."""
+    conv = conv or f"conv-{uuid.uuid4().hex[:8]}"
+    response = api.admit(conv, ws, user, api.key_session(user, ws, scopes), automation="test")
     assert response.status_code == 201, response.text
-    body = response.json()
-    return {"X-Admission-Id": body["admissionId"], "X-Delivery-Credential": body["credential"]}
+    return admission_headers(response.json())
 
 
 def create(api: Api, user: str, ws: str, title: str, summary: str, scope: str = "workspace") -> str:

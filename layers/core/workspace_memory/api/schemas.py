@@ -79,16 +79,7 @@ class Admit(ApiModel):
 
     def request(self, conversation_id: str) -> AdmissionRequest:
         """The admission an agent runtime asks for, in conversation `conversation_id`, for the body's user."""
-        return AdmissionRequest(
-            conversation_id=conversation_id,
-            workspace_id=self.workspace_id,
-            user_id=self.user_id,
-            idempotency_key=self.idempotency_key,
-            memory_state=self.memory_state,
-            key_session_id=self.key_session_id,
-            session_id=self.session_id,
-            message=self.message,
-        )
+        return _admission_request(self, conversation_id, self.user_id)
 
 
 def _capture_edit(raw: object, validate: ValidatorFunctionWrapHandler) -> Edit:
@@ -140,16 +131,21 @@ class StartTurn(ApiModel):
 
     def request(self, conversation_id: str, user_id: str) -> AdmissionRequest:
         """The admission the signed-in `user_id` asks for, for a turn in conversation `conversation_id`."""
-        return AdmissionRequest(
-            conversation_id=conversation_id,
-            workspace_id=self.workspace_id,
-            user_id=user_id,
-            idempotency_key=self.idempotency_key,
-            memory_state=self.memory_state,
-            key_session_id=self.key_session_id,
-            session_id=self.session_id,
-            message=self.message,
-        )
+        return _admission_request(self, conversation_id, user_id)
+
+
+def _admission_request(body: Admit | StartTurn, conversation_id: str, user_id: str) -> AdmissionRequest:
+    """The one place a body of either admission route becomes the `AdmissionRequest` passed down."""
+    return AdmissionRequest(
+        conversation_id=conversation_id,
+        workspace_id=body.workspace_id,
+        user_id=user_id,
+        idempotency_key=body.idempotency_key,
+        memory_state=body.memory_state,
+        key_session_id=body.key_session_id,
+        session_id=body.session_id,
+        message=body.message,
+    )
 
 
 class SourceIn(ApiModel):

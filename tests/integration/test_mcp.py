@@ -22,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, TextContent
 
 from scripts.localstack.resources import LocalResources
-from tests.integration.turn_support import run, running_worker, worker_settings
+from tests.integration.turn_support import run
 from tests.support import Api, new_user, scan_all
 from workspace_memory.api.body import MAX_BODY_BYTES
 from workspace_memory.kernel.settings import Settings
@@ -237,13 +237,6 @@ def test_a_server_without_valid_configuration_refuses_to_start(gateway_url: str)
     )
     assert done.returncode == 2
     assert done.stderr.strip() == "MCP server configuration: WM_KEY_SESSION_ID: Field required"
-
-
-@pytest.fixture(scope="module")
-def worker(settings: Settings, gateway_url: str) -> Iterator[Settings]:
-    wsettings = worker_settings(settings, gateway_url)
-    with running_worker(wsettings):
-        yield wsettings
 
 
 def test_ask_agent_runs_an_admitted_turn_under_the_key_session(api: Api, gateway_url: str, worker: Settings) -> None:

@@ -26,7 +26,8 @@ from workspace_memory.document.commit import (
     transact_under_retention,
     version_changes,
 )
-from workspace_memory.document.edits import Edit, EditsRejected, apply_edits, rewrite_written
+from workspace_memory.document.edits import MALFORMED_EDITS, Edit, EditsRejected, apply_edits, rewrite_written
+from workspace_memory.document.edits import InvalidEdits as InvalidEdits
 from workspace_memory.document.policy import Mode, Policy
 from workspace_memory.document.service import RECALL_MAX_BYTES
 from workspace_memory.document.versions import Op, head_text
@@ -44,10 +45,6 @@ from workspace_memory.workspaces.access import load_caller
 from workspace_memory.workspaces.keysessions import Scope
 
 EDITS = TypeAdapter(list[Edit])
-
-
-class InvalidEdits(InvalidInput):
-    code = "INVALID_EDITS"
 
 
 class ProposalCleared(Conflict):
@@ -77,13 +74,11 @@ class CaptureResult:
 
 
 def parse_edits(raw: Sequence[Any]) -> list[Edit]:
+    """A proposal's edits as a human applies them (a capture's are typed by its request model)."""
     try:
         return EDITS.validate_python(list(raw))
     except ValueError:
-        # pydantic's message would quote the line text; only say where the problem is.
-        raise InvalidEdits(
-            "edits are malformed: each is add{line,heading?}, replace{old,new} or remove{line}"
-        ) from None
+        raise InvalidEdits(MALFORMED_EDITS) from None
 
 
 def request_hash(edits: Sequence[Edit], base_version: int) -> str:
@@ -128,16 +123,15 @@ class CaptureService:
         workspace_id: str,
         admission_id: str,
         credential: str,
-        raw_edits: Sequence[Any],
+        edits: Sequence[Edit],
         base_version: int,
         idempotency_key: str | None,
     ) -> CaptureResult:
         if idempotency_key != f"memory:{admission_id}":
             raise InvalidInput("Idempotency-Key must be memory:<admissionId>")
-        edits = parse_edits(raw_edits)
         digest = request_hash(edits, base_version)  # of the request as sent, so a retry of it replays
-        edits, redactions = redact_edits(edits)
-        result = self._capture(workspace_id, admission_id, credential, edits, base_version, digest)
+        redacted, redactions = redact_edits(edits)
+        result = self._capture(workspace_id, admission_id, credential, redacted, base_version, digest)
         return result if result.outcome is Outcome.REFUSED else replace(result, redactions=redactions)
 
     def _capture(

@@ -98,9 +98,10 @@ schemathesis: install
 	$(PY) -m pytest tests/integration/api/test_schemathesis.py -q
 
 # The search quality set (tests/quality/) through BM25, embeddings and their fusion: recall@5, MRR, negatives.
-# EVAL_ARGS="--floors 0.10,0.20,0.24,0.30" compares cosine floors.
+# EVAL_ARGS="--floors 0.10,0.20,0.24,0.30" compares cosine floors; LOCOMO=DIR (or EVAL_ARGS="--locomo DIR") adds
+# LoCoMo from a folder with the public snap-research/locomo data (never in the repository).
 eval: install
-	$(PY) -m scripts.eval_search $(EVAL_ARGS)
+	$(PY) -m scripts.eval_search $(if $(LOCOMO),--locomo $(LOCOMO)) $(EVAL_ARGS)
 
 bench: install
 	$(PY) -m scripts.bench

@@ -1,18 +1,22 @@
 """`make eval`: the search quality set through BM25 alone, embeddings alone and their fusion.
 
-    python -m scripts.eval_search [--floors 0.05,0.10,0.15]
+    python -m scripts.eval_search [--floors 0.05,0.10,0.15] [--locomo DIR]
 
 Builds one `HybridIndex` over `tests/quality/entries.jsonl` with the local embedding model and prints, per
 query kind and overall, recall@5 and MRR@10 (over queries with relevant ids) and, for the negatives, the share
 that found nothing and the mean number of results. `--floors` repeats the table for other `MIN_COSINE`
-values, the evidence the constant is chosen on.
+values, the evidence the constant is chosen on. `--locomo DIR` adds LoCoMo (scripts/eval/locomo.py), read from a
+folder holding the public `snap-research/locomo` data (never vendored); its embeddings are cached under
+`--cache` (default /tmp/workspace-memory-eval), so a second run embeds only what changed.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from pathlib import Path
 
+from scripts.eval import locomo, locomo_data
 from scripts.search_quality import (
     KINDS,
     MRR_K,
@@ -53,6 +57,8 @@ def table(index: HybridIndex, queries: Sequence[Query]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--floors", default="", help="comma-separated MIN_COSINE values to compare")
+    parser.add_argument("--locomo", type=Path, help="a folder with LoCoMo's locomo10.json or locomo10.zip")
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/workspace-memory-eval"), help="embedding cache")
     args = parser.parse_args(argv)
     entries = load_entries()
     queries = load_queries()
@@ -67,6 +73,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"\nMIN_COSINE = {floor:.2f}" + (" (the engine's)" if floor == engine_floor else ""))
             for line in table(index, queries):
                 print(line)
+    if args.locomo is not None:
+        conversations = locomo_data.load(args.locomo)
+        embedder = locomo.CachedEmbedder(LocalEmbedder(), args.cache / f"{LocalEmbedder().model_id}.npz")
+        turns = sum(len(c.turns) for c in conversations)
+        print(f"\nLoCoMo: {len(conversations)} conversations, {turns} turns; recall is the share of evidence found")
+        for line in locomo.table(locomo.evaluate(conversations, embedder)):
+            print(line)
+        embedder.save()
 
 
 if __name__ == "__main__":

@@ -23,8 +23,8 @@ Scopes (mutant-name globs; GLOB arguments replace the scope):
   of the changes (adapters/dynamo_changes.py) is left out on purpose: mutmut only wraps its strings in "XX"
   (an invalid expression every test notices); weakening a clause, the meaningful mutant there, is what the
   curated list does (scripts/mutation_guards.py, docs/mutation.md).
-- `modules`: every function of turns/ authority.py, capture.py, recall.py, admission.py and document/service.py
-  (~2,100 mutants: hours on this machine).
+- `modules`: every function of turns/ authority.py, capture.py, recall.py, admission.py and document/ service.py,
+  commit.py and versions.py (~2,100 mutants: hours on this machine).
 
 `--show` prints the diff of every surviving mutant in scope after the run.
 
@@ -55,7 +55,15 @@ from scripts.mutation_guards import CURATED
 ROOT = Path(__file__).resolve().parents[1]
 STAGE = ROOT / ".local" / "mutation"
 MUTMUT = "mutmut==3.8.1"
-MODULES = ["turns.authority", "turns.capture", "turns.recall", "turns.admission", "document.service"]
+MODULES = [
+    "turns.authority",
+    "turns.capture",
+    "turns.recall",
+    "turns.admission",
+    "document.service",
+    "document.commit",
+    "document.versions",
+]
 TESTS = [
     "tests/integration/turns/test_fence_guards.py",
     "tests/integration/turns/test_fence_matrix.py",
@@ -81,7 +89,7 @@ FENCE = [
     f"workspace_memory.turns.admission.x{SEP}AdmissionService{SEP}_check_key_session__mutmut_*",
     f"workspace_memory.turns.admission.x{SEP}AdmissionService{SEP}_replay__mutmut_*",
     "workspace_memory.turns.admission.x__check_owner__mutmut_*",
-    "workspace_memory.document.service.x_version_changes__mutmut_*",
+    "workspace_memory.document.commit.x_version_changes__mutmut_*",
     f"workspace_memory.document.service.x{SEP}DocumentService{SEP}save__mutmut_*",
 ]
 SCOPES = {"fence": FENCE, "modules": [f"workspace_memory.{m}.*" for m in MODULES]}

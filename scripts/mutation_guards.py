@@ -110,8 +110,8 @@ CURATED = [
     Curated(
         "early refusal: admission expiry",
         AUTHORITY,
-        'adm.status != "admitted" or adm.expires_at <= now,',
-        'adm.status != "admitted",',
+        "adm.status not in live or adm.expires_at <= now,",
+        "adm.status not in live,",
         (EXPIRED_ORACLE + "[admission_expired-auto]", EXPIRED_ORACLE + "[admission_expired-read_only]"),
     ),
     Curated(
@@ -215,8 +215,8 @@ CURATED = [
     Curated(
         "apply_proposal: generation, no policy row",
         DYNAMO,
-        "_check(keys.policy(ws), _ABSENT, {})",
-        '_check(keys.policy(ws), f"{_ABSENT} OR attribute_exists(pk)", {})',
+        "generation=None):\n            return _check(keys.policy(ws), _ABSENT, {})",
+        'generation=None):\n            return _check(keys.policy(ws), f"{_ABSENT} OR attribute_exists(pk)", {})',
         (GUARDS + "::test_a_clear_between_reading_and_applying_a_proposal_refuses_it[no policy row]",),
     ),
     Curated(

@@ -25,6 +25,7 @@ from workflows.worker import build_worker_parts
 from workspace_memory.bootstrap import build_services
 from workspace_memory.document.policy import Mode
 from workspace_memory.kernel.settings import Settings
+from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.turns.service import TurnService
 from workspace_memory.turns.turn_contract import WORKFLOW_NAME, TurnInput, TurnView
 from workspace_memory.workspaces.access import ShareType
@@ -46,16 +47,15 @@ def admitted_turn(settings: Settings) -> TurnInput:
     svc.policy.set(OWNER, ws, Mode.AUTO, 0)
     svc.document.save(OWNER, ws, "# Memory\n- recorded for replay\n", 0)
     runner = CapturingRunner()
-    TurnService(svc.table, svc.admission, runner).start(
-        user_id=OWNER,
+    request = AdmissionRequest(
         conversation_id="conv-replay",
         workspace_id=ws,
-        message=MESSAGE,
+        user_id=OWNER,
         idempotency_key="record",
-        memory_state=None,
-        key_session_id=None,
         session_id=f"sess-{uuid.uuid4().hex[:8]}",
+        message=MESSAGE,
     )
+    TurnService(svc.table, svc.admission, runner).start(request)
     return runner.started[-1]
 
 

@@ -18,6 +18,8 @@ from scripts.localstack.resources import isolate_environment
 from tests.depth import DEPTH, HYPOTHESIS_EXAMPLES
 
 isolate_environment()
+# A loaded machine makes the suite slower, never red: the stacks allow 4x Lambda's limits (functions.TIME_SCALE).
+os.environ.setdefault("WM_LOCAL_TIME_SCALE", "4")
 hypothesis_settings.register_profile(DEPTH, max_examples=HYPOTHESIS_EXAMPLES)
 hypothesis_settings.load_profile(DEPTH)
 
@@ -91,7 +93,8 @@ def gateway_url(stack_env: dict[str, str], local_stack: LocalStack) -> str:
 
 @pytest.fixture(scope="session")
 def api(gateway_url: str) -> Api:
-    return Api(gateway_url)
+    """Waits past the stack's own 504 (4x a 15 s timeout): the gateway, not the client, says a call took too long."""
+    return Api(gateway_url, timeout=180.0)
 
 
 @pytest.fixture(scope="session")
@@ -99,3 +102,9 @@ def function_logs(local_stack: LocalStack) -> FunctionLogs:
     """What the gateway's execution environments log (each runs in a process of its own)."""
     assert local_stack.config.function_log is not None
     return FunctionLogs(local_stack.config.function_log)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests first (a stable sort: files and their order otherwise kept), so pytest-xdist hands the
+    longest files out before the short ones and the workers finish together."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -24,6 +24,9 @@ from workspace_memory.adapters.temporal_codec import data_converter
 from workspace_memory.store.keys import Key
 from workspace_memory.store.ports import Cipher, Table
 
+RUNTIME = "agent-runtime"
+"""The automation caller the integration tests' agent runtime signs as (`Bearer automation:<name>` locally)."""
+
 
 class Api(DevClient):
     """The local gateway's dev-auth client, with the steps the integration tests take again and again."""
@@ -59,11 +62,36 @@ class Api(DevClient):
         key_session_id: str = response.json()["keySessionId"]
         return key_session_id
 
+    def admit(
+        self,
+        conv: str,
+        ws: str,
+        user: str,
+        key_session: str | None,
+        *,
+        key: str | None = None,
+        automation: str = RUNTIME,
+        **extra: Any,
+    ) -> requests.Response:
+        """An agent runtime's admission request for `user` in conversation `conv`, under the key session `user`
+        opened (None: sent without one), with a fresh idempotency key unless `key`; `extra` adds body fields
+        (`sessionId=`, `message=`, `memoryState=`). The answer as it is: a test of refusals reads it."""
+        idempotency_key = uuid.uuid4().hex if key is None else key
+        body: dict[str, Any] = {"workspaceId": ws, "userId": user, "idempotencyKey": idempotency_key, **extra}
+        if key_session is not None:
+            body["keySessionId"] = key_session
+        return self.call("POST", f"/v1/automation/conversations/{conv}/admissions", automation=automation, json=body)
+
     def read(self, user: str, ws: str) -> dict[str, Any]:
         response = self.call("GET", f"/v1/workspaces/{ws}/memory", user=user)
         assert response.status_code == 200, response.text
         body: dict[str, Any] = response.json()
         return body
+
+
+def admission_headers(admission: dict[str, Any]) -> dict[str, str]:
+    """The headers an admitted turn's tools send: its admission id and delivery credential."""
+    return {"X-Admission-Id": admission["admissionId"], "X-Delivery-Credential": admission["credential"]}
 
 
 def new_user(prefix: str = "user") -> str:

@@ -39,16 +39,7 @@ app = build_resolver()
 @app.post("/v1/automation/conversations/<conv>/admissions")
 def admit(conv: str, body: Annotated[Admit, Body()]) -> Response[AdmissionOut]:
     automation_caller(app)
-    admitted = services().admission.admit_for_runtime(
-        conversation_id=conv,
-        workspace_id=body.workspace_id,
-        user_id=body.user_id,
-        idempotency_key=body.idempotency_key,
-        key_session_id=body.key_session_id,
-        memory_state=body.memory_state,
-        session_id=body.session_id,
-        message=body.message,
-    )
+    admitted = services().admission.admit_for_runtime(body.request(conv))
     return respond(200 if admitted.replayed else 201, AdmissionOut.of(admitted))
 
 

@@ -17,16 +17,7 @@ app = build_resolver()
 
 @app.post("/v1/conversations/<conv>/turns")
 def start_turn(conv: str, body: Annotated[StartTurn, Body()]) -> Response[TurnStarted]:
-    started = turn_service().start(
-        user_id=human_user(app),
-        conversation_id=conv,
-        workspace_id=body.workspace_id,
-        message=body.message,
-        idempotency_key=body.idempotency_key,
-        memory_state=body.memory_state,
-        key_session_id=body.key_session_id,
-        session_id=body.session_id,
-    )
+    started = turn_service().start(body.request(conv, human_user(app)))
     return respond(202, TurnStarted.of(started))
 
 

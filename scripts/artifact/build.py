@@ -12,6 +12,7 @@ first (scripts/python313) and put on PATH for the build.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import os
 import platform
@@ -100,7 +101,18 @@ def _template_for(arch: str) -> str:
 
 
 def build(target: Target, *, force: bool = False, quiet: bool = True) -> Path:
-    """Builds `target` unless its inputs are unchanged; returns its build directory."""
+    """Builds `target` unless its inputs are unchanged; returns its build directory.
+
+    One build at a time per checkout (an exclusive lock beside the build directories): pytest-xdist's workers
+    each start a gateway, which builds when stale, and two builds into one directory leave half a layer."""
+    lock_path = ROOT / ".aws-sam" / ".build.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with lock_path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        return _build(target, force=force, quiet=quiet)
+
+
+def _build(target: Target, *, force: bool, quiet: bool) -> Path:
     out = build_dir(target)
     if out == build_dir("deploy"):
         target = "deploy"

@@ -23,7 +23,7 @@ from scripts.bench.stats import KEYRING, KMS_PER_OBJECT, CallRecorder, KeyringCo
 from workspace_memory.adapters.aws import build_clients
 from workspace_memory.adapters.branch_keys import BranchKeyCipher, key_store
 from workspace_memory.adapters.kms_cipher import KmsCipher
-from workspace_memory.document.service import document_context
+from workspace_memory.document.versions import document_context
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.store.ports import Cipher
 

@@ -45,6 +45,7 @@ from scripts.bench.stats import CallRecorder, KmsScenario, Operation, Summary, c
 from scripts.bench.writers import CaptureBench, EntryCreateBench, EntrySupersedeBench, SaveBench
 from scripts.localstack.resources import LocalResources
 from workspace_memory.bootstrap import Services, build_services
+from workspace_memory.document.edits import AddEdit
 from workspace_memory.entries.model import Filters
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.store import keys
@@ -206,7 +207,7 @@ def kms_per_read(
         bench.services,
         recall.workspace_id,
         writer,
-        [{"op": "add", "line": "- captured by another process"}],
+        [AddEdit(line="- captured by another process")],
         recall.head_version,
     )
     recall_changed = kms_calls(recall_ok, 1)

@@ -10,18 +10,21 @@ replaced by a fresh one every ROTATE_EVERY runs (untimed): `RotatingScenes`.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import boto3
 
 from scripts.localstack.resources import create_table
 from workspace_memory.bootstrap import Services, build_services
+from workspace_memory.document.edits import Edit
 from workspace_memory.document.policy import Mode
 from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryType
 from workspace_memory.turns.admission import Admitted
+from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.turns.capture import Outcome
 from workspace_memory.workspaces.access import ShareType
 
@@ -84,13 +87,14 @@ def auto_workspace(services: Services, name: str, content: str) -> tuple[str, in
 
 
 def admit(services: Services, workspace_id: str, conversation_id: str, message: str | None = None) -> Admitted:
-    return services.admission.admit(
+    request = AdmissionRequest(
         conversation_id=conversation_id,
         workspace_id=workspace_id,
         user_id=OWNER,
         idempotency_key=uuid.uuid4().hex,
         message=message,
     )
+    return services.admission.admit(request)
 
 
 @dataclass
@@ -145,7 +149,7 @@ def seed_entries(services: Services, workspace_id: str, count: int) -> None:
         services.entries.create(OWNER, workspace_id, entry_draft(n))
 
 
-def capture(services: Services, workspace_id: str, admitted: Admitted, edits: list[dict[str, Any]], base: int) -> int:
+def capture(services: Services, workspace_id: str, admitted: Admitted, edits: Sequence[Edit], base: int) -> int:
     """A capture under `admitted` that must commit; returns the new head version."""
     adm = admitted.admission
     result = services.capture.capture(workspace_id, adm.id, admitted.credential, edits, base, f"memory:{adm.id}")

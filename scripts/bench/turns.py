@@ -38,6 +38,7 @@ from workspace_memory.adapters.temporal_codec import data_converter, payload_cip
 from workspace_memory.adapters.temporal_turns import start_options
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.settings import Settings
+from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.turns.capture import Outcome
 from workspace_memory.turns.service import TurnService
 from workspace_memory.turns.turn_contract import WORKFLOW_NAME, TurnInput, TurnView
@@ -123,16 +124,15 @@ class TurnScenes:
     def admit(self, label: str) -> TurnInput:
         if self.rotation.due():
             self._workspace_id, _ = auto_workspace(self._api, f"turns-{self.rotation.tables}", self._content)
-        self._ingress.start(
-            user_id=OWNER,
+        request = AdmissionRequest(
             conversation_id=f"conv-bench-{label}",
             workspace_id=self._workspace_id,
-            message=turn_message(label),
+            user_id=OWNER,
             idempotency_key=uuid.uuid4().hex,
-            memory_state=None,
-            key_session_id=None,
             session_id=f"sess-bench-{label}",
+            message=turn_message(label),
         )
+        self._ingress.start(request)
         return self._runner.started[-1]
 
 

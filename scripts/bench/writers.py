@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from scripts.bench.scenes import OWNER, RotatingScenes, Scene, admit, capture, entry_draft
+from workspace_memory.document.edits import AddEdit
 from workspace_memory.turns.admission import Admitted
 
 
@@ -43,7 +44,7 @@ class CaptureBench:
             raise RuntimeError("capture needs a fresh admission: run before() first")
         self._admitted = None
         self._count += 1
-        edits = [{"op": "add", "line": f"- captured fact {self._count}"}]
+        edits = [AddEdit(line=f"- captured fact {self._count}")]
         scene.head_version = capture(scene.services, scene.workspace_id, admitted, edits, scene.head_version)
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
 from scripts.localstack import runtime
-from scripts.localstack.functions import FunctionSpec, declared_names
+from scripts.localstack.functions import FunctionSpec, declared_names, time_scale
 from scripts.localstack.runtime import FrameReader, FrameTimeout, LambdaContext, ProtocolError
 
 RUNNER = Path(runtime.__file__).resolve()
@@ -143,7 +143,7 @@ class ProcessEnvironment:
         self._answers = FrameReader(self._proc.stdout.fileno())
         self._init_ms: float | None = None
         try:
-            ready = self._answers.read(time.monotonic() + INIT_TIMEOUT_SECONDS)
+            ready = self._answers.read(time.monotonic() + INIT_TIMEOUT_SECONDS * time_scale())
         except (FrameTimeout, ProtocolError, OSError) as exc:
             self.kill()
             raise InitError(f"{spec.logical_id}: no ready answer ({type(exc).__name__})") from exc

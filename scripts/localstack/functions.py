@@ -26,13 +26,33 @@ DEFAULT_MEMORY_MB = 128
 LAYER_SOURCE = "layers/core"
 
 
+TIME_SCALE = "WM_LOCAL_TIME_SCALE"
+"""How many times Lambda's limits the local stack allows (a function's timeout, an init, a wait for an
+environment): 1, Lambda's own, unless set. A Lambda has its CPU to itself; a 2-core machine running a test
+suite's two stacks at once does not, so the suite sets 4 (tests/conftest.py): a loaded machine makes it slower,
+never red. What a handler is told is Lambda's (its context's deadline is the template's timeout from now), and
+killing an environment past its limit is unchanged (tests/integration/test_lambda_environments.py checks it on
+a 2 s timeout)."""
+
+
+def time_scale() -> float:
+    raw = os.environ.get(TIME_SCALE, "1")
+    try:
+        scale = float(raw)
+    except ValueError:
+        scale = 0.0
+    if not 1.0 <= scale <= 100.0:
+        raise ValueError(f"{TIME_SCALE}={raw!r}: a number from 1 to 100")
+    return scale
+
+
 @dataclass(frozen=True)
 class FunctionSpec:
     logical_id: str
     handler: str
     runtime: str
     timeout: float
-    """Seconds an invocation may run before its environment is killed (the template's Timeout)."""
+    """The template's Timeout, in seconds (an invocation runs for `allowed_seconds`)."""
     memory_mb: int
     code_dir: Path
     """The function's built code (what an environment imports first), or its CodeUri in the sources."""
@@ -63,6 +83,11 @@ class FunctionSpec:
             "LANG": "C.UTF-8",
             "PATH": os.defpath,
         }
+
+    @property
+    def allowed_seconds(self) -> float:
+        """Seconds an invocation may run before its environment is killed: the timeout, times `time_scale()`."""
+        return self.timeout * time_scale()
 
 
 def stack_environment(

@@ -51,7 +51,7 @@ def invoke(
         except InitError:
             return Invocation("init_error")
         try:
-            return started.invoke(event, context_for(spec, str(uuid.uuid4())), spec.timeout)
+            return started.invoke(event, context_for(spec, str(uuid.uuid4())), spec.allowed_seconds)
         finally:
             started.close()
     finally:

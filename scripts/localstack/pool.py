@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from scripts.localstack.environments import ColdStart, Environment, InitError, Invocation
-from scripts.localstack.functions import FunctionSpec
+from scripts.localstack.functions import FunctionSpec, time_scale
 from scripts.localstack.runtime import LambdaContext
 
 DEFAULT_CAP = 16
@@ -97,12 +97,12 @@ class FunctionPool:
 
     def invoke(self, event: dict[str, Any], request_id: str | None = None) -> Invocation:
         try:
-            environment, cold = self._acquire(time.monotonic() + QUEUE_TIMEOUT_SECONDS)
+            environment, cold = self._acquire(time.monotonic() + QUEUE_TIMEOUT_SECONDS * time_scale())
         except InitError:
             return Invocation("init_error")
         context = context_for(self.spec, request_id or str(uuid.uuid4()))
         try:
-            return environment.invoke(event, context, self.spec.timeout)
+            return environment.invoke(event, context, self.spec.allowed_seconds)
         finally:
             self._release(environment, cold)
 

@@ -9,10 +9,13 @@ from dataclasses import dataclass
 
 from workspace_memory.adapters.aws import AwsClients
 from workspace_memory.bootstrap import Services, build_services
+from workspace_memory.document.edits import AddEdit, Edit, RemoveEdit
 from workspace_memory.document.policy import Mode
 from workspace_memory.kernel.clock import ManualClock
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.turns.admission import Admitted, MemoryState
+from workspace_memory.kernel.terms import MemoryState
+from workspace_memory.turns.admission import Admitted
+from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.turns.authority import Predicate
 from workspace_memory.turns.capture import CaptureResult
 from workspace_memory.turns.notes import Notebook
@@ -37,15 +40,21 @@ class Scene:
         key_session: str | None = None,
         user: str | None = None,
         session: str | None = None,
+        message: str | None = None,
     ) -> Admitted:
+        """An admission in this workspace (a fresh conversation and idempotency key unless given), the owner's
+        unless `user` is given."""
         return self.svc.admission.admit(
-            conversation_id=conv or f"conv-{uuid.uuid4().hex[:8]}",
-            workspace_id=self.ws,
-            user_id=user or self.owner,
-            idempotency_key=key or uuid.uuid4().hex,
-            memory_state=state,
-            key_session_id=key_session,
-            session_id=session,
+            AdmissionRequest(
+                conversation_id=conv or f"conv-{uuid.uuid4().hex[:8]}",
+                workspace_id=self.ws,
+                user_id=user or self.owner,
+                idempotency_key=key or uuid.uuid4().hex,
+                memory_state=state,
+                key_session_id=key_session,
+                session_id=session,
+                message=message,
+            )
         )
 
     def notebook(self, session_id: str, user: str | None = None) -> Notebook:
@@ -53,7 +62,7 @@ class Scene:
         return Notebook(self.ws, user or self.owner, session_id)
 
     def capture(self, admitted: Admitted, line: str, base: int, *, op: str = "add") -> CaptureResult:
-        edit = {"op": op, "line": line}
+        edit: Edit = AddEdit(line=line) if op == "add" else RemoveEdit(line=line)
         adm = admitted.admission
         return self.svc.capture.capture(self.ws, adm.id, admitted.credential, [edit], base, f"memory:{adm.id}")
 

@@ -22,9 +22,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, Playwright, expect, sync_playwright
 
 from scripts.localstack.resources import LocalResources
-from tests.integration.turn_support import running_worker, worker_settings
-from tests.integration.turns.test_automation_api import RUNTIME, admission_headers, admit
-from tests.support import Api, new_user, scan_all
+from tests.support import RUNTIME, Api, admission_headers, new_user, scan_all
 from workspace_memory.kernel.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -71,13 +69,6 @@ def page(browser: Browser) -> Iterator[Page]:
     opened.set_default_timeout(WAIT_MS)
     yield opened
     context.close()
-
-
-@pytest.fixture(scope="module")
-def worker(settings: Settings, gateway_url: str) -> Iterator[Settings]:
-    wsettings = worker_settings(settings, gateway_url)
-    with running_worker(wsettings):
-        yield wsettings
 
 
 def sign_in(page: Page, gateway_url: str, user: str) -> None:
@@ -619,7 +610,7 @@ def test_more_pages_through_the_list(page: Page, api: Api, gateway_url: str) -> 
 def propose(api: Api, ws: str, user: str, title: str) -> str:
     """An agent's `save_memory` in `read_only` through the automation route: a candidate, never an entry."""
     key_session = api.key_session(user, ws)
-    admitted = admit(api, f"conv-{uuid.uuid4().hex[:8]}", ws, user, uuid.uuid4().hex, key_session)
+    admitted = api.admit(f"conv-{uuid.uuid4().hex[:8]}", ws, user, key_session, key=uuid.uuid4().hex)
     assert admitted.status_code == 201, admitted.text
     assert admitted.json()["mode"] == "read_only"
     body = {"type": "fact", "title": title, "summary": "proposed by the agent", "body": "from a turn"}

@@ -9,7 +9,7 @@ matter of course, and so do agent runtimes.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -19,9 +19,8 @@ import pytest
 import requests
 
 from tests.integration.document.test_races import run_together
-from tests.integration.turn_support import running_worker, turn_result, worker_settings
-from tests.integration.turns.test_automation_api import RUNTIME, admission_headers
-from tests.support import Api, new_user
+from tests.integration.turn_support import turn_result
+from tests.support import RUNTIME, Api, admission_headers, new_user
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.turns.admission import AdmissionRef
@@ -88,9 +87,8 @@ def _document(marker: str, round_: int) -> str:
 
 
 def _admit(api: Api, user: str, ws: str, key_session: str, conv: str) -> dict[str, Any]:
-    body = {"workspaceId": ws, "userId": user, "idempotencyKey": conv, "keySessionId": key_session}
-    admitted = api.call("POST", f"/v1/automation/conversations/{conv}/admissions", automation=RUNTIME, json=body)
-    return _ok(admitted, 201, "admission")
+    """An admission checked as the hammer checks every call (the conversation doubles as idempotency key)."""
+    return _ok(api.admit(conv, ws, user, key_session, key=conv), 201, "admission")
 
 
 class Hammer:
@@ -160,13 +158,6 @@ class Hammer:
         self.turns[started["turnId"]] = t
         view = self.api.call("GET", f"/v1/conversations/{conv}/turns/{started['turnId']}", user=t.user)
         assert _ok(view, 200, "turn read")["turnId"] == started["turnId"]
-
-
-@pytest.fixture
-def worker(settings: Settings, gateway_url: str) -> Iterator[Settings]:
-    wsettings = worker_settings(settings, gateway_url)
-    with running_worker(wsettings):
-        yield wsettings
 
 
 def test_concurrent_users_never_see_each_others_identity_or_text(api: Api, worker: Settings, svc: Services) -> None:

@@ -69,7 +69,7 @@ def send(
     url = urlsplit(base_url)
     assert url.hostname is not None
     assert url.port is not None
-    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=120)
     try:
         conn.putrequest(method, target, skip_host=True, skip_accept_encoding=True)
         for host in hosts:

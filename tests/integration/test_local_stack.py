@@ -121,7 +121,7 @@ def test_local_stack_starts_serves_and_stops_everything_on_ctrl_c(tmp_path: Path
         child_pids = [int(pid) for pid in re.findall(r"\bpid (\d+)", banner)]
         assert len(child_pids) >= 2, banner  # moto and Temporal, plus the worker once it exists
 
-        with urllib.request.urlopen(f"http://127.0.0.1:{gateway_port}/v1/health", timeout=10) as response:
+        with urllib.request.urlopen(f"http://127.0.0.1:{gateway_port}/v1/health", timeout=60) as response:
             assert response.status == 200
 
         found = re.search(r"^Temporal\s+(\S+)", banner, re.M)

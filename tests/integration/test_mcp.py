@@ -22,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, TextContent
 
 from scripts.localstack.resources import LocalResources
-from tests.integration.turn_support import run, running_worker, worker_settings
+from tests.integration.turn_support import run
 from tests.support import Api, new_user, scan_all
 from workspace_memory.api.body import MAX_BODY_BYTES
 from workspace_memory.kernel.settings import Settings
@@ -239,13 +239,6 @@ def test_a_server_without_valid_configuration_refuses_to_start(gateway_url: str)
     assert done.stderr.strip() == "MCP server configuration: WM_KEY_SESSION_ID: Field required"
 
 
-@pytest.fixture(scope="module")
-def worker(settings: Settings, gateway_url: str) -> Iterator[Settings]:
-    wsettings = worker_settings(settings, gateway_url)
-    with running_worker(wsettings):
-        yield wsettings
-
-
 def test_ask_agent_runs_an_admitted_turn_under_the_key_session(api: Api, gateway_url: str, worker: Settings) -> None:
     owner, ws, ks = workspace(api, "auto", "# Team\n- deploys on Fridays\n")
 
@@ -308,8 +301,8 @@ def test_streamable_http_on_loopback_recalls_and_refuses_a_foreign_host(api: Api
                 return names, structured(await call(client, "recall_memory"))
 
         names, recalled = run(scenario())
-        foreign = requests.post(url, headers={"Host": "evil.example:80"}, json={}, timeout=10)
-        cross_origin = requests.post(url, headers={"Origin": "http://evil.example"}, json={}, timeout=10)
+        foreign = requests.post(url, headers={"Host": "evil.example:80"}, json={}, timeout=60)
+        cross_origin = requests.post(url, headers={"Origin": "http://evil.example"}, json={}, timeout=60)
 
     assert names == TOOLS
     assert (recalled["status"], recalled["revision"]) == ("ok", 1)
@@ -345,7 +338,7 @@ def test_streamable_http_refuses_a_local_process_without_the_client_secret(
             {"Authorization": f"Basic {secret}"},
         ]
         answers = [
-            requests.post(url, headers={**mcp_headers, **extra}, json=call_remember, timeout=10) for extra in attempts
+            requests.post(url, headers={**mcp_headers, **extra}, json=call_remember, timeout=60) for extra in attempts
         ]
         refused_state = scan_all(resources)
 

@@ -17,6 +17,7 @@ from workspace_memory.adapters.temporal_codec import data_converter
 from workspace_memory.adapters.temporal_turns import TemporalTurns
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.store.ports import Cipher
+from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.turns.service import TurnService
 from workspace_memory.turns.turn_contract import TurnView
 
@@ -86,14 +87,14 @@ def start_queued(
 ) -> tuple[str, str]:
     """Admits and starts a turn on `queue` for a fresh conversation; returns (conversation, turn id)."""
     conv = f"conv-{uuid.uuid4().hex[:8]}"
-    started = queued_turns(scene, settings, queue).start(
-        user_id=scene.owner,
+    request = AdmissionRequest(
         conversation_id=conv,
         workspace_id=scene.ws,
-        message=message,
+        user_id=scene.owner,
         idempotency_key="k",
-        memory_state=None,
         key_session_id=key_session_id,
         session_id=session_id,
+        message=message,
     )
+    started = queued_turns(scene, settings, queue).start(request)
     return conv, started.turn_id

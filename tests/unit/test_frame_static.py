@@ -11,7 +11,7 @@ import pytest
 from scripts.localstack.gateway import Gateway
 from scripts.localstack.template import ROOT
 from workspace_memory.api.models.document import VersionOut
-from workspace_memory.document.service import VersionInfo
+from workspace_memory.document.versions import VersionInfo
 
 pytestmark = pytest.mark.unit
 

@@ -21,11 +21,12 @@ from tests.support import item_bytes
 from workspace_memory.adapters.branch_keys import BRANCH_KEY_TTL_SECONDS, KEY_STORE_NAME, branch_key_id
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.document.policy import Mode
-from workspace_memory.document.service import document_context
+from workspace_memory.document.versions import document_context
 from workspace_memory.kernel.errors import DecryptionFailed
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.store import keys
 from workspace_memory.turns.admission import credential_context
+from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.turns.notes import Notebook
 from workspace_memory.turns.recall import RecallStatus
 from workspace_memory.workspaces.access import ShareType
@@ -129,7 +130,9 @@ def test_every_kind_of_workspace_data_is_under_its_workspaces_branch_key(svc: Se
     svc.access.set_ai(owner, ws, True)
     svc.document.save(owner, ws, "# Memory\n- branch keys\n", 0)
     admitted = svc.admission.admit(
-        conversation_id=f"conv-{uuid.uuid4().hex[:8]}", workspace_id=ws, user_id=owner, idempotency_key="k"
+        AdmissionRequest(
+            conversation_id=f"conv-{uuid.uuid4().hex[:8]}", workspace_id=ws, user_id=owner, idempotency_key="k"
+        )
     )
     notebook = Notebook(ws, owner, f"sess-{uuid.uuid4().hex[:8]}")
     svc.notes.update(notebook, "- a working note")
@@ -232,7 +235,9 @@ def test_a_warm_process_encrypts_and_decrypts_with_no_kms_call(svc: Services) ->
     svc.access.set_ai(owner, ws, True)
     svc.policy.set(owner, ws, Mode.AUTO, 0)
     admitted = reader.admission.admit(
-        conversation_id=f"conv-{uuid.uuid4().hex[:8]}", workspace_id=ws, user_id=owner, idempotency_key="warm"
+        AdmissionRequest(
+            conversation_id=f"conv-{uuid.uuid4().hex[:8]}", workspace_id=ws, user_id=owner, idempotency_key="warm"
+        )
     )
     for _ in range(5):
         recalled = reader.recall.recall(ws, admitted.admission.id, admitted.credential)

@@ -8,7 +8,7 @@ import pytest
 
 from tests.support import Api, new_user
 from workspace_memory.api.body import MAX_BODY_BYTES
-from workspace_memory.document.service import MAX_DOCUMENT_BYTES
+from workspace_memory.document.versions import MAX_DOCUMENT_BYTES
 
 pytestmark = pytest.mark.integration
 

@@ -13,11 +13,12 @@ import boto3
 import pytest
 
 from scripts.localstack.resources import LocalResources
+from tests.integration.entry_support import draft
 from tests.integration.fence_support import Scene, make_scene
 from tests.support import Api, new_user
 from workspace_memory.bootstrap import Services, build_services
+from workspace_memory.document.commit import DAY_SECONDS
 from workspace_memory.document.policy import Mode
-from workspace_memory.document.service import DAY_SECONDS
 from workspace_memory.kernel.clock import epoch_seconds
 from workspace_memory.kernel.errors import StaleBaseVersion, VersionNotFound
 from workspace_memory.kernel.settings import Settings
@@ -264,19 +265,13 @@ def entry_revision_item(svc: Services, ws: str, entry_id: str, revision: int) ->
 def test_a_retention_change_rewrites_the_expiry_of_superseded_entry_revisions(
     settings: Settings, resources: LocalResources
 ) -> None:
-    from workspace_memory.entries.model import Draft, EntryText
-    from workspace_memory.kernel.terms import EntryType
-
     scene = make_scene(settings)
     svc, ws, owner = scene.svc, scene.ws, scene.owner
 
-    def draft(n: int) -> Draft:
-        return Draft(EntryType.FACT, EntryText(f"Deploys {n}", "deploy day", f"revision {n}"))
-
-    entry_id = svc.entries.create(owner, ws, draft(1)).entry_id
+    entry_id = svc.entries.create(owner, ws, draft("Deploys 1", body="revision 1")).entry_id
     for base in (1, 2):
         scene.clock.advance(3600)
-        svc.entries.supersede(owner, ws, entry_id, draft(base + 1), base)
+        svc.entries.supersede(owner, ws, entry_id, draft(f"Deploys {base + 1}", body=f"revision {base + 1}"), base)
 
     def ttl(revision: int) -> int | None:
         item = entry_revision_item(svc, ws, entry_id, revision)

@@ -17,8 +17,7 @@ from scripts.localstack.local_clock import PinnedClock
 from scripts.localstack.resources import LocalResources
 from scripts.localstack.stack import LocalStack
 from tests.integration.document.test_races import run_together
-from tests.integration.turns.test_automation_api import RUNTIME, admission_headers, admit
-from tests.support import Api, new_user, scan_all
+from tests.support import RUNTIME, Api, admission_headers, new_user, scan_all
 from workspace_memory.entries.limits import AGENT_WRITES_PER_HOUR
 from workspace_memory.store import keys
 
@@ -50,7 +49,7 @@ def agent_workspace(api: Api, mode: str) -> tuple[str, str]:
 def admitted(api: Api, ws: str, user: str) -> dict[str, Any]:
     """An automation admission for `user` under a key session of theirs (a new conversation)."""
     key_session = api.key_session(user, ws)
-    response = admit(api, f"conv-{uuid.uuid4().hex[:8]}", ws, user, uuid.uuid4().hex, key_session)
+    response = api.admit(f"conv-{uuid.uuid4().hex[:8]}", ws, user, key_session, key=uuid.uuid4().hex)
     assert response.status_code == 201, response.text
     admission: dict[str, Any] = response.json()
     return admission

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.integration.fence_support import Event, Scene, add_member, clear_document, make_scene
+from workspace_memory.document.edits import AddEdit
 from workspace_memory.document.policy import Mode
 from workspace_memory.entries.agent_entries import SaveResult
 from workspace_memory.entries.model import Draft, EntryText
@@ -63,16 +64,8 @@ EVENTS = [
 
 
 def _admit(scene: Scene, conv: str | None = None, key_session: str | None = None) -> Admitted:
-    import uuid
-
-    return scene.svc.admission.admit(
-        conversation_id=conv or f"conv-{uuid.uuid4().hex[:8]}",
-        workspace_id=scene.ws,
-        user_id=EDITOR,
-        idempotency_key=uuid.uuid4().hex,
-        key_session_id=key_session,
-        message=MESSAGE,
-    )
+    """The editor's admission for a turn with `MESSAGE` (what a rule's quote is checked against)."""
+    return scene.admit(conv, user=EDITOR, key_session=key_session, message=MESSAGE)
 
 
 def _scene(settings: Settings, mode: Mode = Mode.AUTO) -> Scene:
@@ -175,7 +168,7 @@ def test_several_saves_in_one_turn_and_after_its_capture(settings: Settings) -> 
     first = save(scene, admitted, title="First", idem="a")
     adm = admitted.admission
     captured = scene.svc.capture.capture(
-        scene.ws, adm.id, admitted.credential, [{"op": "add", "line": "- x"}], 1, f"memory:{adm.id}"
+        scene.ws, adm.id, admitted.credential, [AddEdit(line="- x")], 1, f"memory:{adm.id}"
     )
     assert captured.outcome is Outcome.COMMITTED
     second = save(scene, admitted, title="Second", idem="b")

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.integration.turn_support import running_worker, worker_settings
 from tests.integration.turns.test_turns import finish, start_turn
 from tests.support import Api, new_user
 from workflows.providers.base import ModelRequest, ModelResponse
@@ -40,13 +38,6 @@ class OfferedTools(ScriptedProvider):
 @pytest.fixture(scope="module")
 def model() -> OfferedTools:
     return OfferedTools()
-
-
-@pytest.fixture(scope="module")
-def worker(settings: Settings, gateway_url: str, model: OfferedTools) -> Iterator[Settings]:
-    wsettings = worker_settings(settings, gateway_url)
-    with running_worker(wsettings, model):
-        yield wsettings
 
 
 def workspace(api: Api, mode: str) -> tuple[str, str]:

@@ -15,10 +15,10 @@ from stdnum import luhn
 
 from scripts.localstack.resources import LocalResources
 from tests.integration.entries.test_agent_entry_api import admitted, agent_save, agent_workspace
-from tests.integration.turns.test_automation_api import RUNTIME, admission_headers, admit, auto_workspace, capture
-from tests.support import Api, FunctionLogs, item_bytes, scan_all
+from tests.integration.turns.test_automation_api import auto_workspace, capture
+from tests.support import RUNTIME, Api, FunctionLogs, admission_headers, item_bytes, scan_all
 from workspace_memory.bootstrap import Services
-from workspace_memory.document.service import document_context
+from workspace_memory.document.versions import document_context
 from workspace_memory.store import keys
 from workspace_memory.turns.notes import Notebook, notes_context
 
@@ -47,7 +47,7 @@ def test_a_capture_stores_its_edit_redacted_and_reports_counts(
     human_line = "- ops lead: lead@example.com"  # the human's own text is never touched by an agent's capture
     with function_logs.captured() as logs:
         owner, ws = auto_workspace(api, f"# Memory\n{human_line}\n")
-        admission = admit(api, f"conv-{uuid.uuid4().hex[:8]}", ws, owner, "k", api.key_session(owner, ws)).json()
+        admission = api.admit(f"conv-{uuid.uuid4().hex[:8]}", ws, owner, api.key_session(owner, ws), key="k").json()
         edits = [{"op": "add", "line": f"- deploy key {key}, billing card {number}", "heading": "# Memory"}]
         captured = capture(api, ws, admission, edits, 1)
         replayed = capture(api, ws, admission, edits, 1)
@@ -73,7 +73,7 @@ def test_a_read_only_capture_proposes_the_redacted_edit(api: Api) -> None:
         "PUT", f"/v1/workspaces/{ws}/memory/policy", user=owner, json={"mode": "read_only", "expectedRevision": 1}
     )
     assert policy.status_code == 200, policy.text
-    admission = admit(api, f"conv-{uuid.uuid4().hex[:8]}", ws, owner, "k", api.key_session(owner, ws)).json()
+    admission = api.admit(f"conv-{uuid.uuid4().hex[:8]}", ws, owner, api.key_session(owner, ws), key="k").json()
     answer = capture(api, ws, admission, [{"op": "add", "line": "- mail bob@example.org"}], 1).json()
     assert answer["outcome"] == "proposal"
     assert answer["proposal"]["edits"] == [{"op": "add", "line": "- mail [redacted:email]"}]
@@ -86,8 +86,8 @@ def test_notes_are_stored_redacted_and_the_answer_counts_what_was_removed(
     key, number = aws_key(), card()
     owner, ws = auto_workspace(api, "# Memory\n")
     sid = f"sess-{uuid.uuid4().hex[:8]}"
-    admission = admit(
-        api, f"conv-{uuid.uuid4().hex[:8]}", ws, owner, "k", api.key_session(owner, ws), sessionId=sid
+    admission = api.admit(
+        f"conv-{uuid.uuid4().hex[:8]}", ws, owner, api.key_session(owner, ws), key="k", sessionId=sid
     ).json()
     path = f"/v1/automation/sessions/{sid}/notes"
     headers = admission_headers(admission)
@@ -181,7 +181,7 @@ def test_a_capture_of_nothing_but_secrets_is_refused_and_stores_nothing(
     key = aws_key()
     owner, ws = auto_workspace(api, "# Memory\n- deploys on Fridays\n")
     conv = f"conv-{uuid.uuid4().hex[:8]}"
-    admission = admit(api, conv, ws, owner, "k", api.key_session(owner, ws)).json()
+    admission = api.admit(conv, ws, owner, api.key_session(owner, ws), key="k").json()
     before = partition_items(resources, keys.ws(ws), keys.conv(conv))
     admission_before = svc.table.get(*keys.admission(admission["admissionId"]))
     with function_logs.captured() as logs:
@@ -202,8 +202,8 @@ def test_notes_of_nothing_but_secrets_are_refused_and_store_nothing(api: Api, re
     number = card()
     owner, ws = auto_workspace(api, "# Memory\n")
     sid = f"sess-{uuid.uuid4().hex[:8]}"
-    admission = admit(
-        api, f"conv-{uuid.uuid4().hex[:8]}", ws, owner, "k", api.key_session(owner, ws), sessionId=sid
+    admission = api.admit(
+        f"conv-{uuid.uuid4().hex[:8]}", ws, owner, api.key_session(owner, ws), key="k", sessionId=sid
     ).json()
     path, headers = f"/v1/automation/sessions/{sid}/notes", admission_headers(admission)
     before = partition_items(resources, keys.ws(ws))

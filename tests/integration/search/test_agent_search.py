@@ -14,7 +14,7 @@ import requests
 from scripts.localstack.resources import LocalResources
 from tests.integration.adapters.test_branch_keys import Calls
 from tests.integration.fence_support import make_scene
-from tests.support import Api, item_bytes, new_user, scan_all
+from tests.support import Api, admission_headers, item_bytes, new_user, scan_all
 from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryScope, EntryType
@@ -25,21 +25,12 @@ MARKER = f"PRIVATE-{uuid.uuid4().hex}"
 
 
 def admit(api: Api, user: str, ws: str, conv: str | None = None, scopes: list[str] | None = None) -> dict[str, str]:
-    """The admission headers of a runtime's turn for `user`, under a key session `user` opened."""
-    response = api.call(
-        "POST",
-        f"/v1/automation/conversations/{conv or f'conv-{uuid.uuid4().hex[:8]}'}/admissions",
-        automation="test",
-        json={
-            "workspaceId": ws,
-            "userId": user,
-            "idempotencyKey": uuid.uuid4().hex,
-            "keySessionId": api.key_session(user, ws, scopes),
-        },
-    )
+    """The admission headers of a runtime's turn for `user`, under a key session `user` opened with `scopes` (all
+    unless given)."""
+    conv = conv or f"conv-{uuid.uuid4().hex[:8]}"
+    response = api.admit(conv, ws, user, api.key_session(user, ws, scopes), automation="test")
     assert response.status_code == 201, response.text
-    body = response.json()
-    return {"X-Admission-Id": body["admissionId"], "X-Delivery-Credential": body["credential"]}
+    return admission_headers(response.json())
 
 
 def create(api: Api, user: str, ws: str, title: str, summary: str, scope: str = "workspace") -> str:
@@ -162,12 +153,7 @@ def test_a_warm_search_reads_the_authority_and_the_counter_in_one_read(settings:
             scene.owner, scene.ws, Draft(EntryType.FACT, EntryText(f"Runbook {n}", f"failover step {n}", ""))
         )
     svc.entries.create(scene.owner, scene.ws, Draft(EntryType.FACT, EntryText("Mine", MARKER, ""), EntryScope.MEMBER))
-    admitted = svc.admission.admit(
-        conversation_id=f"conv-{uuid.uuid4().hex[:8]}",
-        workspace_id=scene.ws,
-        user_id=scene.owner,
-        idempotency_key=uuid.uuid4().hex,
-    )
+    admitted = scene.admit()
     adm, cred = admitted.admission.id, admitted.credential
     svc.agent_entries.search(scene.ws, adm, cred, "failover", 5)  # builds the warm index
     calls = Calls(svc.clients.dynamodb, svc.clients.kms, svc.clients.key_store)

@@ -10,6 +10,7 @@ import pytest
 
 from scripts.localstack.resources import LocalResources
 from tests.integration.adapters.test_branch_keys import Calls
+from tests.integration.entry_support import draft
 from tests.support import drop_partition, new_user
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.entries.model import Draft, EntryText, entry_context
@@ -21,10 +22,6 @@ from workspace_memory.store import keys
 from workspace_memory.workspaces.access import Role, ShareType
 
 pytestmark = pytest.mark.integration
-
-
-def draft(title: str, summary: str, *, key: str | None = None, scope: EntryScope = EntryScope.WORKSPACE) -> Draft:
-    return Draft(EntryType.FACT, EntryText(title, summary, "", key=key), scope=scope)
 
 
 @pytest.fixture

@@ -10,21 +10,17 @@ from typing import Any
 import pytest
 
 from tests.integration.adapters.test_branch_keys import Calls
+from tests.integration.entry_support import draft
 from tests.support import Api, item_bytes, new_user, scan_all
 from workspace_memory.bootstrap import Services, build_embedder, build_services
-from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.kernel.terms import EntryScope, EntryType
+from workspace_memory.kernel.terms import EntryScope
 from workspace_memory.search import search_snapshot
 from workspace_memory.search.entry_search import SearchService, WarmIndexes
 from workspace_memory.store import keys
 from workspace_memory.workspaces.access import Role, ShareType
 
 pytestmark = pytest.mark.integration
-
-
-def draft(title: str, summary: str, *, scope: EntryScope = EntryScope.WORKSPACE) -> Draft:
-    return Draft(EntryType.FACT, EntryText(title, summary, ""), scope=scope)
 
 
 def cold(svc: Services, snapshot_after: int | None = 3) -> SearchService:

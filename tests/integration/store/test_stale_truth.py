@@ -12,14 +12,13 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
+from tests.integration.entry_support import draft
 from tests.integration.fence_support import Scene, make_scene
 from tests.integration.turns.test_fence_guards import admit
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.document.policy import Mode, Policy
-from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.errors import StaleBaseVersion, StalePolicyRevision, StaleRevision
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.kernel.terms import EntryType
 from workspace_memory.store.changes import Change
 from workspace_memory.store.ports import Table, TransactionCancelled
 from workspace_memory.turns.capture import Outcome
@@ -139,17 +138,15 @@ def test_a_stale_policy_revision_names_the_policy_that_refused_it(
     assert other.policy.get(scene.owner, scene.ws).revision == 3
 
 
-def draft(body: str) -> Draft:
-    return Draft(EntryType.FACT, EntryText("Deploys", "deploy day", body))
-
-
 def entry_with_competitor(
     monkeypatch: pytest.MonkeyPatch, scene: Scene, other: Services, entry_id: str
 ) -> Callable[[], int]:
     """Two supersessions of `entry_id` around the next transaction; returns a reader of its head revision."""
 
     def supersede(base: int) -> Callable[[], object]:
-        return lambda: other.entries.supersede(scene.owner, scene.ws, entry_id, draft(f"by the other {base}"), base)
+        return lambda: other.entries.supersede(
+            scene.owner, scene.ws, entry_id, draft(body=f"by the other {base}"), base
+        )
 
     around_the_transaction(monkeypatch, scene.svc.table, supersede(1), supersede(2))
     return lambda: other.entries.read(scene.owner, scene.ws, entry_id).revision
@@ -158,10 +155,10 @@ def entry_with_competitor(
 def test_a_stale_entry_revision_names_the_revision_that_refused_it(
     monkeypatch: pytest.MonkeyPatch, scene: Scene, other: Services
 ) -> None:
-    entry_id = scene.svc.entries.create(scene.owner, scene.ws, draft("Fridays")).entry_id
+    entry_id = scene.svc.entries.create(scene.owner, scene.ws, draft(body="Fridays")).entry_id
     revision = entry_with_competitor(monkeypatch, scene, other, entry_id)
     with pytest.raises(StaleRevision) as refused:
-        scene.svc.entries.supersede(scene.owner, scene.ws, entry_id, draft("Tuesdays"), 1)
+        scene.svc.entries.supersede(scene.owner, scene.ws, entry_id, draft(body="Tuesdays"), 1)
     assert refused.value.details == {"current_revision": 2}
     assert revision() == 3
 
@@ -171,9 +168,9 @@ def test_accepting_a_candidate_on_a_moved_entry_names_the_revision_that_refused_
     monkeypatch: pytest.MonkeyPatch, scene: Scene, other: Services, kind: str
 ) -> None:
     svc, ws, owner = scene.svc, scene.ws, scene.owner
-    entry_id = svc.entries.create(owner, ws, draft("Fridays")).entry_id
+    entry_id = svc.entries.create(owner, ws, draft(body="Fridays")).entry_id
     if kind == "save":
-        candidate = svc.entries.propose(owner, ws, draft("Tuesdays"), entry_id=entry_id, base_revision=1)
+        candidate = svc.entries.propose(owner, ws, draft(body="Tuesdays"), entry_id=entry_id, base_revision=1)
     else:
         caller, _ = load_caller(svc.table, ws, owner)
         candidate = svc.entries.propose_forget(caller, entry_id, "adm_test", [], member_check=True)

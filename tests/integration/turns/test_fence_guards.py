@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from tests.integration.fence_support import DOC, Scene, add_member, make_scene
-from workspace_memory.document.edits import apply_edits
+from workspace_memory.document.edits import AddEdit, Edit, RemoveEdit, apply_edits
 from workspace_memory.document.policy import Mode
 from workspace_memory.document.service import DocumentService
 from workspace_memory.kernel.errors import IdempotencyKeyReused, NotFound, StaleBaseVersion, WorkspaceNotFound
@@ -31,8 +31,9 @@ from workspace_memory.store import keys
 from workspace_memory.store.changes import Change
 from workspace_memory.store.ports import Item, Table
 from workspace_memory.turns.admission import Admitted, ConversationBound, KeySessionInvalid
+from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.turns.authority import Predicate
-from workspace_memory.turns.capture import CaptureResult, CaptureService, Outcome, ProposalCleared, parse_edits
+from workspace_memory.turns.capture import CaptureResult, CaptureService, Outcome, ProposalCleared
 from workspace_memory.turns.recall import RecallStatus
 from workspace_memory.workspaces.access import Role, ShareType
 
@@ -114,15 +115,13 @@ def admit(scene: Scene, *, user: str | None = None, ttl: int = 3600, conv: str |
     return scene.admit(conv, user=who, key_session=session.id)
 
 
-def capture_via(
-    service: CaptureService, scene: Scene, admitted: Admitted, edits: list[dict[str, str]]
-) -> CaptureResult:
+def capture_via(service: CaptureService, scene: Scene, admitted: Admitted, edits: list[Edit]) -> CaptureResult:
     adm = admitted.admission
     return service.capture(scene.ws, adm.id, admitted.credential, edits, 1, f"memory:{adm.id}")
 
 
-def add(line: str = LINE) -> list[dict[str, str]]:
-    return [{"op": "add", "line": line}]
+def add(line: str = LINE) -> list[Edit]:
+    return [AddEdit(line=line)]
 
 
 def stored_head(scene: Scene) -> tuple[int, str, bytes]:
@@ -361,7 +360,7 @@ def _sized(content_bytes: int, tail: str) -> str:
 def test_a_capture_landing_at_exactly_8192_bytes_commits(settings: Settings) -> None:
     line = "- the last line that fits"
     base = _sized(8192 - len(line.encode()) - 1, "- filler")
-    assert len(apply_edits(base, parse_edits(add(line))).text.encode()) == 8192
+    assert len(apply_edits(base, add(line)).text.encode()) == 8192
     scene = make_scene(settings, content=base)
     result = scene.capture(admit(scene), line, 1)
     assert (result.outcome, result.version) == (Outcome.COMMITTED, 2), result
@@ -383,7 +382,7 @@ def test_a_head_of_exactly_8192_bytes_still_accepts_a_capture(settings: Settings
 def test_an_oversized_head_refuses_even_a_remove_that_would_shorten_it(settings: Settings) -> None:
     """Oversized memory is refused until a human shortens it, even by an edit that would bring it under."""
     content = _sized(8193, "- an outdated line")
-    assert len(apply_edits(content, parse_edits([{"op": "remove", "line": "- an outdated line"}])).text) <= 8192
+    assert len(apply_edits(content, [RemoveEdit(line="- an outdated line")]).text) <= 8192
     scene = make_scene(settings, content=content)
     before = stored_head(scene)
     result = scene.capture(admit(scene), "- an outdated line", 1, op="remove")
@@ -484,21 +483,9 @@ def test_a_resend_by_another_user_does_not_hand_over_the_admission(settings: Set
     other = f"editor-{uuid.uuid4().hex[:8]}"
     add_member(scene, other, Role.EDITOR)
     conv, key = f"conv-{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
-    first = scene.svc.admission.admit(
-        conversation_id=conv,
-        workspace_id=scene.ws,
-        user_id=scene.owner,
-        idempotency_key=key,
-        key_session_id=scene.svc.key_sessions.open(scene.owner, scene.ws, 3600).id,
-    )
+    first = scene.admit(conv, key=key, key_session=scene.svc.key_sessions.open(scene.owner, scene.ws, 3600).id)
     with pytest.raises((IdempotencyKeyReused, NotFound)):
-        scene.svc.admission.admit(
-            conversation_id=conv,
-            workspace_id=scene.ws,
-            user_id=other,
-            idempotency_key=key,
-            key_session_id=scene.svc.key_sessions.open(other, scene.ws, 3600).id,
-        )
+        scene.admit(conv, key=key, user=other, key_session=scene.svc.key_sessions.open(other, scene.ws, 3600).id)
     slot = scene.svc.table.get(*keys.credential(conv))
     assert slot is not None
     assert slot["admissionId"] == first.admission.id
@@ -512,11 +499,13 @@ def test_a_resend_into_another_workspace_does_not_hand_over_the_admission(settin
     first = scene.admit(conv, key=key, key_session=scene.svc.key_sessions.open(scene.owner, scene.ws, 3600).id)
     with pytest.raises((IdempotencyKeyReused, ConversationBound)):  # the latter once conversations have owners
         scene.svc.admission.admit(
-            conversation_id=conv,
-            workspace_id=second,
-            user_id=scene.owner,
-            idempotency_key=key,
-            key_session_id=scene.svc.key_sessions.open(scene.owner, second, 3600).id,
+            AdmissionRequest(
+                conversation_id=conv,
+                workspace_id=second,
+                user_id=scene.owner,
+                idempotency_key=key,
+                key_session_id=scene.svc.key_sessions.open(scene.owner, second, 3600).id,
+            )
         )
     slot = scene.svc.table.get(*keys.credential(conv))
     assert slot is not None

@@ -3,13 +3,11 @@ counted in the receipt; real moto server and real encryption."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
 from tests.integration.adapters.test_branch_keys import Calls
 from tests.integration.fence_support import DOC, make_scene
-from workspace_memory.document.service import utf8_size
+from workspace_memory.document.versions import utf8_size
 from workspace_memory.entries.index import INDEX_HEADING, RULES_HEADING, RULES_MAX_BYTES
 from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.settings import Settings
@@ -25,13 +23,7 @@ def test_a_rule_saved_with_a_quote_is_recalled_before_the_index_and_in_the_recei
     scene = make_scene(settings)
     svc = scene.svc
     fact = svc.entries.create(scene.owner, scene.ws, Draft(EntryType.FACT, EntryText("Deploys", "Fridays", "")))
-    admitted = svc.admission.admit(
-        conversation_id=f"conv-{uuid.uuid4().hex[:8]}",
-        workspace_id=scene.ws,
-        user_id=scene.owner,
-        idempotency_key=uuid.uuid4().hex,
-        message=MESSAGE,
-    )
+    admitted = scene.admit(message=MESSAGE)
     adm = admitted.admission
     rule = EntryText("Spelling", "British English", "Colour,\nnot color.")
     body = {"type": "rule", "title": rule.title, "quote": "always answer in British English"}

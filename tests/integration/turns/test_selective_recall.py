@@ -27,13 +27,7 @@ second for would leave their order to a tie (broken by entry id, which is random
 
 def recall(scene: Scene, user: str, message: str | None) -> tuple[Recall, str]:
     """A recall of a fresh admission of `user` for a turn with `message`, and its conversation."""
-    admitted = scene.svc.admission.admit(
-        conversation_id=f"conv-{uuid.uuid4().hex[:8]}",
-        workspace_id=scene.ws,
-        user_id=user,
-        idempotency_key=uuid.uuid4().hex,
-        message=message,
-    )
+    admitted = scene.admit(user=user, message=message)
     result = scene.svc.recall.recall(scene.ws, admitted.admission.id, admitted.credential)
     return result, admitted.admission.conversation_id
 
@@ -131,13 +125,7 @@ def test_a_warm_round_with_selective_recall_costs_no_extra_aws_call(settings: Se
         create(scene, EntryText(f"Runbook {n}", f"failover step {n} for production releases", "Page the lead."))
 
     def warm_calls(message: str | None) -> tuple[Recall, list[str]]:
-        admitted = scene.svc.admission.admit(
-            conversation_id=f"conv-{uuid.uuid4().hex[:8]}",
-            workspace_id=scene.ws,
-            user_id=scene.owner,
-            idempotency_key=uuid.uuid4().hex,
-            message=message,
-        )
+        admitted = scene.admit(message=message)
         adm, cred = admitted.admission.id, admitted.credential
         scene.svc.recall.recall(scene.ws, adm, cred)  # warms the branch key, the lines and the search index
         calls = Calls(scene.svc.clients.dynamodb, scene.svc.clients.kms, scene.svc.clients.key_store)

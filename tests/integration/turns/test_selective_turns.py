@@ -5,11 +5,10 @@ member's private entry never reaches another member's turn."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 
 import pytest
 
-from tests.integration.turn_support import plain_client, run, running_worker, worker_settings
+from tests.integration.turn_support import plain_client, run
 from tests.integration.turns.test_turns import _decoded_bytes, _history_bytes, auto_workspace, finish, start_turn
 from tests.support import Api, new_user
 from workflows.providers.base import ModelRequest, ModelResponse
@@ -37,13 +36,6 @@ class SeenPrompts(ScriptedProvider):
 @pytest.fixture(scope="module")
 def model() -> SeenPrompts:
     return SeenPrompts()
-
-
-@pytest.fixture(scope="module")
-def worker(settings: Settings, gateway_url: str, model: SeenPrompts) -> Iterator[Settings]:
-    wsettings = worker_settings(settings, gateway_url)
-    with running_worker(wsettings, model):
-        yield wsettings
 
 
 def create(api: Api, user: str, ws: str, title: str, summary: str, body: str, scope: str = "workspace") -> str:

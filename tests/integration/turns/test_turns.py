@@ -3,26 +3,18 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.integration.turn_support import codec_client, plain_client, run, running_worker, worker_settings
-from tests.support import Api, new_user
+from tests.integration.turn_support import codec_client, plain_client, run
+from tests.support import Api, admission_headers, new_user
 from workflows.prompt import PERSONA
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.turns.turn_contract import TurnView
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(scope="module")
-def worker(settings: Settings, gateway_url: str) -> Iterator[Settings]:
-    wsettings = worker_settings(settings, gateway_url)
-    with running_worker(wsettings):
-        yield wsettings
 
 
 def auto_workspace(api: Api, content: str) -> tuple[str, str]:
@@ -49,26 +41,13 @@ def start_turn(
 def stored_notes(api: Api, owner: str, ws: str, session: str) -> dict[str, Any]:
     """The session's notes as the owner's agent runtime reads them: through an admission of that session,
     under a key session the owner opened."""
-    admitted = api.call(
-        "POST",
-        f"/v1/automation/conversations/conv-read-{uuid.uuid4().hex[:8]}/admissions",
-        automation="test",
-        json={
-            "workspaceId": ws,
-            "userId": owner,
-            "idempotencyKey": "read-notes",
-            "keySessionId": api.key_session(owner, ws),
-            "sessionId": session,
-        },
+    conv = f"conv-read-{uuid.uuid4().hex[:8]}"
+    admitted = api.admit(
+        conv, ws, owner, api.key_session(owner, ws), key="read-notes", automation="test", sessionId=session
     )
     assert admitted.status_code == 201, admitted.text
-    admission = admitted.json()
-    response = api.call(
-        "GET",
-        f"/v1/automation/sessions/{session}/notes",
-        automation="test",
-        headers={"X-Admission-Id": admission["admissionId"], "X-Delivery-Credential": admission["credential"]},
-    )
+    headers = admission_headers(admitted.json())
+    response = api.call("GET", f"/v1/automation/sessions/{session}/notes", automation="test", headers=headers)
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body

@@ -24,7 +24,7 @@ from tests.integration.worker_support import holding_proxy, start_worker_process
 from tests.support import Api, item_bytes, new_user
 from workspace_memory.adapters.temporal_deletions import TemporalDeletions
 from workspace_memory.bootstrap import Services, build_services
-from workspace_memory.document.service import document_context
+from workspace_memory.document.versions import document_context
 from workspace_memory.kernel.errors import DecryptionFailed
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.store import keys
@@ -65,18 +65,7 @@ def populate(api: Api, versions: int = 2) -> Populated:
     assert policy.status_code == 200, policy.text
     key_session = api.key_session(owner, ws)
     conv = f"conv-{uuid.uuid4().hex[:8]}"
-    admitted = api.call(
-        "POST",
-        f"/v1/automation/conversations/{conv}/admissions",
-        automation=RUNTIME,
-        json={
-            "workspaceId": ws,
-            "userId": owner,
-            "idempotencyKey": "k-1",
-            "keySessionId": key_session,
-            "sessionId": SESSION,
-        },
-    )
+    admitted = api.admit(conv, ws, owner, key_session, key="k-1", automation=RUNTIME, sessionId=SESSION)
     assert admitted.status_code == 201, admitted.text
     p = Populated(ws, owner, editor, viewer, conv, admitted.json()["admissionId"], admitted.json()["credential"])
     assert recall(api, p).json()["status"] == "ok"
@@ -258,12 +247,8 @@ def test_after_the_tombstone_every_route_is_a_missing_workspace(
     assert (turn.status_code, turn.json()["error"]["code"]) == (404, "WORKSPACE_NOT_FOUND")
     receipts = api.call("GET", f"/v1/conversations/{p.conv}/memory-receipts", user=p.owner)
     assert (receipts.status_code, receipts.json()["error"]["code"]) == (404, "CONVERSATION_NOT_FOUND")
-    readmit = api.call(
-        "POST",
-        f"/v1/automation/conversations/conv-{uuid.uuid4().hex[:8]}/admissions",
-        automation=RUNTIME,
-        json={"workspaceId": ws, "userId": p.owner, "idempotencyKey": "k-2", "keySessionId": "ks_00000000000000000000"},
-    )
+    conv = f"conv-{uuid.uuid4().hex[:8]}"
+    readmit = api.admit(conv, ws, p.owner, "ks_00000000000000000000", key="k-2", automation=RUNTIME)
     assert (readmit.status_code, readmit.json()["error"]["code"]) == (404, "WORKSPACE_NOT_FOUND")
     recalled = recall(api, p)
     assert recalled.status_code == 200, recalled.text

@@ -17,7 +17,7 @@ from tests.unit.fakes import FakeCipher
 from workspace_memory.adapters.branch_keys import branch_key_id, rejection
 from workspace_memory.adapters.routed_cipher import SERVICE_KINDS, RoutedCipher
 from workspace_memory.adapters.temporal_codec import PAYLOAD_CONTEXT
-from workspace_memory.document.service import document_context
+from workspace_memory.document.versions import document_context
 from workspace_memory.kernel.clock import ManualClock
 from workspace_memory.kernel.errors import DecryptionFailed, Unavailable
 from workspace_memory.store import keys

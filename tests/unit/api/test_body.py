@@ -30,7 +30,7 @@ from workspace_memory.api.errors import BodyTooDeep, UnsupportedMediaType, regis
 from workspace_memory.api.http import build_resolver, lambda_entry, respond
 from workspace_memory.api.models.document import RetentionOut
 from workspace_memory.api.schemas import SetPolicy
-from workspace_memory.document.service import MAX_DOCUMENT_BYTES
+from workspace_memory.document.versions import MAX_DOCUMENT_BYTES
 from workspace_memory.kernel import errors, loopback
 
 pytestmark = pytest.mark.unit

@@ -22,9 +22,11 @@ from workspace_memory.api.models.document import CommitOut, DocumentOut, History
 from workspace_memory.api.models.envelope import ErrorOut
 from workspace_memory.api.models.policy import PolicyOut
 from workspace_memory.api.models.workspaces import AiOut, HealthOut, KeySessionOut, MemberOut, WorkspaceCreated
+from workspace_memory.document.commit import Commit
 from workspace_memory.document.edits import EditProblem
 from workspace_memory.document.policy import Mode, Policy
-from workspace_memory.document.service import Commit, DocumentView, HistoryPage, VersionInfo
+from workspace_memory.document.service import DocumentView, HistoryPage
+from workspace_memory.document.versions import VersionInfo
 from workspace_memory.kernel import errors, loopback
 from workspace_memory.turns.authority import Predicate
 from workspace_memory.turns.capture import CaptureResult, InvalidEdits, Outcome, Proposal

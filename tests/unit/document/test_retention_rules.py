@@ -9,10 +9,11 @@ import pytest
 
 from tests.memory_table import MemoryTable
 from tests.unit.turns.test_services import DOC, EDITOR, OWNER, World
+from workspace_memory.document.commit import DAY_SECONDS
 from workspace_memory.document.purge import LineInHead, PurgeService
 from workspace_memory.document.retention import RetentionService
-from workspace_memory.document.service import DAY_SECONDS
 from workspace_memory.kernel.clock import epoch_seconds
+from workspace_memory.kernel.errors import Conflict
 from workspace_memory.store import keys
 from workspace_memory.turns.capture import Outcome
 
@@ -72,6 +73,31 @@ def test_a_retention_change_between_read_and_write_is_applied_to_the_superseded_
     assert w.head(ws)[0] == 3
     assert ttl_of(w, ws, 2) == expected(w, ws, 2, 3)  # not 90: the change landed first
     assert ttl_of(w, ws, 1) == expected(w, ws, 1, 3)  # rewritten by the change itself
+
+
+@pytest.mark.parametrize("write", ["save", "capture"])
+def test_a_retention_that_moves_again_before_the_retry_is_not_retried_twice(write: str) -> None:
+    w = World()
+    ws = w.workspace()
+    retention = RetentionService(w.table, w.clock)
+    w.document.save(OWNER, ws, DOC + "- two\n", 1)
+    admitted = w.admit(ws)
+    changes = [lambda: retention.set(OWNER, ws, 3), lambda: retention.set(OWNER, ws, 5)]
+
+    def before_each(table: MemoryTable) -> None:  # one retention change before each of the first two tries
+        table.before_transact = None
+        changes.pop(0)()
+        table.before_transact = before_each if changes else None
+
+    w.table.before_transact = before_each
+    if write == "save":
+        with pytest.raises(Conflict, match="retention changed concurrently"):
+            w.document.save(OWNER, ws, "three", 2)
+    else:
+        result = w.capture_add(ws, admitted, base=2)
+        assert (result.outcome, result.predicate) == (Outcome.REFUSED, "consent")
+    assert not changes
+    assert w.head(ws)[0] == 2
 
 
 def test_a_capture_is_refused_for_consent_when_consent_changed_not_retried() -> None:

@@ -16,6 +16,7 @@ from workspace_memory.search.engine import (
     SearchDoc,
     fuse,
     pack_vector,
+    tokenize,
     unpack_vector,
 )
 
@@ -45,6 +46,22 @@ def test_fusion_adds_reciprocal_ranks() -> None:
     assert fused[1] == pytest.approx(1 / (RRF_K + 2) + 1 / (RRF_K + 1))
     assert fused[3] == pytest.approx(1 / (RRF_K + 1))
     assert fused[2] == pytest.approx(1 / (RRF_K + 2))
+
+
+def test_fusion_weighs_each_list() -> None:
+    fused = fuse([3], [1], weights=[1.5, 1.0])
+    assert fused[3] == pytest.approx(1.5 / (RRF_K + 1))
+    assert fused[1] == pytest.approx(1.0 / (RRF_K + 1))
+
+
+def test_question_words_and_pronouns_are_stop_words() -> None:
+    assert tokenize(["What did you and we do when our deploy failed?"]) == [["deploy", "fail"]]
+
+
+def test_bm25_ranks_the_key_words_too() -> None:
+    keyed = SearchDoc("en_a", 1, "workspace", "-", "rule", "billing/currency", "Invoices in euros", "", "", 0.0, None)
+    index = HybridIndex([keyed, doc("en_b", "the vault rotates secrets")], LocalEmbedder())
+    assert [h.entry_id for h in index.search("currency", 5, mode=Mode.BM25)] == ["en_a"]
 
 
 def test_a_hidden_document_never_ranks() -> None:

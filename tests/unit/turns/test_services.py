@@ -13,6 +13,7 @@ import pytest
 from tests.memory_table import MemoryKeyStore, MemoryTable
 from tests.unit.fakes import FakeCipher
 from workspace_memory.api.models.automation import CaptureOut
+from workspace_memory.document.edits import AddEdit, RemoveEdit
 from workspace_memory.document.policy import Mode, PolicyService
 from workspace_memory.document.service import RECALL_MAX_BYTES, DocumentService
 from workspace_memory.kernel.clock import ManualClock
@@ -31,6 +32,7 @@ from workspace_memory.turns.admission import (
     KeySessionInvalid,
     KeySessionRequired,
 )
+from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.turns.authority import Predicate
 from workspace_memory.turns.capture import CaptureResult, CaptureService, Outcome, ProposalCleared
 from workspace_memory.turns.notes import AdmissionRetired, NotesService, SessionNotFound
@@ -88,13 +90,12 @@ class World:
         return ws
 
     def admit(self, ws: str, user: str = EDITOR, conv: str = "conv-1", key: str = "k1", **extra: Any) -> Admitted:
-        return self.admission.admit(conversation_id=conv, workspace_id=ws, user_id=user, idempotency_key=key, **extra)
+        request = AdmissionRequest(conversation_id=conv, workspace_id=ws, user_id=user, idempotency_key=key, **extra)
+        return self.admission.admit(request)
 
     def capture_add(self, ws: str, admitted: Admitted, line: str = "- new line", base: int = 1) -> CaptureResult:
         adm = admitted.admission
-        return self.capture.capture(
-            ws, adm.id, admitted.credential, [{"op": "add", "line": line}], base, f"memory:{adm.id}"
-        )
+        return self.capture.capture(ws, adm.id, admitted.credential, [AddEdit(line=line)], base, f"memory:{adm.id}")
 
     def head(self, ws: str) -> tuple[int, str]:
         view = self.document.read(OWNER, ws)
@@ -199,7 +200,7 @@ def test_a_key_session_must_be_the_users_own_and_live() -> None:
         w.admit(ws, EDITOR, key_session_id=mine.id)
     with pytest.raises(KeySessionRequired):
         w.admission.admit_for_runtime(
-            conversation_id="c", workspace_id=ws, user_id=EDITOR, idempotency_key="k", key_session_id=None
+            AdmissionRequest(conversation_id="c", workspace_id=ws, user_id=EDITOR, idempotency_key="k")
         )
     assert w.table.get(*keys.conversation_owner("conv-1")) is None
 
@@ -251,9 +252,7 @@ def test_an_event_before_the_read_retires_the_admission_before_anything_is_decry
     before, decrypts = w.snapshot(), w.cipher.decrypts
     for guess in ("- deploys on Fridays", "- a wrong guess"):  # a retired admission is no oracle
         adm = admitted.admission
-        result = w.capture.capture(
-            ws, adm.id, admitted.credential, [{"op": "remove", "line": guess}], 1, f"memory:{adm.id}"
-        )
+        result = w.capture.capture(ws, adm.id, admitted.credential, [RemoveEdit(line=guess)], 1, f"memory:{adm.id}")
         assert CaptureOut.of(result).wire() == {"outcome": "refused", "predicate": PREDICATE_OF_EVENT[event].value}
     assert w.cipher.decrypts == decrypts
     assert w.snapshot() == before
@@ -328,9 +327,7 @@ def test_an_oversized_head_refuses_even_a_remove() -> None:
     ws = w.workspace(content="- drop me\n" + "y" * RECALL_MAX_BYTES + "\n")
     admitted = w.admit(ws, EDITOR)
     adm = admitted.admission
-    result = w.capture.capture(
-        ws, adm.id, admitted.credential, [{"op": "remove", "line": "- drop me"}], 1, f"memory:{adm.id}"
-    )
+    result = w.capture.capture(ws, adm.id, admitted.credential, [RemoveEdit(line="- drop me")], 1, f"memory:{adm.id}")
     assert CaptureOut.of(result).wire() == {"outcome": "refused", "predicate": "oversized"}
     assert w.head(ws)[0] == 1
 

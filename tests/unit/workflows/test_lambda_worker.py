@@ -100,8 +100,10 @@ def _import_fresh() -> ModuleType:
 
 @pytest.fixture
 def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[pytest.MonkeyPatch]:
+    # Only ENV: nothing a local stack of the same process set (its WM_ flags, endpoints, clock file) may
+    # leak in, whichever tests ran in this process before (pytest-xdist runs files in any order).
     for name in list(os.environ):
-        if name.startswith(("TEMPORAL_", "AWS_", "AUTOMATION_")) or name in ("TABLE_NAME", "KMS_KEY_ID"):
+        if name.startswith(("TEMPORAL_", "AWS_", "AUTOMATION_", "WM_")) or name in ("TABLE_NAME", "KMS_KEY_ID"):
             monkeypatch.delenv(name)
     for name, value in ENV.items():
         monkeypatch.setenv(name, value)

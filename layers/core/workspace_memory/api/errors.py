@@ -10,6 +10,9 @@ public details beside it when the error has them.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
+
+from pydantic_core import PydanticCustomError
 
 from workspace_memory.api.models.envelope import ErrorBody, ErrorOut
 from workspace_memory.api.models.policy import PolicyOut
@@ -80,6 +83,25 @@ ANY_ROUTE: tuple[type[errors.DomainError], ...] = (
 )
 """What any route can answer, whatever it does (besides `INTERNAL`, a bug): the API documents these on every
 route (scripts/openapi/route_errors.py)."""
+
+
+REFUSED = "refused"
+"""The type of a request model's validation error that stands for a domain error (`refused`)."""
+
+
+def refused(error: errors.DomainError) -> PydanticCustomError:
+    """What a request model's validator raises to refuse a field as `error` (its code, status and message)
+    rather than as the schema's INVALID_REQUEST. The resolver answers `error` when the request fails in no other
+    way (`refusal_of`): a request that also breaks the schema elsewhere is answered as that, as before."""
+    return PydanticCustomError(REFUSED, error.message, {"error": error})
+
+
+def refusal_of(problems: list[dict[str, Any]]) -> errors.DomainError | None:
+    """The domain error a failed validation stands for: the first refusal when every problem is one."""
+    if problems and all(problem.get("type") == REFUSED for problem in problems):
+        error: errors.DomainError = problems[0]["ctx"]["error"]
+        return error
+    return None
 
 
 def status_for(exc: errors.DomainError) -> int:

@@ -24,10 +24,12 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from workspace_memory.api.body import parse_json, readable
 from workspace_memory.api.errors import (
     INTERNAL,
+    REFUSED,
     ROUTE_NOT_FOUND,
     UnsupportedMediaType,
     error_envelope,
     error_of,
+    refusal_of,
     status_for,
 )
 from workspace_memory.api.models.base import OutModel
@@ -60,9 +62,10 @@ def error_response(status: int, envelope: ErrorOut, headers: dict[str, str] | No
 
 
 def _validation_message(exc: RequestValidationError) -> str:
-    # Never echo the offending input (it may be memory text), nor unknown keys the caller made up.
+    # Never echo the offending input (it may be memory text), nor unknown keys the caller made up. A refused
+    # field is left out: beside the schema's failures it says no more than it would have before it was typed.
     parts = []
-    for err in exc.errors()[:5]:
+    for err in [err for err in exc.errors() if err.get("type") != REFUSED][:5]:
         if err.get("type") == "extra_forbidden":
             parts.append("unknown field")
             continue
@@ -83,6 +86,9 @@ def build_resolver() -> APIGatewayHttpResolver:
 
     @app.exception_handler(RequestValidationError)  # type: ignore[untyped-decorator]
     def _invalid(exc: RequestValidationError) -> Response[str]:
+        refused = refusal_of(list(exc.errors()))
+        if refused is not None:  # a field a request model refuses as a domain error (api/errors.py `refused`)
+            return refusal(refused)
         return error_response(400, error_envelope(errors.InvalidInput.code, _validation_message(exc)))
 
     @app.exception_handler(RequestUnsupportedContentType)  # type: ignore[untyped-decorator]

@@ -9,9 +9,11 @@ error messages carry only edit indexes and stable codes, never memory or line te
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Literal, assert_never
+from typing import Annotated, Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from workspace_memory.kernel.errors import InvalidInput
 
 MAX_EDITS = 5
 MAX_LINE_BYTES = 500
@@ -33,8 +35,13 @@ _HEADING = re.compile(r"(#+)[ \t]+\S.*")
 _FENCES = ("```", "~~~")
 
 
+def _op_required(schema: dict[str, Any]) -> None:
+    """On the wire `op` names the edit (it is the union's discriminator): required there, though code may omit it."""
+    schema["required"] = ["op", *schema.get("required", [])]
+
+
 class _EditModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=_op_required)
 
 
 class AddEdit(_EditModel):
@@ -61,6 +68,15 @@ class RemoveEdit(_EditModel):
 
 
 Edit = Annotated[AddEdit | ReplaceEdit | RemoveEdit, Field(discriminator="op")]
+
+MALFORMED_EDITS = "edits are malformed: each is add{line,heading?}, replace{old,new} or remove{line}"
+"""What edits that are not this wire format are answered with: pydantic's own message would quote the text."""
+
+
+class InvalidEdits(InvalidInput):
+    """Edits that are malformed (`MALFORMED_EDITS`) or rejected by the document (with their `problems`)."""
+
+    code = "INVALID_EDITS"
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-from workspace_memory.document.service import all_versions, document_context, head_text, utf8_size
+from workspace_memory.document.versions import all_versions, document_context, head_text, utf8_size
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import Conflict, Forbidden, InvalidInput
 from workspace_memory.kernel.sealed import unseal

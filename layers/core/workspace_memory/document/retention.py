@@ -17,7 +17,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
-from workspace_memory.document.service import all_versions, expiry, is_expired
+from workspace_memory.document.commit import expiry
+from workspace_memory.document.versions import all_versions, is_expired
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import Forbidden, InvalidInput, Unavailable, WorkspaceNotFound
 from workspace_memory.kernel.terms import EntryStatus
@@ -31,6 +32,7 @@ from workspace_memory.store.changes import (
     SetRetention,
 )
 from workspace_memory.store.head import Head
+from workspace_memory.store.paging import query_all
 from workspace_memory.store.ports import Table, TransactionCancelled
 from workspace_memory.workspaces.access import load_caller
 
@@ -117,20 +119,17 @@ class RetentionService:
         """The expiry each retained superseded entry revision should have and does not have yet (read after the
         retention was written, as the versions are: a revision superseded since carries the new value)."""
         now = self._clock.now()
-        start_after: str | None = None
-        while page := self._table.query(
+        revisions = query_all(
+            self._table,
             keys.ws(workspace_id),
             keys.ENTRY_REVISION_PREFIX,
-            limit=1000,
-            newest_first=False,
-            start_after=start_after,
+            page_size=1000,
             attributes=("entryId", "revision", "status", "supersededAt", "ttl"),  # never the ciphertext
-        ):
-            start_after = page[-1]["sk"]
-            for item in page:
-                superseded_at = item.get("supersededAt")
-                if item.get("status") != EntryStatus.SUPERSEDED.value or superseded_at is None or is_expired(item, now):
-                    continue
-                ttl = expiry(superseded_at, history_days)
-                if item.get("ttl") != ttl:
-                    yield ExpireEntryRevision(workspace_id, item["entryId"], int(item["revision"]), ttl, int(now))
+        )
+        for item in revisions:
+            superseded_at = item.get("supersededAt")
+            if item.get("status") != EntryStatus.SUPERSEDED.value or superseded_at is None or is_expired(item, now):
+                continue
+            ttl = expiry(superseded_at, history_days)
+            if item.get("ttl") != ttl:
+                yield ExpireEntryRevision(workspace_id, item["entryId"], int(item["revision"]), ttl, int(now))

@@ -1,73 +1,38 @@
-"""The workspace memory document: one Markdown text, every change an immutable, encrypted version.
+"""The workspace memory document's service: read it, page through its history, Save, Clear and Undo.
 
-A new version is committed by one transaction: the version item is created (never overwritten), the head
-moves from exactly the caller's base version, and the caller still holds write right. The head carries
-the version's ciphertext, so a read (and a recall) is one round trip.
+Each write is one new version (`document.versions`, `document.commit`): the version item is created, the
+head moves from exactly the caller's base version, and the caller still holds write right, all in one
+transaction.
+
+`DAY_SECONDS`, `document_context`, `is_expired` and `utf8_size` are named here too, for entries/, which
+imports them from here: their homes are `document.commit` and `document.versions`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
+from workspace_memory.document.commit import DAY_SECONDS as DAY_SECONDS
+from workspace_memory.document.commit import Commit, commit_version, prepare_version
 from workspace_memory.document.policy import Mode, Policy
-from workspace_memory.governance.redaction import Finding, findings
-from workspace_memory.kernel.clock import Clock, epoch_seconds, iso
-from workspace_memory.kernel.errors import (
-    Conflict,
-    Forbidden,
-    InvalidInput,
-    PayloadTooLarge,
-    Unavailable,
-    VersionNotFound,
-    VersionPurged,
-    WorkspaceNotFound,
-)
-from workspace_memory.kernel.sealed import seal, unseal
+from workspace_memory.document.versions import Op, VersionInfo, head_text, retained
+from workspace_memory.document.versions import document_context as document_context
+from workspace_memory.document.versions import is_expired as is_expired
+from workspace_memory.document.versions import utf8_size as utf8_size
+from workspace_memory.governance.redaction import findings
+from workspace_memory.kernel.clock import Clock
+from workspace_memory.kernel.errors import Forbidden, Unavailable, WorkspaceNotFound
+from workspace_memory.kernel.sealed import unseal
 from workspace_memory.store import keys
-from workspace_memory.store.changes import (
-    DEFAULT_HISTORY_DAYS,
-    BumpClearGeneration,
-    Change,
-    Create,
-    ExpireVersion,
-    Label,
-    MemberCanWrite,
-    MoveHead,
-    RetentionIs,
-)
+from workspace_memory.store.changes import BumpClearGeneration, Change, Label, MemberCanWrite
 from workspace_memory.store.cursors import query_page
 from workspace_memory.store.head import Head
-from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.store.stale import stale_base
 from workspace_memory.workspaces.access import Caller, load_caller
 
-MAX_DOCUMENT_BYTES = 64 * 1024
-"""Storage cap: two copies (head + version) of the ciphertext stay far below DynamoDB's 400 KB item."""
-
 RECALL_MAX_BYTES = 8192
-
-DAY_SECONDS = 86400
-
-
-class Op(StrEnum):
-    SAVE = "save"
-    CLEAR = "clear"
-    UNDO = "undo"
-    CAPTURE = "capture"
-
-
-def document_context(workspace_id: str, version: int) -> dict[str, str]:
-    return {"workspace": workspace_id, "kind": "document", "version": str(version)}
-
-
-def utf8_size(text: str) -> int:
-    """The UTF-8 size; text that has none (JSON can carry a lone surrogate) is refused as bad input."""
-    try:
-        return len(text.encode("utf-8"))
-    except UnicodeEncodeError:
-        raise InvalidInput("content must be valid Unicode text (no lone surrogates)") from None
 
 
 @dataclass(frozen=True)
@@ -81,207 +46,9 @@ class DocumentView:
 
 
 @dataclass(frozen=True)
-class VersionInfo:
-    version: int
-    op: str
-    author: str
-    created_at: str
-    bytes: int
-    ciphertext_sha256: str
-    restored_from: int | None = None
-    purged_at: str | None = None
-    purged_by: str | None = None
-    admission_id: str | None = None
-    """A capture's admission: with `turn_id`, which turn wrote the version (the frame's blame)."""
-    turn_id: str | None = None
-
-    @classmethod
-    def from_item(cls, item: Item) -> VersionInfo:
-        return cls(
-            version=int(item["version"]),
-            op=item["op"],
-            author=item["author"],
-            created_at=item["createdAt"],
-            bytes=int(item["bytes"]),
-            ciphertext_sha256=item["sha256"],
-            restored_from=item.get("restoredFrom"),
-            purged_at=item.get("purgedAt"),
-            purged_by=item.get("purgedBy"),
-            admission_id=item.get("admissionId"),
-            turn_id=item.get("turnId"),
-        )
-
-
-def is_expired(item: Item, now: float) -> bool:
-    """A version past its retention is gone, whether or not DynamoDB's TTL deleter has removed it yet (it may
-    take days): every read judges `ttl` itself."""
-    ttl = item.get("ttl")
-    return ttl is not None and int(ttl) <= now
-
-
-def retained(item: Item | None, number: int, now: float) -> tuple[Item, bytes]:
-    """A version that can be read, and its ciphertext: a missing or expired one is 404, a purged stub 410."""
-    if item is None or is_expired(item, now):
-        raise VersionNotFound(f"version {number} does not exist")
-    ciphertext: bytes | None = item.get("ciphertext")
-    if ciphertext is None:
-        raise VersionPurged(f"version {number} was purged")
-    return item, ciphertext
-
-
-@dataclass(frozen=True)
-class Commit:
-    """The receipt of a committed version: ids, sizes and hashes, never text."""
-
-    version: VersionInfo
-    clear_generation: int | None = None
-    warnings: tuple[Finding, ...] = ()
-    """A human's text is stored as typed: what redaction would have removed from it, per kind
-    (docs/architecture.md#redaction)."""
-
-
-@dataclass(frozen=True)
 class HistoryPage:
     versions: list[VersionInfo]
     next_cursor: str | None
-
-
-@dataclass(frozen=True)
-class PreparedVersion:
-    """A new version encrypted and laid out as the two items the commit transaction writes."""
-
-    workspace_id: str
-    version_item: Item
-    head_item: Item
-    info: VersionInfo
-    at: float
-    """When the version was made: the moment its base stopped being the head."""
-
-
-def prepare_version(
-    cipher: Cipher,
-    workspace_id: str,
-    *,
-    content: str,
-    base: int,
-    op: Op,
-    author: str,
-    now: float,
-    restored_from: int | None = None,
-    admission_id: str | None = None,
-    turn_id: str | None = None,
-) -> PreparedVersion:
-    size = utf8_size(content)
-    if size > MAX_DOCUMENT_BYTES:
-        raise PayloadTooLarge(f"document is {size} bytes; the cap is {MAX_DOCUMENT_BYTES}", limit=MAX_DOCUMENT_BYTES)
-    number = base + 1
-    sealed = seal(cipher, content, document_context(workspace_id, number))
-    ciphertext, digest = sealed.ciphertext, sealed.sha256
-    created = iso(now)
-    info = VersionInfo(
-        number, op.value, author, created, size, digest, restored_from, admission_id=admission_id, turn_id=turn_id
-    )
-    version_item: Item = {
-        **keys.as_key(keys.version(workspace_id, number)),
-        "version": number,
-        "ciphertext": ciphertext,
-        "sha256": digest,
-        "bytes": size,
-        "op": op.value,
-        "author": author,
-        "baseVersion": base,
-        "createdAt": created,
-    }
-    if restored_from is not None:
-        version_item["restoredFrom"] = restored_from
-    if admission_id is not None:
-        version_item["admissionId"] = admission_id
-    if turn_id is not None:
-        version_item["turnId"] = turn_id
-    head_item: Item = {
-        **keys.as_key(keys.head(workspace_id)),
-        "headVersion": number,
-        "ciphertext": ciphertext,
-        "sha256": digest,
-        "bytes": size,
-        "op": op.value,
-        "updatedAt": created,
-        "updatedBy": author,
-        "tombstone": False,
-    }
-    return PreparedVersion(workspace_id, version_item, head_item, info, now)
-
-
-def version_changes(prepared: PreparedVersion, base: int, history_days: int) -> list[Change]:
-    """The writes that make a version: create it, move the head from exactly `base`, and start the retention
-    clock of `base`, which stops being the head now (the head's own version never expires). The base version
-    must exist, so a base that expired is refused here as well as by the head's condition."""
-    changes: list[Change] = [Create(prepared.version_item, Label.VERSION), MoveHead(prepared.head_item, base)]
-    if base > 0:
-        superseded_at = prepared.info.created_at
-        ttl = expiry(superseded_at, history_days)
-        changes.append(ExpireVersion(prepared.workspace_id, base, ttl, superseded_at, int(prepared.at), Label.HEAD))
-    return changes
-
-
-def expiry(superseded_at: str, history_days: int) -> int:
-    """The `ttl` of a version that stopped being the head at `superseded_at`: `history_days` later."""
-    return epoch_seconds(superseded_at) + history_days * DAY_SECONDS
-
-
-def all_versions(table: Table, workspace_id: str, page_size: int = 100) -> Iterator[Item]:
-    """Every stored version item of the workspace, oldest first, page by page (a page may come back short when
-    DynamoDB's 1 MB page limit cuts it, so only an empty page ends the listing)."""
-    start_after: str | None = None
-    while True:
-        page = table.query(
-            keys.ws(workspace_id), keys.VERSION_PREFIX, limit=page_size, newest_first=False, start_after=start_after
-        )
-        if not page:
-            return
-        yield from page
-        start_after = page[-1]["sk"]
-
-
-def history_days_of(meta: Item | None) -> int:
-    """The retention a workspace item says (missing item or attribute: the default)."""
-    return DEFAULT_HISTORY_DAYS if meta is None else int(meta.get("historyDays", DEFAULT_HISTORY_DAYS))
-
-
-def read_history_days(table: Table, workspace_id: str) -> int:
-    """The workspace's retention, read on its own (one GetItem of its item)."""
-    return history_days_of(table.get(*keys.meta(workspace_id)))
-
-
-def commit_version(
-    table: Table, prepared: PreparedVersion, base: int, history_days: int | None, others: Sequence[Change]
-) -> int:
-    """Commit `prepared` on `base` with `others` in one transaction that also checks the retention used for the
-    base's expiry is still the workspace's (`None`: not known yet, read it first). If only that check fails, a
-    retention change landed in between: read it and try once more. Returns the retention the commit used."""
-    workspace_id = prepared.workspace_id
-    days = read_history_days(table, workspace_id) if history_days is None else history_days
-    try:
-        table.transact([*version_changes(prepared, base, days), RetentionIs(workspace_id, days), *others])
-        return days
-    except TransactionCancelled as exc:
-        if exc.failed() != {Label.RETENTION}:
-            raise
-    days = read_history_days(table, workspace_id)
-    try:
-        table.transact([*version_changes(prepared, base, days), RetentionIs(workspace_id, days), *others])
-    except TransactionCancelled as exc:
-        if exc.failed() == {Label.RETENTION}:
-            raise Conflict("the workspace's retention changed concurrently; try again") from None
-        raise
-    return days
-
-
-def head_text(cipher: Cipher, workspace_id: str, head: Head) -> str:
-    """The head's text (empty for a document never saved)."""
-    if head.ciphertext is None:
-        return ""
-    return unseal(cipher, head.ciphertext, document_context(workspace_id, head.version))
 
 
 RETENTION_CACHE_SIZE = 1024

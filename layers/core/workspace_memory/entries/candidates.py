@@ -9,7 +9,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import replace
 
-from workspace_memory.document.service import DAY_SECONDS
+from workspace_memory.document.commit import DAY_SECONDS
 from workspace_memory.entries.forget import EntryForgetting
 from workspace_memory.entries.limits import Limits
 from workspace_memory.entries.model import Author, CandidateView, Draft, EntryText, Written, candidate_context

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from workspace_memory.document.service import utf8_size
+from workspace_memory.document.versions import utf8_size
 from workspace_memory.entries.model import EntryText, entry_context
 from workspace_memory.kernel.sealed import unseal
 from workspace_memory.kernel.terms import EntryScope, EntryType

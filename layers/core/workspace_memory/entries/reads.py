@@ -8,7 +8,7 @@ import hmac
 from collections.abc import Iterator
 from itertools import islice
 
-from workspace_memory.document.service import document_context, retained
+from workspace_memory.document.versions import document_context, retained
 from workspace_memory.entries.key_secret import KeySecret
 from workspace_memory.entries.model import (
     Citation,

@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from workspace_memory.document.service import utf8_size
+from workspace_memory.document.versions import utf8_size
 from workspace_memory.entries.model import Draft
 from workspace_memory.governance.redaction import Finding, findings, redact, redact_written, refuse_personal_data_in_key
 from workspace_memory.kernel.errors import InvalidEntryKey, InvalidInput, PayloadTooLarge

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from workspace_memory.document.service import DAY_SECONDS
+from workspace_memory.document.commit import DAY_SECONDS
 from workspace_memory.entries.key_secret import KeySecret
 from workspace_memory.entries.limits import Limits
 from workspace_memory.entries.model import Author, Draft, EntryText, SealedVector, Written, entry_context

@@ -1,9 +1,10 @@
 """Hybrid search over a workspace's decrypted entries (docs/architecture.md#the-search-engine), pure and in-process.
 
-BM25 (bm25s, English stop words, Snowball stems) and embedding cosine each rank the candidates the caller may
-see; reciprocal rank fusion (k = 60) merges the two lists. Nothing here reads storage or decrypts: the
-service hands in `SearchDoc`s it opened, so no plaintext index ever exists outside ciphertext or outside the
-process. Heavy imports (numpy, bm25s, the embedding model) are paid on the first search, not at cold start.
+BM25 (bm25s' tokenizer, NLTK's 179 English stop words, Snowball stems) and embedding cosine each rank the
+candidates the caller may see; weighted reciprocal rank fusion merges the two lists. Nothing here reads storage
+or decrypts: the service hands in `SearchDoc`s it opened, so no plaintext index ever exists outside ciphertext
+or outside the process. Heavy imports (numpy, bm25s, the embedding model) are paid on the first search, not at
+cold start.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol
 
+from workspace_memory.search import stopwords
 from workspace_memory.search.bm25 import VisibleBM25
 
 if TYPE_CHECKING:
@@ -25,9 +27,16 @@ if TYPE_CHECKING:
     Vector = NDArray[np.float32]
     Matrix = NDArray[np.float32]
 
-RRF_K = 60
+RRF_K = 2
 """Reciprocal rank fusion's constant (docs/architecture.md#the-search-engine): a document's fused score is
-Σ 1 / (RRF_K + rank)."""
+Σ weight / (RRF_K + rank). A small k lets each list's first ranks decide (k = 60 flattened a good BM25 list
+into a weak vector one); chosen with the weights on the quality set and confirmed on LoCoMo (`make eval`,
+docs/decisions/0050-search-that-finds-what-people-mean.md)."""
+BM25_WEIGHT = 1.5
+EMBEDDING_WEIGHT = 1.0
+"""Each list's weight in the fusion: BM25's first ranks are the surer ones on both sets."""
+STOPWORDS: tuple[str, ...] | str = stopwords.ENGLISH
+"""What the tokenizer leaves out (a tuple, or the name of one of bm25s' lists, for the eval's comparisons)."""
 MIN_COSINE = 0.24
 """Below this cosine a vector hit is noise, not a candidate. Chosen on the quality set (`make eval`, swept with
 `--floors`): from 0.10 to 0.24 the fusion's recall@5 holds while the vector list's hits on queries about nothing
@@ -174,6 +183,12 @@ class SearchDoc:
     def text(self) -> str:
         return f"{self.title}\n{self.summary}\n{self.body}"
 
+    @property
+    def index_text(self) -> str:
+        """What BM25 ranks: the text and the key's words (`deploy/window`: "deploy", "window"). The vector stays
+        the text's alone (`embedding_text`, as sealed with the entry)."""
+        return self.text if not self.key else f"{self.key.replace('/', ' ')}\n{self.text}"
+
     def valid_at(self, at: float) -> bool:
         return self.valid_from <= at and (self.valid_to is None or at < self.valid_to)
 
@@ -194,7 +209,7 @@ _STEMMER: Any = None
 
 
 def tokenize(texts: Sequence[str]) -> list[list[str]]:
-    """Lower-cased words of two letters or more, English stop words out, Snowball-stemmed ("deploying" and
+    """Lower-cased words of two letters or more, `STOPWORDS` out, Snowball-stemmed ("deploying" and
     "deployment" meet at "deploy")."""
     global _STEMMER
     import bm25s
@@ -203,18 +218,19 @@ def tokenize(texts: Sequence[str]) -> list[list[str]]:
         import Stemmer
 
         _STEMMER = Stemmer.Stemmer("english")
+    listed = STOPWORDS if isinstance(STOPWORDS, str) else list(STOPWORDS)
     tokens: list[list[str]] = bm25s.tokenize(
-        list(texts), stopwords="en", stemmer=_STEMMER, return_ids=False, show_progress=False
+        list(texts), stopwords=listed, stemmer=_STEMMER, return_ids=False, show_progress=False
     )
     return tokens
 
 
-def fuse(*rankings: Sequence[int]) -> dict[int, float]:
-    """Reciprocal rank fusion: each list is document positions, best first (rank 1 = first)."""
+def fuse(*rankings: Sequence[int], weights: Sequence[float] | None = None) -> dict[int, float]:
+    """Weighted reciprocal rank fusion: each list is document positions, best first (rank 1 = first)."""
     fused: dict[int, float] = {}
-    for ranking in rankings:
+    for ranking, weight in zip(rankings, weights or [1.0] * len(rankings), strict=True):
         for rank, position in enumerate(ranking, start=1):
-            fused[position] = fused.get(position, 0.0) + 1.0 / (RRF_K + rank)
+            fused[position] = fused.get(position, 0.0) + weight / (RRF_K + rank)
     return fused
 
 
@@ -234,7 +250,7 @@ class HybridIndex:
 
         self.docs = tuple(docs)
         self.embedder = embedder
-        self.tokens = list(tokens) if tokens is not None else tokenize([d.text for d in self.docs])
+        self.tokens = list(tokens) if tokens is not None else tokenize([d.index_text for d in self.docs])
         # Postings only: BM25's statistics are computed per search over what that caller may see (bm25.py).
         self._bm25 = VisibleBM25(self.tokens)
         missing = [i for i, d in enumerate(self.docs) if d.vector is None]
@@ -253,7 +269,7 @@ class HybridIndex:
         tokens: list[list[str]] = []
         fresh = [d for d in docs if (d.entry_id, d.revision) not in known]
         fresh_tokens = dict(
-            zip(((d.entry_id, d.revision) for d in fresh), tokenize([d.text for d in fresh]), strict=True)
+            zip(((d.entry_id, d.revision) for d in fresh), tokenize([d.index_text for d in fresh]), strict=True)
         )
         for doc in docs:
             at = known.get((doc.entry_id, doc.revision))
@@ -289,15 +305,18 @@ class HybridIndex:
             return []
         mask = np.fromiter((allowed(d) for d in self.docs), dtype=bool, count=len(self.docs))
         rankings: list[list[int]] = []
+        weights: list[float] = []
         if mode is not Mode.EMBEDDING:
             rankings.append(self._bm25_ranking(query, mask))
+            weights.append(BM25_WEIGHT)
         if mode is not Mode.BM25:
+            weights.append(EMBEDDING_WEIGHT)
             vector = self.embedder.embed([query])[0] if query_vector is None else query_vector
             cosines = self._vectors @ vector
             cosines = np.where(mask, cosines, -1.0)
             order = np.argsort(-cosines, kind="stable")
             rankings.append([int(i) for i in order if cosines[i] >= MIN_COSINE])
-        fused = fuse(*rankings)
+        fused = fuse(*rankings, weights=weights)
         best = sorted(fused.items(), key=lambda kv: (-kv[1], self.docs[kv[0]].entry_id))[:k]
         return [Hit(self.docs[i].entry_id, self.docs[i].revision, round(score, 6)) for i, score in best]
 

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from workspace_memory.document.service import is_expired, utf8_size
+from workspace_memory.document.versions import is_expired, utf8_size
 from workspace_memory.entries.model import EntryText, SealedVector, entry_context
 from workspace_memory.entries.validation import validate_key_prefix
 from workspace_memory.kernel.clock import Clock, epoch_time
@@ -29,6 +29,7 @@ from workspace_memory.kernel.sealed import unseal
 from workspace_memory.kernel.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K, EntryScope, EntryStatus, EntryType
 from workspace_memory.search import search_snapshot
 from workspace_memory.store import keys
+from workspace_memory.store.paging import query_all
 from workspace_memory.store.ports import Cipher, Item, Table
 from workspace_memory.workspaces.access import Caller, load_caller
 
@@ -247,20 +248,9 @@ class SearchService:
         """Every revision's metadata, up to 1,000 a page. DynamoDB's 1 MB page limit counts the items as stored,
         before the projection (a revision with its ciphertext is ~2 KB): a short page is NOT the last one, so
         the pages run until an empty one (found by the bench: at 1,000 entries the index held ~500)."""
-        start_after: str | None = None
-        while True:
-            page = self._table.query(
-                keys.ws(workspace_id),
-                keys.ENTRY_REVISION_PREFIX,
-                limit=METADATA_PAGE,
-                newest_first=False,
-                start_after=start_after,
-                attributes=METADATA,
-            )
-            if not page:
-                return
-            yield from page
-            start_after = page[-1]["sk"]
+        return query_all(
+            self._table, keys.ws(workspace_id), keys.ENTRY_REVISION_PREFIX, page_size=METADATA_PAGE, attributes=METADATA
+        )
 
     def _open(
         self, workspace_id: str, wanted: Sequence[Item]

@@ -21,12 +21,14 @@ import secrets
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import TYPE_CHECKING
 
-from workspace_memory.document.service import is_expired
+from workspace_memory.document.versions import is_expired
 from workspace_memory.kernel.errors import DecryptionFailed
 from workspace_memory.store import keys
 from workspace_memory.store.changes import Change, Delete, EntriesRevisionIs, Put
+from workspace_memory.store.paging import query_all
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
 
 if TYPE_CHECKING:
@@ -105,18 +107,11 @@ def load(table: Table, cipher: Cipher, workspace_id: str, now: float) -> Snapsho
     if pointer is None or is_expired(pointer, now) or int(pointer.get("format", 0)) != FORMAT:
         return None
     generation, count = pointer["generation"], int(pointer["chunks"])
-    parts: list[Item] = []
-    while len(parts) < count:  # a Query page holds at most 1 MB: two or three chunks
-        page = table.query(
-            keys.ws(workspace_id),
-            keys.search_snapshot_chunks_prefix(generation),
-            limit=count - len(parts),
-            newest_first=False,
-            start_after=parts[-1]["sk"] if parts else None,
-        )
-        if not page:
-            return None
-        parts.extend(page)
+    # A Query page holds at most 1 MB: two or three chunks; the listing stops at the `count` the pointer names.
+    chunks = query_all(table, keys.ws(workspace_id), keys.search_snapshot_chunks_prefix(generation), page_size=count)
+    parts = list(islice(chunks, count))
+    if len(parts) < count:
+        return None
     blob = b"".join(bytes(p["part"]) for p in parts)
     if hashlib.sha256(blob).hexdigest() != pointer["sha256"]:
         raise DecryptionFailed("search snapshot does not match its recorded digest")

@@ -26,12 +26,13 @@ from workspace_memory.kernel.errors import (
     InvalidInput,
     NotFound,
 )
-from workspace_memory.kernel.ids import new_id, new_secret, require_identifier
+from workspace_memory.kernel.ids import new_id, new_secret
 from workspace_memory.kernel.terms import MemoryState as MemoryState
 from workspace_memory.store import keys
-from workspace_memory.store.changes import ClaimConversation, ConsentIs, Create, Label, Put
+from workspace_memory.store.changes import Change, ClaimConversation, ConsentIs, Create, Label, Put
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
-from workspace_memory.workspaces.access import Caller, load_caller
+from workspace_memory.turns.admission_request import AdmissionRequest
+from workspace_memory.workspaces.access import Caller, Workspace, load_caller
 from workspace_memory.workspaces.keysessions import ALL_SCOPES, Scope, scopes_of
 
 ADMISSION_TTL_SECONDS = 15 * 60
@@ -93,10 +94,6 @@ class AdmissionRef:
             return cls(str(data["c"]), str(data["w"]), str(data["u"]), data.get("k"))
         except (ValueError, KeyError, TypeError, UnicodeError):
             raise InvalidAdmission("admission not recognized") from None
-
-
-def validate_conversation_id(conversation_id: str) -> str:
-    return require_identifier(conversation_id, "conversation id")
 
 
 @dataclass(frozen=True)
@@ -190,28 +187,14 @@ class AdmissionService:
         self._cipher = cipher
         self._clock = clock
 
-    def admit(
-        self,
-        *,
-        conversation_id: str,
-        workspace_id: str,
-        user_id: str,
-        idempotency_key: str,
-        memory_state: MemoryState | None = None,
-        key_session_id: str | None = None,
-        session_id: str | None = None,
-        turn_id: str | None = None,
-        message: str | None = None,
-    ) -> Admitted:
-        """Admit a turn under the user's own authority (the human route); a key session narrows it."""
-        validate_conversation_id(conversation_id)
-        require_identifier(idempotency_key, "idempotencyKey")
-        if session_id is not None:
-            require_identifier(session_id, "session id")
+    def admit(self, request: AdmissionRequest, *, turn_id: str | None = None) -> Admitted:
+        """Admit a turn under the user's own authority (the human route); a key session narrows it. `turn_id`
+        is the workflow ingress runs the turn as (an agent runtime's own admission has none)."""
+        workspace_id, user_id, key_session_id = request.workspace_id, request.user_id, request.key_session_id
         extra = [
             keys.policy(workspace_id),
-            keys.conversation_owner(conversation_id),
-            keys.admission_key(conversation_id, idempotency_key),
+            keys.conversation_owner(request.conversation_id),
+            keys.admission_key(request.conversation_id, request.idempotency_key),
         ]
         if key_session_id is not None:
             extra += [keys.key_session(workspace_id, key_session_id), keys.key_revocation(workspace_id, key_session_id)]
@@ -224,39 +207,15 @@ class AdmissionService:
             return self._replay(marker, workspace_id, user_id, key_session_id)
         if not caller.workspace.ai_enabled:
             raise AiDisabled("workspace AI is turned off")
-        policy = Policy.from_item(policy_item)
-        request = _Request(
-            conversation_id, idempotency_key, memory_state, key_session_id, scopes, session_id, turn_id, message
-        )
-        return self._create(caller, policy, request)
+        return self._create(_Grant(caller, Policy.from_item(policy_item), scopes), request, turn_id)
 
-    def admit_for_runtime(
-        self,
-        *,
-        conversation_id: str,
-        workspace_id: str,
-        user_id: str,
-        idempotency_key: str,
-        key_session_id: str | None,
-        memory_state: MemoryState | None = None,
-        session_id: str | None = None,
-        message: str | None = None,
-    ) -> Admitted:
-        """An agent runtime acts for `user_id` only under a live key session that user opened here."""
-        if key_session_id is None:
+    def admit_for_runtime(self, request: AdmissionRequest) -> Admitted:
+        """An agent runtime acts for the request's user only under a live key session that user opened here."""
+        if request.key_session_id is None:
             raise KeySessionRequired(
                 "automation admissions need the user's keySessionId (docs/architecture.md#delegation)"
             )
-        return self.admit(
-            conversation_id=conversation_id,
-            workspace_id=workspace_id,
-            user_id=user_id,
-            idempotency_key=idempotency_key,
-            memory_state=memory_state,
-            key_session_id=key_session_id,
-            session_id=session_id,
-            message=message,
-        )
+        return self.admit(request)
 
     @staticmethod
     def _check_key_session(user_id: str, now: float, session: Item | None, revoked: Item | None) -> frozenset[Scope]:
@@ -266,26 +225,40 @@ class AdmissionService:
             raise KeySessionInvalid("key session belongs to another user")
         return scopes_of(session.get("scopes"))
 
-    def _create(self, caller: Caller, policy: Policy, request: _Request) -> Admitted:
-        workspace = caller.workspace
-        conversation_id, idempotency_key = request.conversation_id, request.idempotency_key
-        key_session_id = request.key_session_id
-        ref = AdmissionRef(conversation_id, workspace.id, caller.user_id, key_session_id)
+    def _create(self, grant: _Grant, request: AdmissionRequest, turn_id: str | None) -> Admitted:
+        """A new admission with a fresh credential, written in one transaction with what it claims."""
+        ref = AdmissionRef(request.conversation_id, grant.workspace.id, grant.caller.user_id, request.key_session_id)
         admission_id = ref.encode(new_id("adm"))
         credential = new_secret()
+        item = self._admission_item(admission_id, credential, grant, request, turn_id)
+        try:
+            self._table.transact(_claims(item, grant, request))
+        except TransactionCancelled as exc:
+            replayed = self._after_lost_race(exc.failed(), grant, request)
+            if replayed is None:
+                raise
+            return replayed
+        return Admitted(Admission.from_item(item), credential, replayed=False)
+
+    def _admission_item(
+        self, admission_id: str, credential: str, grant: _Grant, request: AdmissionRequest, turn_id: str | None
+    ) -> Item:
+        """The admission: the authority it freezes, the credential (its hash, and sealed for a resend), what the
+        request brought along (the message sealed) and its 15-minute lifetime."""
+        workspace, policy = grant.workspace, grant.policy
         now = self._clock.now()
         expires = int(now) + ADMISSION_TTL_SECONDS
         item: Item = {
             **keys.as_key(keys.admission(admission_id)),
             "admissionId": admission_id,
-            "conversationId": conversation_id,
+            "conversationId": request.conversation_id,
             "workspaceId": workspace.id,
-            "userId": caller.user_id,
+            "userId": grant.caller.user_id,
             "mode": policy.mode.value,
             "policyRevision": policy.revision,
             "clearGeneration": policy.clear_generation,
             "consentRevision": workspace.consent_revision,
-            "scopes": sorted(scope.value for scope in request.scopes),
+            "scopes": sorted(scope.value for scope in grant.scopes),
             "nonceHash": credential_hash(credential),
             "credentialCiphertext": self._cipher.encrypt(
                 credential.encode(), credential_context(workspace.id, admission_id)
@@ -295,61 +268,34 @@ class AdmissionService:
             "createdAt": iso(now),
             "ttl": expires + RETENTION_SECONDS,
         }
-        if key_session_id is not None:
-            item["keySessionId"] = key_session_id
+        if request.key_session_id is not None:
+            item["keySessionId"] = request.key_session_id
         if request.session_id is not None:
             item["sessionId"] = request.session_id
         if request.memory_state is not None:
             item["memoryState"] = request.memory_state.model_dump(exclude_none=True)
-        if request.turn_id is not None:
-            item["turnId"] = request.turn_id
+        if turn_id is not None:
+            item["turnId"] = turn_id
         if request.message is not None:
             item["messageCiphertext"] = self._cipher.encrypt(
                 request.message.encode("utf-8"), message_context(workspace.id, admission_id)
             )
-        slot: Item = {
-            **keys.as_key(keys.credential(conversation_id)),
-            "admissionId": admission_id,
-            "nonceHash": item["nonceHash"],
-            "workspaceId": workspace.id,
-            "expiresAt": expires,
-            "ttl": expires + RETENTION_SECONDS,
-        }
-        marker: Item = {
-            **keys.as_key(keys.admission_key(conversation_id, idempotency_key)),
-            "admissionId": admission_id,
-            "workspaceId": workspace.id,
-            "userId": caller.user_id,
-            "ttl": expires + RETENTION_SECONDS,
-        }
-        owner: Item = {
-            **keys.as_key(keys.conversation_owner(conversation_id)),
-            "workspaceId": workspace.id,
-            "userId": caller.user_id,
-            "createdAt": iso(now),
-        }
-        try:
-            self._table.transact(
-                [
-                    Create(marker, Label.IDEMPOTENCY),
-                    Create(item, Label.ADMISSION),
-                    Put(slot, Label.CREDENTIAL),
-                    ClaimConversation(owner),
-                    ConsentIs(workspace.id, workspace.consent_revision),
-                ]
-            )
-        except TransactionCancelled as exc:
-            failed = exc.failed()
-            if Label.OWNER in failed:  # another admission claimed the conversation first
-                _check_owner(self._table.get(*keys.conversation_owner(conversation_id)), workspace.id, caller.user_id)
-            if Label.IDEMPOTENCY in failed:  # a concurrent resend with the same key won: hand back its admission
-                stored = self._table.get(*keys.admission_key(conversation_id, idempotency_key))
-                if stored is not None:
-                    return self._replay(stored, workspace.id, caller.user_id, key_session_id)
-            if Label.CONSENT in failed:
-                raise AiDisabled("workspace AI was turned off or consent changed; try again") from None
-            raise
-        return Admitted(Admission.from_item(item), credential, replayed=False)
+        return item
+
+    def _after_lost_race(self, failed: frozenset[str], grant: _Grant, request: AdmissionRequest) -> Admitted | None:
+        """What a cancelled admission transaction answers: the conversation claimed by someone else, the
+        admission of a concurrent resend that won, or consent that moved; None when it was none of those."""
+        workspace_id, user_id = grant.workspace.id, grant.caller.user_id
+        conversation_id = request.conversation_id
+        if Label.OWNER in failed:  # another admission claimed the conversation first
+            _check_owner(self._table.get(*keys.conversation_owner(conversation_id)), workspace_id, user_id)
+        if Label.IDEMPOTENCY in failed:  # a concurrent resend with the same key won: hand back its admission
+            stored = self._table.get(*keys.admission_key(conversation_id, request.idempotency_key))
+            if stored is not None:
+                return self._replay(stored, workspace_id, user_id, request.key_session_id)
+        if Label.CONSENT in failed:
+            raise AiDisabled("workspace AI was turned off or consent changed; try again") from None
+        return None
 
     def _replay(self, marker: Item, workspace_id: str, user_id: str, key_session_id: str | None) -> Admitted:
         if marker["workspaceId"] != workspace_id or marker["userId"] != user_id:
@@ -367,17 +313,53 @@ class AdmissionService:
 
 
 @dataclass(frozen=True)
-class _Request:
-    """What the caller asked to be admitted for, after validation."""
+class _Grant:
+    """What the admission was judged to be granted: the caller (workspace and membership), the policy it
+    freezes and the scopes of its key session (all of them without one)."""
 
-    conversation_id: str
-    idempotency_key: str
-    memory_state: MemoryState | None
-    key_session_id: str | None
+    caller: Caller
+    policy: Policy
     scopes: frozenset[Scope]
-    session_id: str | None
-    turn_id: str | None
-    message: str | None = None
+
+    @property
+    def workspace(self) -> Workspace:
+        return self.caller.workspace
+
+
+def _claims(item: Item, grant: _Grant, request: AdmissionRequest) -> list[Change]:
+    """The admission's transaction: its idempotency marker (a resend finds it), the admission, the
+    conversation's one credential slot (taking it retires every older turn), the conversation's owner (the first
+    admission claims it) and the consent revision the admission was judged by."""
+    workspace = grant.workspace
+    conversation_id, admission_id = request.conversation_id, item["admissionId"]
+    marker: Item = {
+        **keys.as_key(keys.admission_key(conversation_id, request.idempotency_key)),
+        "admissionId": admission_id,
+        "workspaceId": workspace.id,
+        "userId": grant.caller.user_id,
+        "ttl": item["ttl"],
+    }
+    slot: Item = {
+        **keys.as_key(keys.credential(conversation_id)),
+        "admissionId": admission_id,
+        "nonceHash": item["nonceHash"],
+        "workspaceId": workspace.id,
+        "expiresAt": item["expiresAt"],
+        "ttl": item["ttl"],
+    }
+    owner: Item = {
+        **keys.as_key(keys.conversation_owner(conversation_id)),
+        "workspaceId": workspace.id,
+        "userId": grant.caller.user_id,
+        "createdAt": item["createdAt"],
+    }
+    return [
+        Create(marker, Label.IDEMPOTENCY),
+        Create(item, Label.ADMISSION),
+        Put(slot, Label.CREDENTIAL),
+        ClaimConversation(owner),
+        ConsentIs(workspace.id, workspace.consent_revision),
+    ]
 
 
 def _check_owner(owner: Item | None, workspace_id: str, user_id: str) -> None:

@@ -1,9 +1,10 @@
 """The authority a turn holds right now, read in one consistent snapshot, and the fence that re-checks it.
 
-Recall and capture both start from `read_authority`: one transactional read of the admission, the
-conversation's credential slot, the workspace, the membership, the policy, the head and the key session.
-Capture then commits through `fence_actions`: condition checks that re-state, inside the write transaction,
-every predicate the snapshot was judged by, so whatever lands first wins cleanly.
+Every tool of a turn (recall, capture, working notes, the agent's entry tools) starts from `read_authority`:
+one transactional read of the admission, the conversation's credential slot, the workspace, the membership,
+the policy, the head and the key session. Capture then commits with `fence_changes` (the admission's
+consumption and `authority_checks`, which an agent's entry write uses alone): condition checks that re-state,
+inside the write transaction, every predicate the snapshot was judged by, so whatever lands first wins cleanly.
 """
 
 from __future__ import annotations

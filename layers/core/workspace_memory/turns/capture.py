@@ -17,19 +17,20 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from workspace_memory.document.edits import Edit, EditsRejected, apply_edits, rewrite_written
-from workspace_memory.document.policy import Mode, Policy
-from workspace_memory.document.service import (
-    RECALL_MAX_BYTES,
+from workspace_memory.document.commit import (
     Commit,
-    Op,
     PreparedVersion,
     commit_version,
-    head_text,
     history_days_of,
     prepare_version,
+    transact_under_retention,
     version_changes,
 )
+from workspace_memory.document.edits import MALFORMED_EDITS, Edit, EditsRejected, apply_edits, rewrite_written
+from workspace_memory.document.edits import InvalidEdits as InvalidEdits
+from workspace_memory.document.policy import Mode, Policy
+from workspace_memory.document.service import RECALL_MAX_BYTES
+from workspace_memory.document.versions import Op, head_text
 from workspace_memory.governance.redaction import Finding, findings, merge_findings, redact_written
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import Conflict, Forbidden, InvalidInput, StaleBaseVersion
@@ -44,10 +45,6 @@ from workspace_memory.workspaces.access import load_caller
 from workspace_memory.workspaces.keysessions import Scope
 
 EDITS = TypeAdapter(list[Edit])
-
-
-class InvalidEdits(InvalidInput):
-    code = "INVALID_EDITS"
 
 
 class ProposalCleared(Conflict):
@@ -77,13 +74,11 @@ class CaptureResult:
 
 
 def parse_edits(raw: Sequence[Any]) -> list[Edit]:
+    """A proposal's edits as a human applies them (a capture's are typed by its request model)."""
     try:
         return EDITS.validate_python(list(raw))
     except ValueError:
-        # pydantic's message would quote the line text; only say where the problem is.
-        raise InvalidEdits(
-            "edits are malformed: each is add{line,heading?}, replace{old,new} or remove{line}"
-        ) from None
+        raise InvalidEdits(MALFORMED_EDITS) from None
 
 
 def request_hash(edits: Sequence[Edit], base_version: int) -> str:
@@ -128,16 +123,15 @@ class CaptureService:
         workspace_id: str,
         admission_id: str,
         credential: str,
-        raw_edits: Sequence[Any],
+        edits: Sequence[Edit],
         base_version: int,
         idempotency_key: str | None,
     ) -> CaptureResult:
         if idempotency_key != f"memory:{admission_id}":
             raise InvalidInput("Idempotency-Key must be memory:<admissionId>")
-        edits = parse_edits(raw_edits)
         digest = request_hash(edits, base_version)  # of the request as sent, so a retry of it replays
-        edits, redactions = redact_edits(edits)
-        result = self._capture(workspace_id, admission_id, credential, edits, base_version, digest)
+        redacted, redactions = redact_edits(edits)
+        result = self._capture(workspace_id, admission_id, credential, redacted, base_version, digest)
         return result if result.outcome is Outcome.REFUSED else replace(result, redactions=redactions)
 
     def _capture(
@@ -243,22 +237,19 @@ class CaptureService:
         the fence's one check of the workspace item). If that check failed while workspace AI and the consent
         revision still hold, only the retention moved: commit once more under the fresh one."""
         adm = authority.admission
-        days = authority.history_days
-        try:
-            self._table.transact(
-                [*version_changes(prepared, base, days), *fence_changes(authority, now, receipt, digest, days)]
-            )
-            return
-        except TransactionCancelled as exc:
+
+        def changes(days: int) -> list[Change]:
+            return [*version_changes(prepared, base, days), *fence_changes(authority, now, receipt, digest, days)]
+
+        def moved(exc: TransactionCancelled) -> int | None:
             if exc.failed() != {Label.CONSENT}:
-                raise
+                return None
             meta = self._table.get(*keys.meta(adm.workspace_id))
             if meta is None or not meta.get("aiEnabled") or meta.get("consentRevision") != adm.consent_revision:
-                raise
-        fresh = history_days_of(meta)
-        self._table.transact(
-            [*version_changes(prepared, base, fresh), *fence_changes(authority, now, receipt, digest, fresh)]
-        )
+                return None
+            return history_days_of(meta)
+
+        transact_under_retention(self._table, changes, authority.history_days, moved)
 
     def _replay(self, authority: Authority, digest: str) -> CaptureResult | None:
         adm = authority.admission

@@ -16,7 +16,8 @@ import contextlib
 from dataclasses import dataclass
 
 from workspace_memory.document.policy import Mode
-from workspace_memory.document.service import RECALL_MAX_BYTES, head_text, utf8_size
+from workspace_memory.document.service import RECALL_MAX_BYTES
+from workspace_memory.document.versions import head_text, utf8_size
 from workspace_memory.entries.agent_entries import caller_of
 from workspace_memory.entries.index import Index, IndexLines, build_index, build_rules, visible_heads
 from workspace_memory.entries.index import rule_line as entry_with_body

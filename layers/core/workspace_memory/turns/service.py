@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from workspace_memory.kernel.errors import NotFound
+from workspace_memory.kernel.errors import InvalidInput, NotFound
 from workspace_memory.store.ports import Table
-from workspace_memory.turns.admission import AdmissionService, MemoryState
+from workspace_memory.turns.admission import AdmissionService
+from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.turns.turn_contract import TurnInput, TurnView, turn_id_for
 from workspace_memory.workspaces.access import owned_conversation
 
@@ -40,40 +41,23 @@ class TurnService:
         self._admission = admission
         self._runner = runner
 
-    def start(
-        self,
-        *,
-        user_id: str,
-        conversation_id: str,
-        workspace_id: str,
-        message: str,
-        idempotency_key: str,
-        memory_state: MemoryState | None,
-        key_session_id: str | None,
-        session_id: str | None,
-    ) -> StartedTurn:
-        turn_id = turn_id_for(conversation_id, idempotency_key)
-        admitted = self._admission.admit(
-            conversation_id=conversation_id,
-            workspace_id=workspace_id,
-            user_id=user_id,
-            idempotency_key=idempotency_key,
-            memory_state=memory_state,
-            key_session_id=key_session_id,
-            session_id=session_id,
-            turn_id=turn_id,
-            message=message,
-        )
+    def start(self, request: AdmissionRequest) -> StartedTurn:
+        """Admit the turn as its workflow (an id derived from the conversation and the idempotency key, so a
+        resend addresses the same turn) and start that workflow with the admission as server-set input."""
+        if request.message is None:
+            raise InvalidInput("a turn needs the user's message")
+        turn_id = turn_id_for(request.conversation_id, request.idempotency_key)
+        admitted = self._admission.admit(request, turn_id=turn_id)
         self._runner.start(
             TurnInput(
                 turn_id=turn_id,
-                conversation_id=conversation_id,
-                workspace_id=workspace_id,
-                user_id=user_id,
+                conversation_id=request.conversation_id,
+                workspace_id=request.workspace_id,
+                user_id=request.user_id,
                 admission_id=admitted.admission.id,
                 credential=admitted.credential,
-                session_id=session_id,
-                message=message,
+                session_id=request.session_id,
+                message=request.message,
             )
         )
         return StartedTurn(turn_id, admitted.admission.id)

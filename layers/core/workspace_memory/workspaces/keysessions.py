@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from workspace_memory.document.service import is_expired
+from workspace_memory.document.versions import is_expired
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import Forbidden, InvalidInput, NotFound
 from workspace_memory.kernel.ids import new_ordered_id

@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING, Literal
 from workspace_memory.api.models.base import FindingOut, OutModel, findings_out, omitted_when_none
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
+    from workspace_memory.document.commit import Commit
     from workspace_memory.document.purge import Purged
-    from workspace_memory.document.service import Commit, DocumentView, HistoryPage, VersionInfo
+    from workspace_memory.document.service import DocumentView, HistoryPage
+    from workspace_memory.document.versions import VersionInfo
 
 
 class DocumentOut(OutModel):

@@ -1,0 +1,132 @@
+"""The domain's vocabulary of conditional writes: what one transaction may say, in the domain's own verbs.
+
+A service composes a transaction from these changes ("create the version", "move the head from base",
+"the member is still a writer", "consume the admission") and hands it to the table port; the adapters
+translate each change into their storage's dialect (DynamoDB condition and update expressions in
+`adapters/dynamo_changes.py`, plain Python in `tests/memory_table.py`). Every change carries a label; a
+cancelled transaction names the labels whose condition failed, never list positions.
+
+The verbs live beside the context they guard (`base`: labels and plain item writes, `document`, `workspace`,
+`turns`, `entries`); this package is their one name: import them from `workspace_memory.store.changes`.
+"""
+
+from __future__ import annotations
+
+from workspace_memory.store.changes.base import Create, Delete, Label, Put
+from workspace_memory.store.changes.document import (
+    DEFAULT_HISTORY_DAYS,
+    ExpireVersion,
+    HeadAt,
+    MoveHead,
+    PurgeVersion,
+    RetentionIs,
+    SetRetention,
+    TombstoneHead,
+)
+from workspace_memory.store.changes.entries import (
+    CountAgentWrite,
+    CountEntryRead,
+    CountEntryVersions,
+    EntriesRevisionIs,
+    ExpireEntryRevision,
+    MoveEntryHead,
+    SupersedeEntryRevision,
+)
+from workspace_memory.store.changes.turns import (
+    AdmissionLive,
+    ClaimConversation,
+    ConsumeAdmission,
+    CredentialHeldBy,
+    KeySessionLive,
+    KeySessionNotRevoked,
+    ReplaceRevision,
+)
+from workspace_memory.store.changes.workspace import (
+    BumpClearGeneration,
+    ClearGenerationIs,
+    ConsentIs,
+    MemberCanWrite,
+    MemberExists,
+    MemberIsOwner,
+    PolicyIs,
+    SetAi,
+    SetPolicyMode,
+    TombstoneWorkspace,
+)
+
+Change = (
+    Create
+    | Put
+    | MoveHead
+    | MemberCanWrite
+    | BumpClearGeneration
+    | ClearGenerationIs
+    | SetPolicyMode
+    | PolicyIs
+    | ConsentIs
+    | SetAi
+    | CredentialHeldBy
+    | ConsumeAdmission
+    | AdmissionLive
+    | ClaimConversation
+    | KeySessionLive
+    | KeySessionNotRevoked
+    | ReplaceRevision
+    | MemberIsOwner
+    | HeadAt
+    | RetentionIs
+    | SetRetention
+    | ExpireVersion
+    | PurgeVersion
+    | Delete
+    | TombstoneWorkspace
+    | TombstoneHead
+    | MemberExists
+    | MoveEntryHead
+    | SupersedeEntryRevision
+    | ExpireEntryRevision
+    | CountEntryVersions
+    | CountAgentWrite
+    | CountEntryRead
+    | EntriesRevisionIs
+)
+
+__all__ = [
+    "DEFAULT_HISTORY_DAYS",
+    "AdmissionLive",
+    "BumpClearGeneration",
+    "Change",
+    "ClaimConversation",
+    "ClearGenerationIs",
+    "ConsentIs",
+    "ConsumeAdmission",
+    "CountAgentWrite",
+    "CountEntryRead",
+    "CountEntryVersions",
+    "Create",
+    "CredentialHeldBy",
+    "Delete",
+    "EntriesRevisionIs",
+    "ExpireEntryRevision",
+    "ExpireVersion",
+    "HeadAt",
+    "KeySessionLive",
+    "KeySessionNotRevoked",
+    "Label",
+    "MemberCanWrite",
+    "MemberExists",
+    "MemberIsOwner",
+    "MoveEntryHead",
+    "MoveHead",
+    "PolicyIs",
+    "PurgeVersion",
+    "Put",
+    "ReplaceRevision",
+    "RetentionIs",
+    "SetAi",
+    "SetPolicyMode",
+    "SetRetention",
+    "SupersedeEntryRevision",
+    "TombstoneHead",
+    "TombstoneWorkspace",
+]

@@ -1,0 +1,88 @@
+"""The memory entries' changes: an entry's head and revisions, the cap, the agent's rate, the search snapshot."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workspace_memory.store.changes.base import ItemWrite, Label
+
+
+@dataclass(frozen=True)
+class MoveEntryHead(ItemWrite):
+    """Replace an entry's head by `item` iff it is at revision `base` and still `active` (a forgotten chain
+    never moves again); two writers from one base: exactly one wins, so a chain never forks."""
+
+    base: int
+    label: str = Label.ENTRY
+
+
+@dataclass(frozen=True)
+class SupersedeEntryRevision:
+    """Mark revision `revision` of an entry superseded by `by` (with the reason, time and retention `ttl`)
+    iff it exists."""
+
+    workspace_id: str
+    entry_id: str
+    revision: int
+    by: int
+    at: str
+    ttl: int
+    reason: str | None
+    label: str = Label.ENTRY
+
+
+@dataclass(frozen=True)
+class ExpireEntryRevision:
+    """Give superseded revision `revision` of an entry the expiry `ttl` a retention change implies, iff it
+    exists, is superseded and has not already expired at `now` (a longer retention never revives one)."""
+
+    workspace_id: str
+    entry_id: str
+    revision: int
+    ttl: int
+    now: int
+    label: str = Label.ENTRY
+
+
+@dataclass(frozen=True)
+class CountEntryVersions:
+    """Add `delta` to the workspace's stored entry versions and bump its `entriesRevision`, iff the count stays
+    at most `cap` (the item is created on first use)."""
+
+    workspace_id: str
+    delta: int
+    cap: int
+    label: str = Label.ENTRY_CAP
+
+
+@dataclass(frozen=True)
+class CountAgentWrite:
+    """One more agent write in this hour's bucket of (workspace, user), iff fewer than `limit` were made; the
+    bucket expires (`ttl`) after its hour."""
+
+    workspace_id: str
+    user_id: str
+    bucket: int
+    limit: int
+    ttl: int
+    label: str = Label.RATE
+
+
+@dataclass(frozen=True)
+class CountEntryRead:
+    """One more read of an active entry head (`readCount`, `lastReadAt`); a forgotten or missing one is left."""
+
+    workspace_id: str
+    entry_id: str
+    at: str
+    label: str = Label.ENTRY
+
+
+@dataclass(frozen=True)
+class EntriesRevisionIs:
+    """The workspace's `entriesRevision` is still `revision` (nothing was written or forgotten since): a search
+    snapshot built at that revision may be stored, never one that could hold a since-forgotten entry."""
+
+    workspace_id: str
+    revision: int
+    label: str = Label.SEARCH_SNAPSHOT

@@ -125,6 +125,6 @@ def test_the_pagers_walk_a_prefix_in_order_from_a_position() -> None:
     after = [h.entry_id for _, h in entry_queries.entry_heads(table, WS, after=heads[1][0], page=2)]
     assert after == ["en_2", "en_3", "en_4"]
     newest = entry_queries.entry_revisions(table, WS, "en_0", page=2, newest_first=True)
-    assert [r.revision for _, r in newest] == [3, 2, 1]
+    assert [r.revision for r in newest] == [3, 2, 1]
     assert entry_queries.entry_revision(table, WS, "en_0", 2) == EntryRecord.from_item(revision_item("en_0", 2))
     assert entry_queries.entry_head(table, WS, "en_9") is None

@@ -70,7 +70,7 @@ class EntryForgetting:
         for _ in range(3):
             revisions = [
                 keys.entry_revision(workspace_id, entry_id, r.revision)
-                for r in self._reads.revisions(workspace_id, entry_id)
+                for r in entry_queries.entry_revisions(self._table, workspace_id, entry_id)
             ]
             first, rest = revisions[:FORGET_BATCH], revisions[FORGET_BATCH:]
             changes: list[Change] = [right, *decision, *(Delete(k) for k in first)]

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterator
-from itertools import islice
 
 from workspace_memory.document.versions import document_context, retained
 from workspace_memory.entries.key_secret import KeySecret
@@ -83,11 +81,6 @@ class EntryReads:
             raise EntryForgotten("entry was forgotten")
         return found
 
-    def revisions(self, workspace_id: str, entry_id: str) -> Iterator[EntryRecord]:
-        """Every stored revision of a chain, oldest first (expired ones included: the caller judges)."""
-        for _, record in entry_queries.entry_revisions(self._table, workspace_id, entry_id):
-            yield record
-
     # -- the routes ------------------------------------------------------------------------------------
 
     def read(self, user_id: str, workspace_id: str, entry_id: str, as_of: float | None = None) -> EntryView:
@@ -117,7 +110,7 @@ class EntryReads:
         if _valid_at(head, at):
             return head
         now = self._clock.now()
-        for record in self.revisions(workspace_id, head.entry_id):
+        for record in entry_queries.entry_revisions(self._table, workspace_id, head.entry_id):
             if not record.expired(now) and _valid_at(record, at):
                 return record
         raise EntryNotFound("no revision of this entry was valid then")
@@ -184,12 +177,9 @@ class EntryReads:
     def history(self, user_id: str, workspace_id: str, entry_id: str, limit: int, cursor: str | None) -> Page:
         caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])
         self.live_head(caller, head_of(found))
-        after = None if cursor is None else decode_cursor(cursor, keys.entry_revisions_prefix(entry_id))
-        newest = entry_queries.entry_revisions(
-            self._table, workspace_id, entry_id, after=after, page=limit + 1, newest_first=True
+        page, next_cursor = entry_queries.entry_revision_page(
+            self._table, workspace_id, entry_id, limit=limit, cursor=cursor
         )
-        page = list(islice(newest, limit + 1))
-        next_cursor = encode_cursor(page[limit - 1][0]) if len(page) > limit else None
         now = self._clock.now()
-        rows = [_row(r, self.open(workspace_id, r)) for _, r in page[:limit] if not r.expired(now)]
+        rows = [_row(r, self.open(workspace_id, r)) for r in page if not r.expired(now)]
         return Page(rows, next_cursor)

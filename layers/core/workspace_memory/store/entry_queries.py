@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from workspace_memory.store import keys
+from workspace_memory.store.cursors import query_page
 from workspace_memory.store.entry_records import CandidateRecord, EntryHead, EntryRecord, head_from_item, head_of
+from workspace_memory.store.paging import query_all
 from workspace_memory.store.ports import Item, Table
 
 
@@ -40,18 +42,12 @@ def entry_heads(
 
 
 def entry_revisions(
-    table: Table,
-    workspace_id: str,
-    entry_id: str,
-    *,
-    after: str | None = None,
-    page: int = 100,
-    newest_first: bool = False,
-) -> Iterator[tuple[str, EntryRecord]]:
-    """Every stored revision of a chain after position `after` (expired ones included: the caller judges)."""
+    table: Table, workspace_id: str, entry_id: str, *, page: int = 100, newest_first: bool = False
+) -> Iterator[EntryRecord]:
+    """Every stored revision of a chain, oldest first (expired ones included: the caller judges)."""
     prefix = keys.entry_revisions_prefix(entry_id)
-    for position, item in _items(table, workspace_id, prefix, after, page, newest_first=newest_first):
-        yield position, EntryRecord.from_item(item)
+    for _, item in _items(table, workspace_id, prefix, None, page, newest_first=newest_first):
+        yield EntryRecord.from_item(item)
 
 
 def candidates(table: Table, workspace_id: str, *, after: str | None = None) -> Iterator[tuple[str, CandidateRecord]]:
@@ -60,10 +56,20 @@ def candidates(table: Table, workspace_id: str, *, after: str | None = None) -> 
         yield position, CandidateRecord.from_item(item)
 
 
+def entry_revision_page(
+    table: Table, workspace_id: str, entry_id: str, *, limit: int, cursor: str | None
+) -> tuple[list[EntryRecord], str | None]:
+    """Up to `limit` revisions of a chain, newest first, resuming after `cursor`, and the next page's cursor."""
+    prefix = keys.entry_revisions_prefix(entry_id)
+    items, next_cursor = query_page(table, keys.ws(workspace_id), prefix, limit=limit, cursor=cursor, newest_first=True)
+    return [EntryRecord.from_item(item) for item in items], next_cursor
+
+
 def _items(
     table: Table, workspace_id: str, prefix: str, after: str | None, page: int, *, newest_first: bool
 ) -> Iterator[tuple[str, Item]]:
-    while items := table.query(keys.ws(workspace_id), prefix, limit=page, newest_first=newest_first, start_after=after):
-        for item in items:
-            yield item["sk"], item
-        after = items[-1]["sk"]
+    pages = query_all(
+        table, keys.ws(workspace_id), prefix, page_size=page, newest_first=newest_first, start_after=after
+    )
+    for item in pages:
+        yield item["sk"], item

@@ -3,9 +3,6 @@
 Each write is one new version (`document.versions`, `document.commit`): the version item is created, the
 head moves from exactly the caller's base version, and the caller still holds write right, all in one
 transaction.
-
-`DAY_SECONDS`, `document_context`, `is_expired` and `utf8_size` are named here too, for entries/, which
-imports them from here: their homes are `document.commit` and `document.versions`.
 """
 
 from __future__ import annotations
@@ -13,13 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from workspace_memory.document.commit import DAY_SECONDS as DAY_SECONDS
 from workspace_memory.document.commit import Commit, commit_version, prepare_version
 from workspace_memory.document.policy import Mode, Policy
-from workspace_memory.document.versions import Op, VersionInfo, head_text, retained
-from workspace_memory.document.versions import document_context as document_context
-from workspace_memory.document.versions import is_expired as is_expired
-from workspace_memory.document.versions import utf8_size as utf8_size
+from workspace_memory.document.versions import Op, VersionInfo, document_context, head_text, is_expired, retained
 from workspace_memory.governance.redaction import findings
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import Forbidden, Unavailable, WorkspaceNotFound

@@ -4,7 +4,7 @@ A warm process keeps each revision's line (`IndexLines`), so a recall decrypts o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from workspace_memory.document.versions import utf8_size
@@ -105,29 +105,14 @@ def build_rules(
     `RULES_MAX_BYTES` bytes (docs/architecture.md#rules: rules are recalled with the constitution in their own budget).
     When a rule does not fit, it and every later one are left out and a last line says how many; they stay in the
     index."""
-    lines: list[str] = []
-    recalled: list[tuple[str, int]] = []
-    left_out = 0
-    used = utf8_size(RULES_HEADING) + 1
-    for head in heads:
-        if head.type is not EntryType.RULE:
-            continue
-        if left_out:
-            left_out += 1
-            continue
-        line = _head_line(cipher, workspace_id, head, cache, rule_line)
-        size = utf8_size(line) + 1
-        if used + size > RULES_MAX_BYTES - 120:  # room kept for the "left out" line
-            left_out += 1
-            continue
-        used += size
-        lines.append(line)
-        recalled.append((head.entry_id, head.revision))
-    if not lines and not left_out:
-        return Index("", (), 0)
-    if left_out:
-        lines.append(f"{left_out} more rules not shown (over the rules budget); the index lists them.")
-    return Index("\n".join([RULES_HEADING, *lines]) + "\n", tuple(recalled), left_out)
+    rules = (head for head in heads if head.type is EntryType.RULE)
+    return _within_budget(
+        RULES_HEADING,
+        rules,
+        lambda head: _head_line(cipher, workspace_id, head, cache, rule_line),
+        max_bytes=RULES_MAX_BYTES - 120,  # room kept for the "left out" line
+        more="{} more rules not shown (over the rules budget); the index lists them.",
+    )
 
 
 def build_index(
@@ -145,23 +130,43 @@ def build_index(
     `INDEX_MAX_BYTES` bytes; when it is full, a last line says how many were left out. `heads` are the
     visible heads when the caller already read them; `skip` the entries shown elsewhere (the rules block).
     One decryption per line shown (under the warm branch key: no KMS), none for a line cached warm."""
+    visible = visible_heads(table, workspace_id, user_id) if heads is None else heads
+    return _within_budget(
+        INDEX_HEADING,
+        (head for head in visible if head.entry_id not in skip),
+        lambda head: _head_line(
+            cipher, workspace_id, head, cache, lambda text, entry_id: _index_line(text.title, text.summary, entry_id)
+        ),
+        max_bytes=INDEX_MAX_BYTES - 100,  # room kept for the "left out" line
+        max_lines=max_lines,
+        more="{} more not shown; search_memory finds them.",
+    )
+
+
+def _within_budget(
+    heading: str,
+    heads: Iterable[EntryRecord],
+    render: Callable[[EntryRecord], str],
+    *,
+    max_bytes: int,
+    max_lines: int | None = None,
+    more: str,
+) -> Index:
+    """`heading`, then one rendered line per head in order while they fit in `max_lines` lines and `max_bytes`
+    bytes (the heading counted); from the first that does not fit, it and every later head are left out
+    unrendered (no decryption) and a last line, `more` with the count, says how many."""
     lines: list[str] = []
     recalled: list[tuple[str, int]] = []
     left_out = 0
-    used = utf8_size(INDEX_HEADING) + 1
-    for head in visible_heads(table, workspace_id, user_id) if heads is None else heads:
-        if head.entry_id in skip:
-            continue
-        if len(lines) >= max_lines:
+    used = utf8_size(heading) + 1
+    for head in heads:
+        if left_out or (max_lines is not None and len(lines) >= max_lines):
             left_out += 1
             continue
-        line = _head_line(
-            cipher, workspace_id, head, cache, lambda text, entry_id: _index_line(text.title, text.summary, entry_id)
-        )
+        line = render(head)
         size = utf8_size(line) + 1
-        if used + size > INDEX_MAX_BYTES - 100:  # room kept for the "left out" line
+        if used + size > max_bytes:
             left_out += 1
-            max_lines = len(lines)  # full: every later entry is left out too
             continue
         used += size
         lines.append(line)
@@ -169,5 +174,5 @@ def build_index(
     if not lines and not left_out:
         return Index("", (), 0)
     if left_out:
-        lines.append(f"{left_out} more not shown; search_memory finds them.")
-    return Index("\n".join([INDEX_HEADING, *lines]) + "\n", tuple(recalled), left_out)
+        lines.append(more.format(left_out))
+    return Index("\n".join([heading, *lines]) + "\n", tuple(recalled), left_out)

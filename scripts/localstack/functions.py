@@ -10,6 +10,7 @@ endpoint, the local-only clock) is the runtime's or the local stack's, and reach
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -35,7 +36,9 @@ killing an environment past its limit is unchanged (tests/integration/test_lambd
 a 2 s timeout)."""
 
 
+@functools.cache
 def time_scale() -> float:
+    """Read and checked once per process: a bad value fails the first environment start, then every call."""
     raw = os.environ.get(TIME_SCALE, "1")
     try:
         scale = float(raw)

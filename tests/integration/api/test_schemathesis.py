@@ -182,6 +182,8 @@ def fuzz(
     def run(case: Any, aimed: bool, number: int) -> None:
         if aimed:
             _aim(case, seeded, declared, number)
-        case.call_and_validate(base_url=gateway_url, session=session, headers=_auth(route_key, seeded), checks=CHECKS)
+        case.call_and_validate(
+            base_url=gateway_url, session=session, headers=_auth(route_key, seeded), checks=CHECKS, timeout=180
+        )
 
     run()

@@ -448,5 +448,12 @@ ENTRY_CURATED = [
             "tests/integration/search/test_search_routes.py::test_a_members_private_entry_never_surfaces_for_another_member",
         ),
     ),
+    Curated(
+        "purge: the owner only (nothing to purge)",
+        CORE + "document/purge.py",
+        "        caller.require_owner()\n",
+        "",
+        ("tests/integration/document/test_purge.py::test_a_refused_purge_changes_nothing[an editor, a line nowhere]",),
+    ),
 ]
 CURATED += ENTRY_CURATED

@@ -28,7 +28,8 @@ Scopes (mutant-name globs; GLOB arguments replace the scope):
 
 `--show` prints the diff of every surviving mutant in scope after the run.
 
-`--curated` runs the hand-written guard mutants instead (CURATED in scripts/mutation_guards.py, ~5 minutes):
+`--curated` runs the hand-written guard mutants instead (CURATED in scripts/mutation_guards.py; `--only TEXT`,
+repeatable, keeps the guards whose name contains TEXT):
 each removes or weakens one guard the way a careless edit would - a clause of a DynamoDB condition, a change
 left out of a transaction, a comparison, an identity check - in a scratch copy (.local/guard-mutants/), runs
 the tests meant to hold that guard and reports whether they failed. A guard whose snippet no longer matches
@@ -163,8 +164,13 @@ def results(globs: list[str]) -> dict[str, str]:
 SCRATCH = ROOT / ".local" / "guard-mutants"
 
 
-def run_curated(env: dict[str, str]) -> int:
-    """Each mutant in a fresh scratch copy of the tree; the working tree is never touched."""
+def run_curated(env: dict[str, str], only: Sequence[str] = ()) -> int:
+    """Each mutant in a fresh scratch copy of the tree; the working tree is never touched. With `only`, the
+    mutants whose guard names contain one of its strings (case-insensitive)."""
+    selected = [m for m in CURATED if not only or any(o.lower() in m.guard.lower() for o in only)]
+    if not selected:
+        print(f"no curated guard matches {list(only)}")
+        return 1
     if SCRATCH.exists():
         shutil.rmtree(SCRATCH)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
@@ -180,12 +186,12 @@ def run_curated(env: dict[str, str]) -> int:
         return subprocess.run(command, cwd=SCRATCH, env=env, capture_output=True, text=True, check=False).returncode
 
     # Control: unmutated, every test set passes (else a failing fixture would pass for a kill).
-    control = pytest(sorted({t for mutant in CURATED for t in mutant.tests}))
+    control = pytest(sorted({t for mutant in selected for t in mutant.tests}))
     if control != 0:
         print(f"the unmutated tests do not pass (pytest exit {control}): fix that first")
         return 1
     tally: Counter[str] = Counter()
-    for mutant in CURATED:
+    for mutant in selected:
         target = SCRATCH / mutant.path
         original = target.read_text()
         if original.count(mutant.old) != 1:
@@ -209,6 +215,9 @@ def main() -> int:
     parser.add_argument("--max-children", type=int, default=2)
     parser.add_argument("--show", action="store_true", help="print the diff of every surviving mutant")
     parser.add_argument("--curated", action="store_true", help="run the hand-written guard mutants instead")
+    parser.add_argument(
+        "--only", action="append", default=[], help="with --curated: the guards whose name contains this"
+    )
     parser.add_argument("globs", nargs="*", help="mutant-name globs (replace the scope)")
     args = parser.parse_args()
     globs = args.globs or SCOPES[args.scope]
@@ -221,7 +230,7 @@ def main() -> int:
         # (an environment process would run the built artifact, unmutated).
         env["WM_TEST_GATEWAY_MODE"] = "threads"
         if args.curated:
-            return run_curated(env)
+            return run_curated(env, args.only)
         stage()
         mutmut("run", "--max-children", str(args.max_children), *globs, env=env)
 

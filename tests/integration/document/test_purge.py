@@ -101,6 +101,8 @@ def _bad_cases() -> list[tuple[str, str, Any, int, str]]:
         ("the head holds it", "owner", "- kept", 409, "LINE_IN_HEAD"),
         ("a viewer", "viewer", "- old", 403, "FORBIDDEN"),
         ("an editor", "editor", "- old", 403, "FORBIDDEN"),
+        # No version holds it, so no transaction would re-check the owner: the early check must answer.
+        ("an editor, a line nowhere", "editor", "- never written", 403, "FORBIDDEN"),
         ("a stranger", "stranger", "- old", 404, "WORKSPACE_NOT_FOUND"),
     ]
 

@@ -303,6 +303,39 @@ def test_the_fence_itself_refuses_a_forget_proposal_when_a_clear_lands_after_the
     assert entry_items(scene) == before
 
 
+ACCESS_LOST = {e.name: e for e in EVENTS if e.predicate is Predicate.ACCESS}
+
+
+@pytest.mark.parametrize(
+    ("mode", "event"),
+    [(Mode.AUTO, "member demoted"), (Mode.AUTO, "member removed"), (Mode.READ_ONLY, "member removed")],
+    ids=["auto-member demoted", "auto-member removed", "read_only-member removed"],
+)
+def test_the_fence_itself_refuses_a_forget_proposal_when_the_member_loses_access_after_the_snapshot(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, mode: Mode, event: str
+) -> None:
+    """The proposal re-states at commit what its mode needs of the member: the write right in `auto`,
+    membership in `read_only`. The snapshot is read, then the member loses it, then the proposal is written:
+    only the transaction can refuse it."""
+    scene = _scene(settings, mode)
+    entry_id = _owners_entry(scene)
+    admitted = _admitted(scene)
+    before = entry_items(scene)
+    import workspace_memory.entries.agent_entries as module
+    from workspace_memory.turns.authority import read_authority
+
+    def stale_snapshot(*args: Any) -> Any:
+        snapshot = read_authority(*args)
+        ACCESS_LOST[event].land(scene, admitted)
+        return snapshot
+
+    monkeypatch.setattr(module, "read_authority", stale_snapshot)
+    result = forget(scene, admitted, entry_id)
+    assert (result.outcome, result.predicate) == (Outcome.REFUSED, Predicate.ACCESS), result
+    assert result.candidate_id is None
+    assert entry_items(scene) == before
+
+
 def test_a_forget_proposal_counts_against_the_agent_write_rate(settings: Settings) -> None:
     scene = _scene(settings)
     entry_id = _owners_entry(scene)

@@ -28,8 +28,8 @@ Scopes (mutant-name globs; GLOB arguments replace the scope):
 
 `--show` prints the diff of every surviving mutant in scope after the run.
 
-`--curated` runs the hand-written guard mutants instead (CURATED in scripts/mutation_guards.py; `--only TEXT`,
-repeatable, keeps the guards whose name contains TEXT):
+`--curated` runs the hand-written guard mutants instead (scripts/mutation_guards.py and
+mutation_entry_guards.py; `--only TEXT`, repeatable, keeps the guards whose name contains TEXT):
 each removes or weakens one guard the way a careless edit would - a clause of a DynamoDB condition, a change
 left out of a transaction, a comparison, an identity check - in a scratch copy (.local/guard-mutants/), runs
 the tests meant to hold that guard and reports whether they failed. A guard whose snippet no longer matches
@@ -51,7 +51,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from scripts.localstack.stack import LocalStack, StackConfig
-from scripts.mutation_guards import CURATED
+from scripts.mutation_entry_guards import ENTRY_CURATED
+from scripts.mutation_guards import FENCE_CURATED, Curated
+
+CURATED: list[Curated] = FENCE_CURATED + ENTRY_CURATED
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGE = ROOT / ".local" / "mutation"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from scripts.mutation import MODULES
-from scripts.mutation_guards import CORE, CURATED, Curated
+from scripts.mutation import CURATED, MODULES
+from scripts.mutation_guards import CORE, Curated
 
 pytestmark = pytest.mark.unit
 

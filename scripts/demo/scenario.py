@@ -258,10 +258,10 @@ def entries_scene(http: Http, conv: str, ws: str, key_session_id: str, run: str)
     check(then["revision"] == 1 and then["summary"] == "We deploy on Tuesdays", "asOf before it: revision 1", then)
 
     say("a rule without a quote of the user's message is refused; with one it is saved:")
-    view = run_turn(http, conv, ws, "rule: Brevity | Answers stay short\nHow should you answer?")
+    view = run_turn(http, conv, ws, "rule: Answers short | Keep answers short\nHow should you answer?")
     check(outcomes(view) == [(ToolName.SAVE_MEMORY, "invalid")], "save_memory refused", view["toolOutcomes"])
     check("QUOTE_REQUIRED" in (view["answer"] or ""), "the tool result to carry QUOTE_REQUIRED", view["answer"])
-    view = run_turn(http, conv, ws, f"rule: Brevity | Answers stay short | {RULE_QUOTE}\nHow should you answer?")
+    view = run_turn(http, conv, ws, f"rule: Answers short | {RULE_QUOTE} | {RULE_QUOTE}\nHow should you answer?")
     check(outcomes(view) == [(ToolName.SAVE_MEMORY, "committed")], "the quoted rule committed", view["toolOutcomes"])
 
     say("Alice forgets the fact (every version; a text-free tombstone stays):")
@@ -286,7 +286,7 @@ def entries_scene(http: Http, conv: str, ws: str, key_session_id: str, run: str)
     entries_part = recalled_block[recalled_block.index("### Rules") :]
     block("the recalled rules and index", entries_part)
     check(
-        "Brevity — Answers stay short" in entries_part and entry_id not in recalled_block,
+        "Answers short — Keep answers short" in entries_part and entry_id not in recalled_block,
         "the rule recalled, the forgotten fact gone from the index",
         entries_part,
     )

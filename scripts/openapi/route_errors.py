@@ -90,6 +90,8 @@ ROUTE_ERRORS: dict[str, Errors] = {
         errors.IdempotencyKeyReused,
         errors.QuoteRequired,
         errors.QuoteNotInMessage,
+        errors.QuoteTooShort,
+        errors.RuleNotInQuote,
         errors.EntryCap,
         errors.StaleRevision,
     ),

@@ -71,7 +71,7 @@ def test_demo_starts_the_stack_plays_the_scenario_and_stops_it(tmp_path: Path) -
     assert "X-Base-Revision" in step8, transcript
     assert "?asOf=" in step8, transcript
     assert "QUOTE_REQUIRED" in step8, transcript
-    assert "    | - Brevity — Answers stay short [" in step8, transcript
+    assert "    | - Answers short — Keep answers short [" in step8, transcript
 
     step9 = out.split("== 9.", 1)[1]
     assert "receipts, one per model call (never text):" in step9, transcript

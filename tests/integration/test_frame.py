@@ -711,6 +711,39 @@ def test_citations_are_shown_with_their_live_state(page: Page, api: Api, gateway
     expect(citations).to_have_text([f"entry {cited}: changed", "document-version 1 (top): ok"])
 
 
+def test_a_candidate_over_a_rules_key_shows_its_body_and_the_diff_of_what_it_replaces(
+    page: Page, api: Api, gateway_url: str
+) -> None:
+    """Issue 17 finding 6: the person deciding sees the candidate's body, the revision it would supersede and
+    the body's diff, before accepting anything."""
+    owner = new_user("owner")
+    ws = api.workspace(owner)  # read_only
+    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    rule = {"scope": "workspace", "type": "rule", "key": "style/tone", "title": "Tone", "summary": "formal"}
+    created = api.call("POST", f"/v1/workspaces/{ws}/entries", user=owner, json={**rule, "body": "Be formal."})
+    assert created.status_code == 201, created.text
+    entry_id = created.json()["entryId"]
+    key_session = api.key_session(owner, ws)
+    admitted = api.admit(f"conv-{uuid.uuid4().hex[:8]}", ws, owner, key_session, key=uuid.uuid4().hex)
+    body = {"type": "fact", "key": "style/tone", "title": "Tone", "summary": "casual", "body": "Be casual."}
+    saved = api.call(
+        "PUT",
+        f"/v1/automation/workspaces/{ws}/entries",
+        automation=RUNTIME,
+        json=body,
+        headers={**admission_headers(admitted.json()), "Idempotency-Key": f"save-{uuid.uuid4().hex}"},
+    )
+    assert saved.json()["outcome"] == "proposal", saved.text
+
+    opened(page, gateway_url, owner, ws)
+    row = page.locator(f"#candidate-list tr[data-candidate-id='{saved.json()['candidateId']}']")
+    expect(row.locator(".candidate-body")).to_have_text("key style/tone\nBe casual.")
+    expect(row).to_contain_text(f"entry {entry_id} (revision 1)")
+    expect(row).to_contain_text("Replaces revision 1 (rule “Tone” — formal); changes type, summary, body.")
+    expect(row.locator(".candidate-diff")).to_contain_text("-Be formal.\n+Be casual.")
+    shot(page, "candidate-diff", "#candidates")
+
+
 def test_a_candidate_decided_elsewhere_says_so_and_is_not_decided_twice(page: Page, api: Api, gateway_url: str) -> None:
     owner = new_user("owner")
     ws = api.workspace(owner)

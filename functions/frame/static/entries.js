@@ -183,6 +183,37 @@ async function create() {
   ui.say(`${what}${warned(written)}`);
 }
 
+function pre(className, text) {
+  const p = document.createElement("pre");
+  p.className = className;
+  p.textContent = text;
+  return p;
+}
+
+/** Everything accepting a save candidate would store besides title and summary: its key, body and sources. */
+function candidateBody(c) {
+  if (c.kind === "forget") return document.createTextNode("");
+  const lines = [c.key ? `key ${c.key}` : "", c.body || "(no body)"];
+  for (const s of c.sources) lines.push(`source ${s.kind} ${s.ref}${s.locator ? ` (${s.locator})` : ""}`);
+  return pre("candidate-body", lines.filter(Boolean).join("\n"));
+}
+
+/** What the candidate changes: the revision it supersedes as stored now, the fields it changes, the body diff. */
+function candidateChanges(c, changes) {
+  const box = document.createElement("div");
+  box.append(changes);
+  const d = c.diff;
+  if (d) {
+    const what = document.createElement("p");
+    const stale = d.current ? "" : "No longer the current revision: accepting is refused. ";
+    what.textContent = `${stale}Replaces revision ${d.revision} (${d.type} “${d.title}” — ${d.summary}); changes ${
+      d.changed.join(", ") || "nothing"
+    }.`;
+    box.append(what, pre("candidate-diff", d.bodyDiff || "(same body)"));
+  }
+  return box;
+}
+
 async function listCandidates(more = false) {
   const { candidates, nextCursor } = await api.candidates(state.ws, more ? state.candidatesCursor : undefined);
   const body = $("candidate-list").tBodies[0];
@@ -193,7 +224,11 @@ async function listCandidates(more = false) {
     const target = `entry ${c.entryId} (revision ${c.baseRevision})`;
     const changes = c.kind === "forget" ? `forget ${target}` : c.entryId ? target : "a new entry";
     const title = c.title ?? "(no longer readable)";
-    for (const text of [title, c.summary ?? "", c.type, c.scope, changes, c.proposedBy, c.createdAt]) ui.cell(row, text);
+    for (const text of [title, c.summary ?? ""]) ui.cell(row, text);
+    row.insertCell().append(candidateBody(c));
+    for (const text of [c.type, c.scope]) ui.cell(row, text);
+    row.insertCell().append(candidateChanges(c, changes));
+    for (const text of [c.proposedBy, c.createdAt]) ui.cell(row, text);
     row.insertCell().append(button("Accept", () => decide(c, "accept")), button("Reject", () => decide(c, "reject")));
   }
   state.candidatesCursor = nextCursor;

@@ -17,7 +17,9 @@ from workspace_memory.kernel.errors import (
     IdempotencyKeyReused,
     QuoteNotInMessage,
     QuoteRequired,
+    QuoteTooShort,
     RateLimited,
+    RuleNotInQuote,
 )
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType, Outcome
@@ -91,8 +93,10 @@ def save(
     key: str | None = None,
     idem: str = "save-1",
     scope: EntryScope = EntryScope.WORKSPACE,
+    summary: str = "Short replies in British English.",
+    body_text: str = "Body of the entry.",
 ) -> SaveResult:
-    text = EntryText(title, "Short replies in British English.", "Body of the entry.", (), key)
+    text = EntryText(title, summary, body_text, (), key)
     body: dict[str, Any] = {"type": type.value, "title": title, "key": key, "quote": quote, "scope": scope.value}
     adm = admitted.admission
     return scene.svc.agent_entries.save(
@@ -210,18 +214,29 @@ def _filters() -> Any:
     return Filters()
 
 
-def test_a_rule_needs_a_verbatim_quote_of_the_turns_message(settings: Settings) -> None:
+def rule(scene: Scene, admitted: Admitted, quote: str | None, idem: str, **fields: Any) -> SaveResult:
+    """An agent's rule whose title and summary are words of `quote` (the body empty) unless `fields` say."""
+    words = (quote or "British English").split()
+    said: dict[str, Any] = {"title": " ".join(words[-2:]), "summary": quote or "British English", "body_text": ""}
+    return save(scene, admitted, type=EntryType.RULE, quote=quote, idem=idem, **{**said, **fields})
+
+
+def test_a_rule_needs_a_quote_of_the_turns_message_that_states_it(settings: Settings) -> None:
     scene = _scene(settings)
     admitted = _admitted(scene)
     before = entry_items(scene)
     with pytest.raises(QuoteRequired):
-        save(scene, admitted, type=EntryType.RULE, idem="r1")
+        rule(scene, admitted, None, "r1")
     with pytest.raises(QuoteNotInMessage):
-        save(scene, admitted, type=EntryType.RULE, quote="always answer in American English", idem="r2")
-    with pytest.raises(QuoteNotInMessage):  # verbatim: case matters
-        save(scene, admitted, type=EntryType.RULE, quote="ALWAYS answer in British English", idem="r3")
+        rule(scene, admitted, "always answer in American English", "r2")
+    with pytest.raises(QuoteNotInMessage):  # whole words: "ways answer" is not what the user wrote
+        rule(scene, admitted, "ways answer in British English", "r3")
+    with pytest.raises(QuoteTooShort):
+        rule(scene, admitted, "e", "r4", title="British English", summary="British English")
+    with pytest.raises(RuleNotInQuote):
+        rule(scene, admitted, "always answer in British English", "r5", body_text="and in French on Fridays")
     assert entry_items(scene) == before
-    ok = save(scene, admitted, type=EntryType.RULE, quote="always answer in British English", idem="r4")
+    ok = rule(scene, admitted, "ALWAYS answer in British-English!", "r6", summary="Always answer in British English.")
     assert ok.outcome is Outcome.COMMITTED
 
 
@@ -229,14 +244,26 @@ def test_changing_a_rule_through_its_key_needs_the_quote_too(settings: Settings)
     scene = _scene(settings)
     admitted = _admitted(scene)
     quote = "keep replies short"
-    rule = save(scene, admitted, type=EntryType.RULE, quote=quote, key="style/length", idem="k1")
-    assert rule.outcome is Outcome.COMMITTED
+    saved = rule(scene, admitted, quote, "k1", key="style/length")
+    assert saved.outcome is Outcome.COMMITTED
     before = entry_items(scene)
     with pytest.raises(QuoteRequired):
         save(scene, admitted, type=EntryType.FACT, key="style/length", idem="k2")
+    with pytest.raises(RuleNotInQuote):  # the new revision says more than the quote
+        save(scene, admitted, type=EntryType.FACT, key="style/length", quote=quote, idem="k3")
     assert entry_items(scene) == before
-    changed = save(scene, admitted, type=EntryType.FACT, key="style/length", quote=quote, idem="k3")
-    assert (changed.entry_id, changed.revision, changed.superseded) == (rule.entry_id, 2, True)
+    changed = save(
+        scene,
+        admitted,
+        type=EntryType.FACT,
+        key="style/length",
+        quote=quote,
+        idem="k4",
+        title="replies short",
+        summary=quote,
+        body_text="",
+    )
+    assert (changed.entry_id, changed.revision, changed.superseded) == (saved.entry_id, 2, True)
 
 
 def test_the_121st_agent_write_in_the_hour_is_rate_limited(settings: Settings) -> None:

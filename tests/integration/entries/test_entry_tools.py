@@ -136,9 +136,10 @@ def test_a_rule_without_a_quote_is_refused_with_its_code_and_with_one_it_is_save
     assert "save_memory → error: Not saved (QUOTE_REQUIRED)." in view.answer
     assert entries(api, owner, ws) == []
 
-    quoted = turn(api, svc, worker, owner, ws, "rule: Tone | be brief | Always answer briefly\nWhat now?")
+    directive = "rule: Answer briefly | always answer briefly | Always answer briefly"
+    quoted = turn(api, svc, worker, owner, ws, f"{directive}\nWhat now?")
     assert [(o.tool, o.outcome) for o in quoted.tool_outcomes] == [(ToolName.SAVE_MEMORY, "committed")]
-    assert [(e["type"], e["title"]) for e in entries(api, owner, ws)] == [("rule", "Tone")]
+    assert [(e["type"], e["title"]) for e in entries(api, owner, ws)] == [("rule", "Answer briefly")]
 
 
 def test_forget_memory_only_proposes_and_a_member_decides(

@@ -19,6 +19,7 @@ from workspace_memory.api.models.automation import AdmissionOut, CaptureOut, Not
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.conversations import ReceiptsOut, TurnOut, TurnStarted
 from workspace_memory.api.models.document import CommitOut, DocumentOut, HistoryOut, VersionContentOut
+from workspace_memory.api.models.entries import CandidateOut
 from workspace_memory.api.models.envelope import ErrorOut
 from workspace_memory.api.models.policy import PolicyOut
 from workspace_memory.api.models.workspaces import AiOut, HealthOut, KeySessionOut, MemberOut, WorkspaceCreated
@@ -27,7 +28,10 @@ from workspace_memory.document.edits import EditProblem
 from workspace_memory.document.policy import Mode, Policy
 from workspace_memory.document.service import DocumentView, HistoryPage
 from workspace_memory.document.versions import VersionInfo
+from workspace_memory.entries.candidate_diff import candidate_diff
+from workspace_memory.entries.model import CandidateView, Draft, EntryText, Source
 from workspace_memory.kernel import errors, loopback
+from workspace_memory.kernel.terms import CandidateKind, CandidateStatus, CitationKind, EntryScope, EntryType
 from workspace_memory.turns.authority import Predicate
 from workspace_memory.turns.capture import CaptureResult, InvalidEdits, Outcome, Proposal
 from workspace_memory.turns.notes import Notes, NotesConflict, NotesTooLarge
@@ -171,6 +175,62 @@ CASES: list[tuple[str, OutModel, str]] = [
         CaptureOut.of(CaptureResult(Outcome.CONFLICT, version=4, predicate=Predicate.HEAD, proposal=PROPOSAL)),
         '{"outcome":"conflict","version":4,"predicate":"head","proposal":{"edits":[{"op":"add","line":"- x",'
         '"heading":"## D"},{"op":"remove","line":"- y"}],"baseVersion":4,"clearGeneration":1}}',
+    ),
+    (
+        "forget candidate (body, key and diff null)",
+        CandidateOut.of(
+            CandidateView(
+                "ec1",
+                1,
+                CandidateStatus.PENDING,
+                EntryScope.WORKSPACE,
+                EntryType.FACT,
+                None,
+                None,
+                "en1",
+                2,
+                "u1",
+                AT,
+                CandidateKind.FORGET,
+            )
+        ),
+        '{"candidateId":"ec1","revision":1,"status":"pending","kind":"forget","scope":"workspace","type":"fact",'
+        f'"title":null,"summary":null,"entryId":"en1","baseRevision":2,"proposedBy":"u1","createdAt":"{AT}",'
+        '"body":null,"key":null,"sources":[],"diff":null}',
+    ),
+    (
+        "save candidate superseding through a key (its diff)",
+        CandidateOut.of(
+            CandidateView(
+                "ec2",
+                1,
+                CandidateStatus.PENDING,
+                EntryScope.WORKSPACE,
+                EntryType.FACT,
+                "T",
+                "new",
+                "en1",
+                1,
+                "u1",
+                AT,
+                body="b2",
+                key="a/b",
+                sources=(Source(CitationKind.ENTRY, "en0", "ab", "l"),),
+                diff=candidate_diff(
+                    "en1",
+                    1,
+                    True,
+                    EntryType.RULE,
+                    EntryText("T", "old", "b1"),
+                    Draft(EntryType.FACT, EntryText("T", "new", "b2")),
+                ),
+            )
+        ),
+        '{"candidateId":"ec2","revision":1,"status":"pending","kind":"save","scope":"workspace","type":"fact",'
+        f'"title":"T","summary":"new","entryId":"en1","baseRevision":1,"proposedBy":"u1","createdAt":"{AT}",'
+        '"body":"b2","key":"a/b","sources":[{"kind":"entry","ref":"en0","sha256":"ab","locator":"l"}],'
+        '"diff":{"entryId":"en1","revision":1,"current":true,"type":"rule","title":"T","summary":"old","body":"b1",'
+        '"changed":["type","summary","body"],"bodyDiff":"--- en1@1\\n+++ candidate\\n@@ -1 +1 @@\\n-b1\\n+b2"}}',
     ),
     (
         "notes read (updatedAt null sent)",

@@ -8,7 +8,8 @@ transaction, so a competing Clear, mode change, revocation or newer turn either 
 refused with its predicate, nothing written) or after (the save is committed). Unlike capture it does not
 consume the admission: a turn may save several memories, bounded by the agent write rate. In `read_only` the
 save becomes a candidate through the same fence; in `off` nothing happens. Agent text is redacted before it
-is stored. A rule needs a verbatim quote of the turn's user message, kept sealed on the admission.
+is stored. A rule needs a quote of the turn's user message, kept sealed on the admission, and says no more
+than it (`rule_quotes`).
 
 `forget_memory` is never automatic: in `read_only` and `auto` alike it becomes a candidate of kind `forget`
 (through the same fence as a save in that mode, rate limited and idempotent like one) that a member with write
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -27,6 +27,7 @@ from typing import Any
 from workspace_memory.document.policy import Mode
 from workspace_memory.entries.model import Author, Draft, EntryView
 from workspace_memory.entries.refusals import Fenced
+from workspace_memory.entries.rule_quotes import check_quote
 from workspace_memory.entries.service import EntryService
 from workspace_memory.entries.validation import redacted, validate
 from workspace_memory.governance.redaction import Finding
@@ -35,8 +36,6 @@ from workspace_memory.kernel.errors import (
     IdempotencyKeyReused,
     InvalidInput,
     MemoryOff,
-    QuoteNotInMessage,
-    QuoteRequired,
     Unavailable,
 )
 from workspace_memory.kernel.ids import require_identifier
@@ -58,8 +57,6 @@ from workspace_memory.turns.authority import Authority, Predicate, authority_che
 from workspace_memory.turns.notes import AdmissionRetired
 from workspace_memory.workspaces.access import Caller, Role, Workspace
 from workspace_memory.workspaces.keysessions import Scope
-
-MAX_QUOTE_BYTES = 500
 
 
 @dataclass(frozen=True)
@@ -89,21 +86,6 @@ class SaveResult:
             superseded=answer.superseded,
             replayed=True,
         )
-
-
-def normalized(text: str) -> str:
-    return unicodedata.normalize("NFC", text)
-
-
-def check_quote(quote: str | None, message: str | None) -> None:
-    """The quote must be 1-500 UTF-8 bytes (not only white space) and, after NFC normalization of both, a
-    verbatim substring of the turn's user message: same case, same white space, same punctuation."""
-    if quote is None or not quote.strip():
-        raise QuoteRequired("an agent's rule needs a quote of the user's message in this turn")
-    if len(quote.encode("utf-8")) > MAX_QUOTE_BYTES:
-        raise InvalidInput(f"quote must be at most {MAX_QUOTE_BYTES} bytes")
-    if message is None or normalized(quote) not in normalized(message):
-        raise QuoteNotInMessage("the quote is not a verbatim part of the user's message in this turn")
 
 
 def request_hash(body: dict[str, Any]) -> str:
@@ -207,7 +189,7 @@ class AgentEntryService:
             return early
         mode = adm.mode
         if draft.type is EntryType.RULE:
-            check_quote(quote, turn_message(self._cipher, adm))
+            check_quote(quote, turn_message(self._cipher, adm), draft.text)
         stored, redactions = redacted(draft)
         author = Author(adm.user_id, "agent", adm.id, rated=True)
         days = authority.history_days
@@ -237,7 +219,7 @@ class AgentEntryService:
                     AdmissionLive(adm.id, adm.workspace_id, adm.user_id, Mode.AUTO.value, int(now)),
                     *authority_checks(authority, now, Mode.AUTO, days),
                 ],
-                guard=lambda head: self._guard_rule(head, quote, adm),
+                guard=lambda head: self._guard_rule(head, quote, adm, draft),
             )
         except Fenced as exc:
             return self._fenced(exc.failed, authority, marker_key, digest)
@@ -290,10 +272,11 @@ class AgentEntryService:
         self._record(marker_key, result)
         return result
 
-    def _guard_rule(self, head: EntryRecord, quote: str | None, adm: Admission) -> None:
-        """Changing a rule (superseding it through its key) needs the quote as creating one does."""
+    def _guard_rule(self, head: EntryRecord, quote: str | None, adm: Admission, draft: Draft) -> None:
+        """Changing a rule (superseding it through its key) needs the quote as creating one does, and the new
+        revision must say no more than it."""
         if head.type is EntryType.RULE:
-            check_quote(quote, turn_message(self._cipher, adm))
+            check_quote(quote, turn_message(self._cipher, adm), draft.text)
 
     def _fenced(
         self, failed: frozenset[str], authority: Authority, marker_key: keys.Key, digest: str

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from workspace_memory.document.commit import DAY_SECONDS
+from workspace_memory.entries.candidate_diff import CandidateDiff, candidate_diff
 from workspace_memory.entries.forget import EntryForgetting
 from workspace_memory.entries.limits import Limits
 from workspace_memory.entries.model import Author, CandidateView, Draft, EntryText, Written, candidate_context
@@ -26,11 +27,17 @@ from workspace_memory.kernel.terms import CandidateKind, CandidateStatus, EntryS
 from workspace_memory.store import entry_queries, keys
 from workspace_memory.store.changes import Change, Create, Label, MemberExists, ReplaceRevision
 from workspace_memory.store.cursors import decode_cursor, encode_cursor
-from workspace_memory.store.entry_records import CandidateRecord
+from workspace_memory.store.entry_records import CandidateRecord, EntryRecord
 from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.workspaces.access import Caller, load_caller
 
 CANDIDATE_TTL_SECONDS = 30 * DAY_SECONDS
+
+
+def _unseen_chain(head: EntryRecord) -> None:
+    """Accepting a candidate made while its key was free, now that a chain holds the key: never a silent overwrite
+    of text the candidate (and the person deciding it) did not see."""
+    raise StaleRevision("the key now names an entry the candidate did not supersede", current_revision=head.revision)
 
 
 class Candidates:
@@ -71,6 +78,10 @@ class Candidates:
         validate(draft)
         draft, _ = redacted(draft)
         caller, _ = load_caller(self._table, workspace_id, user_id)
+        if entry_id is None and (held := self._writes.key_head(caller, draft)) is not None:
+            # A key in use: the candidate names the chain and the revision it would supersede, now, so the person
+            # deciding sees them and accepting never overwrites a revision the candidate did not see.
+            entry_id, base_revision = held.entry_id, held.revision
         now = self._clock.now()
         candidate_id = new_id("ec")
         owner = owner_of(caller, draft)
@@ -185,6 +196,7 @@ class Candidates:
             seen = self._seen_text(workspace_id, record.entry_id, record.base_revision)
             scope, type_ = record.scope, record.type
             title, summary = (None, None) if seen is None else (seen.title, seen.summary)
+            draft: Draft | None = None
         else:
             draft = self._open(workspace_id, record)
             scope, type_, title, summary = draft.scope, draft.type, draft.text.title, draft.text.summary
@@ -201,7 +213,23 @@ class Candidates:
             proposed_by=record.proposed_by,
             created_at=record.created_at,
             kind=record.kind,
+            body=None if draft is None else draft.text.body,
+            key=None if draft is None else draft.text.key,
+            sources=() if draft is None else draft.text.sources,
+            diff=None if draft is None else self._diff(workspace_id, record, draft),
         )
+
+    def _diff(self, workspace_id: str, record: CandidateRecord, draft: Draft) -> CandidateDiff | None:
+        """Against the revision a save candidate would supersede, while that revision is readable."""
+        if record.entry_id is None or record.base_revision is None:
+            return None
+        found = entry_queries.entry_revision(self._table, workspace_id, record.entry_id, record.base_revision)
+        if found is None or found.expired(self._clock.now()):
+            return None
+        head = entry_queries.entry_head(self._table, workspace_id, record.entry_id)
+        current = isinstance(head, EntryRecord) and head.revision == record.base_revision
+        before = self._reads.open(workspace_id, found)
+        return candidate_diff(record.entry_id, record.base_revision, current, found.type, before, draft)
 
     def _seen_text(self, workspace_id: str, entry_id: str, revision: int) -> EntryText | None:
         """The text of the revision a forget proposal names, for the person deciding it (the candidate holds
@@ -240,7 +268,7 @@ class Candidates:
         draft = self._open(workspace_id, record)
         author = Author(record.proposed_by, "agent", record.admission_id)
         if record.entry_id is None:
-            return self._writes.new_chain(caller, draft, author, (), decision)
+            return self._writes.new_chain(caller, draft, author, (), decision, guard=_unseen_chain)
         head = self._reads.live_head(caller, entry_queries.entry_head(self._table, workspace_id, record.entry_id))
         base = record.base_revision or 0
         return self._writes.next_revision(caller, head, base, draft, author, decision)

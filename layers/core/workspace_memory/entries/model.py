@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workspace_memory.governance.redaction import Finding
 from workspace_memory.kernel.terms import (
@@ -20,6 +20,9 @@ from workspace_memory.kernel.terms import (
     EntryStatus,
     EntryType,
 )
+
+if TYPE_CHECKING:
+    from workspace_memory.entries.candidate_diff import CandidateDiff
 
 
 def entry_context(workspace_id: str, entry_id: str, revision: int) -> dict[str, str]:
@@ -190,6 +193,12 @@ class CandidateView:
     proposed_by: str
     created_at: str
     kind: CandidateKind = CandidateKind.SAVE
+    body: str | None = None
+    """A save candidate's proposed body (None for a forget proposal)."""
+    key: str | None = None
+    sources: tuple[Source, ...] = ()
+    diff: CandidateDiff | None = None
+    """A save candidate that supersedes a chain: the revision it would replace and what changes."""
 
 
 @dataclass(frozen=True)

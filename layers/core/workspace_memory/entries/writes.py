@@ -86,6 +86,16 @@ class EntryWrites:
         written = self.next_revision(caller, head, base, draft, Author(user_id), [])
         return replace(written, warnings=redaction_warnings(draft))
 
+    def key_head(self, caller: Caller, draft: Draft) -> EntryRecord | None:
+        """The head of the active chain `draft`'s key names in its scope, if any: what writing it would supersede."""
+        workspace_id = caller.workspace.id
+        if draft.text.key is None or entry_queries.key_secret(self._table, workspace_id) is None:
+            return None  # no key, or no key ever used in the workspace (the secret is made at first use)
+        slot = self._key_secret.slot(workspace_id, draft.scope, owner_of(caller, draft), draft.text.key)
+        holder = entry_queries.key_holder(self._table, workspace_id, slot)
+        head = None if holder is None else entry_queries.entry_head(self._table, workspace_id, holder)
+        return head if isinstance(head, EntryRecord) else None
+
     def new_chain(
         self,
         caller: Caller,

@@ -196,9 +196,21 @@ class QuoteRequired(InvalidInput):
 
 
 class QuoteNotInMessage(InvalidInput):
-    """The quote is not a verbatim part of the turn's user message (after NFC normalization)."""
+    """The quote is not a run of whole words of the turn's user message (compared normalised: decision 0053)."""
 
     code = "QUOTE_NOT_IN_MESSAGE"
+
+
+class QuoteTooShort(InvalidInput):
+    """The quote has fewer words or characters than a rule's quote needs (decision 0053)."""
+
+    code = "QUOTE_TOO_SHORT"
+
+
+class RuleNotInQuote(InvalidInput):
+    """The rule's title, summary or body says more than its quote: each must be words of it (decision 0053)."""
+
+    code = "RULE_NOT_IN_QUOTE"
 
 
 class MemoryOff(Forbidden):

@@ -128,6 +128,31 @@ class EntriesOut(OutModel):
         return cls(entries=[EntryRowOut.of(r) for r in page.rows], next_cursor=page.next_cursor)
 
 
+class SourceOut(OutModel):
+    kind: CitationKind
+    ref: str
+    sha256: str
+    locator: str
+
+
+class CandidateDiffOut(OutModel):
+    """What accepting a save candidate supersedes: revision `revision` of chain `entryId` (its text as it is
+    stored), the fields the candidate changes, and a unified diff of the body (decision 0053)."""
+
+    entry_id: str
+    revision: int
+    current: bool
+    """False once the chain moved on from `revision`: accepting then answers 409 `STALE_REVISION`."""
+    type: EntryType
+    title: str
+    summary: str
+    body: str
+    changed: list[str]
+    """Of `type`, `title`, `summary`, `body`, `sources`."""
+    body_diff: str
+    """Python `difflib.unified_diff` of the body's lines (`{entryId}@{revision}` → `candidate`); empty if equal."""
+
+
 class CandidateOut(OutModel):
     candidate_id: str
     revision: int
@@ -140,13 +165,50 @@ class CandidateOut(OutModel):
     """A forget proposal's: that of the revision it names, read live (null once that revision is gone)."""
     summary: str | None
     entry_id: str | None
+    """The chain accepting would supersede (by id, or the one the key named when the candidate was made)."""
     base_revision: int | None
     proposed_by: str
     created_at: str
+    body: str | None
+    """A save candidate's proposed body, as accepting would store it; null for a forget proposal."""
+    key: str | None
+    sources: list[SourceOut]
+    diff: CandidateDiffOut | None
+    """A save candidate that supersedes a chain, while the revision it names is readable; else null."""
 
     @classmethod
     def of(cls, view: CandidateView) -> CandidateOut:
-        return cls.model_validate(view, from_attributes=True)
+        diff = view.diff
+        return cls(
+            candidate_id=view.candidate_id,
+            revision=view.revision,
+            status=view.status,
+            kind=view.kind,
+            scope=view.scope,
+            type=view.type,
+            title=view.title,
+            summary=view.summary,
+            entry_id=view.entry_id,
+            base_revision=view.base_revision,
+            proposed_by=view.proposed_by,
+            created_at=view.created_at,
+            body=view.body,
+            key=view.key,
+            sources=[SourceOut.model_validate(s, from_attributes=True) for s in view.sources],
+            diff=None
+            if diff is None
+            else CandidateDiffOut(
+                entry_id=diff.entry_id,
+                revision=diff.revision,
+                current=diff.current,
+                type=diff.type,
+                title=diff.title,
+                summary=diff.summary,
+                body=diff.body,
+                changed=list(diff.changed),
+                body_diff=diff.body_diff,
+            ),
+        )
 
 
 class CandidatesOut(OutModel):

@@ -89,7 +89,9 @@ def build_server(delegation: Delegation) -> MCPServer:
         """Change the memory document through the service's fence. outcome: committed (remembered), proposal
         (read_only: a suggestion for a person to apply), conflict (the document moved since base_version: the
         same change as a proposal against the newer text, which is left untouched), noop, or refused (with the
-        failed predicate). Only 'committed' is remembered."""
+        failed predicate). Only 'committed' is remembered. Every member of the workspace reads the document:
+        never write personal facts about the user, secrets or credentials into it. Needs a key session with
+        memory:write (one opened without scopes only reads)."""
         wire = [e.model_dump(exclude_none=True) for e in edits]
         return _answer(lambda: delegation.remember(wire, base_version))
 

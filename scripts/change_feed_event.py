@@ -182,8 +182,9 @@ def write_scenario(client: DevClient, recorder: TableRecorder, owner: str, runti
     recorder.write(lambda: _ok(client.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}), 200))
     policy = {"mode": "auto", "expectedRevision": 0}
     recorder.write(lambda: _ok(client.call("PUT", f"/v1/workspaces/{ws}/memory/policy", user=owner, json=policy), 200))
+    scopes = {"scopes": ["memory:read", "memory:write", "notes"]}  # as recorded in events/change-feed-stream.json
     key_session = recorder.write(
-        lambda: _ok(client.call("POST", f"/v1/workspaces/{ws}/key-sessions", user=owner, json={}), 201)
+        lambda: _ok(client.call("POST", f"/v1/workspaces/{ws}/key-sessions", user=owner, json=scopes), 201)
     )["keySessionId"]
 
     def save(base: int, text: str) -> Any:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +26,8 @@ from workspace_memory.store.ports import Cipher, Table
 
 RUNTIME = "agent-runtime"
 """The automation caller the integration tests' agent runtime signs as (`Bearer automation:<name>` locally)."""
+ALL_SCOPE_NAMES = ("memory:read", "memory:write", "notes")
+"""What `Api.key_session` asks for unless told: every scope, named (the service's own default is `memory:read`)."""
 
 
 class Api(DevClient):
@@ -54,9 +56,10 @@ class Api(DevClient):
     def clear(self, user: str, ws: str, base: int) -> requests.Response:
         return self._on_base("POST", f"/v1/workspaces/{ws}/memory/clear", user, base)
 
-    def key_session(self, user: str, ws: str, scopes: list[str] | None = None) -> str:
-        """A key session `user` opens in `ws` (all scopes unless given): what automation admits under."""
-        body: dict[str, Any] = {} if scopes is None else {"scopes": scopes}
+    def key_session(self, user: str, ws: str, scopes: Sequence[str] | None = ALL_SCOPE_NAMES) -> str:
+        """A key session `user` opens in `ws`, asking for all three scopes unless given (None: asks for none, the
+        service's default, `memory:read`): what automation admits under."""
+        body: dict[str, Any] = {} if scopes is None else {"scopes": list(scopes)}
         response = self.call("POST", f"/v1/workspaces/{ws}/key-sessions", user=user, json=body)
         assert response.status_code == 201, response.text
         key_session_id: str = response.json()["keySessionId"]

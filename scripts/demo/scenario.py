@@ -90,12 +90,12 @@ def scenario(http: Http, stack: StackInfo) -> None:
         f"{ws_path}/key-sessions",
         201,
         user=ALICE,
-        body={"ttlSeconds": 900},
+        body={"ttlSeconds": 900, "scopes": ["memory:read", "memory:write", "notes"]},
         fields=("keySessionId", "scopes"),
     )
     check(
         key_session["scopes"] == ["memory:read", "memory:write", "notes"],
-        "a key session with all three scopes",
+        "a key session with the three scopes asked for (without scopes it would only read)",
         key_session,
     )
     admitted = http.expect(

@@ -24,7 +24,7 @@ from workspace_memory.turns.notes import (
     SessionNotFound,
 )
 from workspace_memory.turns.service import TurnNotFound
-from workspace_memory.workspaces.keysessions import KeySessionNotFound
+from workspace_memory.workspaces.keysessions import KeySessionNotFound, ScopeExceedsRole
 
 Errors = tuple[type[errors.DomainError], ...]
 
@@ -57,7 +57,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
     "GET /v1/workspaces/{ws}": (errors.WorkspaceNotFound,),
     "PUT /v1/workspaces/{ws}/members/{userId}": _MEMBER,
     "PUT /v1/workspaces/{ws}/ai": (*_MEMBER, errors.Conflict),
-    "POST /v1/workspaces/{ws}/key-sessions": (*_MEMBER, errors.AiDisabled),
+    "POST /v1/workspaces/{ws}/key-sessions": (*_MEMBER, errors.AiDisabled, ScopeExceedsRole),
     "GET /v1/workspaces/{ws}/key-sessions": (errors.WorkspaceNotFound,),
     "DELETE /v1/workspaces/{ws}/key-sessions/{keySessionId}": (*_MEMBER, KeySessionNotFound),
     "GET /v1/workspaces/{ws}/memory/policy": _MEMBER,

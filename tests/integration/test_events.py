@@ -37,7 +37,6 @@ from scripts.localstack.stack import LocalStack
 from scripts.localstack.template import load_template
 from tests.integration.events_support import (
     ADMISSION_ID,
-    ALL_SCOPES,
     CONV,
     ENTRY_ID,
     EVENTS,
@@ -100,7 +99,9 @@ SEQUENCE: dict[str, Expect] = {
     "workspace-create.json": Expect(201, frozenset({"workspaceId"})),
     "member-put.json": Expect(200, frozenset({"userId", "role"}), {"userId": "user-editor", "role": "editor"}),
     "ai-set.json": Expect(200, frozenset({"enabled", "consentRevision"}), {"enabled": True, "consentRevision": 1}),
-    "key-session-open.json": Expect(201, frozenset({"keySessionId", "expiresAt", "scopes"}), {"scopes": ALL_SCOPES}),
+    "key-session-open.json": Expect(
+        201, frozenset({"keySessionId", "expiresAt", "scopes"}), {"scopes": ["memory:read"]}
+    ),
     "key-session-revoke.json": Expect(204, frozenset()),
     "workspace-get.json": Expect(
         200,

@@ -31,7 +31,7 @@ from scripts.localstack.resources import LocalResources
 from scripts.localstack.template import load_template, ttl_attribute
 from tests.integration.fence_support import make_scene
 from tests.integration.turn_support import turn_result
-from tests.support import RUNTIME, Api, admission_headers, item_bytes, new_user, scan_all
+from tests.support import ALL_SCOPE_NAMES, RUNTIME, Api, admission_headers, item_bytes, new_user, scan_all
 from workflows.providers import NOTES_HEADING, ModelRequest, ModelResponse
 from workflows.providers.scripted import ScriptedProvider, extract_section
 from workspace_memory.api.models.automation import CaptureOut
@@ -41,6 +41,7 @@ from workspace_memory.document.policy import Mode
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.store import keys
 from workspace_memory.turns.turn_contract import TurnView
+from workspace_memory.workspaces.keysessions import ALL_SCOPES
 
 pytestmark = pytest.mark.integration
 
@@ -73,7 +74,10 @@ def set_ai(api: Api, owner: str, ws: str, enabled: bool) -> None:
 
 
 def open_key_session(api: Api, user: str, ws: str, **body: Any) -> str:
-    response = api.call("POST", f"/v1/workspaces/{ws}/key-sessions", user=user, json=body)
+    """A key session asking for every scope unless `scopes=` says otherwise (the service's default reads only)."""
+    response = api.call(
+        "POST", f"/v1/workspaces/{ws}/key-sessions", user=user, json={"scopes": list(ALL_SCOPE_NAMES), **body}
+    )
     assert response.status_code == 201, response.text
     key_session: str = response.json()["keySessionId"]
     return key_session
@@ -581,7 +585,7 @@ def test_attack_expired_admission_is_no_oracle(settings: Settings, how: str, mod
         scene.clock.advance(15 * 60 + 1)
         expected = "admission"
     else:
-        key_session = scene.svc.key_sessions.open(scene.owner, scene.ws, 60)
+        key_session = scene.svc.key_sessions.open(scene.owner, scene.ws, 60, ALL_SCOPES)
         admission = scene.admit(key_session=key_session.id)
         scene.clock.advance(61)
         expected = "key_session"

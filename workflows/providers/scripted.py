@@ -37,7 +37,7 @@ class Directive:
     text: str = ""
 
 
-_PREFIXED = ("remember", "forget", "note", "save", "rule", "read", "drop", "search")
+_PREFIXED = ("remember", "forget", "note", "save", "private", "rule", "read", "drop", "search")
 SAVED_ENTRY = re.compile(r"Saved as entry (\S+) \(revision")
 """How a committed save_memory result names its entry (the tool's words in `workflows.tools`)."""
 _BARE = {"clear notes": "clear", "show notes": "show"}
@@ -120,7 +120,8 @@ def _find_line(lines: list[str], marker: str, start: int) -> int | None:
 
 class ScriptedProvider:
     """Follows `remember:` / `forget:` / `note:` / `clear notes` / `show notes` directives, and for memory
-    entries `save: title | summary [| body]` (a fact), `rule: title | summary [| quote]` (a rule; the quote,
+    entries `save: title | summary [| body]` (a fact), `private: …` (the same in member scope, the user's own),
+    `rule: title | summary [| quote]` (a rule; the quote,
     when given, is that very text of the message), `read: <entryId>`, `drop: <entryId>` (`forget_memory`:
     a proposal; `forget:` already removes a document line) and `search: <query>` (search_memory, default k);
     `saved` as the id names the entry the latest save of this turn committed.
@@ -173,7 +174,7 @@ def _tool_call(directive: Directive, call_id: str, system_prompt: str, results: 
         name, arguments = ToolName.NOTES_CLEAR, {}
     elif directive.kind == "show":
         name, arguments = ToolName.NOTES_GET, {}
-    elif directive.kind in ("save", "rule"):
+    elif directive.kind in ("save", "private", "rule"):
         name, arguments = ToolName.SAVE_MEMORY, _entry_arguments(directive)
     elif directive.kind == "read":
         name, arguments = ToolName.READ_MEMORY, {"entryId": _entry_id(directive.text, results)}
@@ -190,6 +191,8 @@ def _entry_arguments(directive: Directive) -> dict[str, Any]:
     parts = [part.strip() for part in directive.text.split("|")]
     title, summary = parts[0], parts[1] if len(parts) > 1 else parts[0]
     arguments: dict[str, Any] = {"type": "fact", "title": title, "summary": summary}
+    if directive.kind == "private":
+        arguments["scope"] = "member"
     if directive.kind == "rule":
         arguments["type"] = "rule"
         if len(parts) > 2:

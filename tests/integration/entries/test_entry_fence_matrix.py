@@ -28,6 +28,7 @@ from workspace_memory.store.changes import Delete
 from workspace_memory.turns.admission import Admitted
 from workspace_memory.turns.authority import Predicate
 from workspace_memory.workspaces.access import Role
+from workspace_memory.workspaces.keysessions import ALL_SCOPES
 
 pytestmark = pytest.mark.integration
 
@@ -79,7 +80,7 @@ def _scene(settings: Settings, mode: Mode = Mode.AUTO) -> Scene:
 def _admitted(scene: Scene, event: Event | None = None) -> Admitted:
     if event is None or not event.needs_key_session:
         return _admit(scene)
-    session = scene.svc.key_sessions.open(EDITOR, scene.ws, 60)
+    session = scene.svc.key_sessions.open(EDITOR, scene.ws, 60, ALL_SCOPES)
     return _admit(scene, key_session=session.id)
 
 

@@ -35,6 +35,7 @@ from workspace_memory.store import keys
 from workspace_memory.store.changes import Change, PolicyIs
 from workspace_memory.turns.admission import Admitted
 from workspace_memory.turns.authority import Predicate
+from workspace_memory.workspaces.keysessions import ALL_SCOPES
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -160,7 +161,7 @@ def test_save_races_event(rounds: Rounds, event: Event, monkeypatch: pytest.Monk
     tally: Counter[str] = Counter()
     for n in range(ROUNDS):
         scene = rounds.scene()
-        session = scene.svc.key_sessions.open(scene.owner, scene.ws, 3600)
+        session = scene.svc.key_sessions.open(scene.owner, scene.ws, 3600, ALL_SCOPES)
         admitted = scene.admit(key_session=session.id)
         before = _entry_items(scene)
         # Released together at the start (the event usually lands before the save's snapshot: refused

@@ -163,3 +163,26 @@ def test_forget_memory_only_proposes_and_a_member_decides(
     path = f"/v1/workspaces/{ws}/candidates/{candidate['candidateId']}/accept"
     assert api.call("POST", path, user=owner, json={"revision": 1}).status_code == 200
     assert entries(api, owner, ws) == []
+
+
+def test_save_memory_in_member_scope_stays_private_to_the_user(
+    api: Api, svc: Services, worker: Settings, model: OfferedTools
+) -> None:
+    """`save_memory` takes `scope` (docs/decisions/0054): a personal fact saved in member scope is the user's own,
+    and another member sees neither it in the listing nor it by id; a save without scope is a workspace entry."""
+    owner, ws = workspace(api, "auto")
+    colleague = new_user("colleague")
+    api.add_member(owner, ws, colleague, "editor")
+    token = uuid.uuid4().hex[:6]
+    message = f"private: Dentist {token} | the user sees the dentist on Tuesdays\nsave: Deploys {token} | on Fridays"
+    view = turn(api, svc, worker, owner, ws, message)
+    assert [(o.tool, o.outcome) for o in view.tool_outcomes] == [
+        (ToolName.SAVE_MEMORY, "committed"),
+        (ToolName.SAVE_MEMORY, "committed"),
+    ]
+    scopes = {e["title"]: e["scope"] for e in entries(api, owner, ws)}
+    assert scopes == {f"Dentist {token}": "member", f"Deploys {token}": "workspace"}
+    assert [e["title"] for e in entries(api, colleague, ws)] == [f"Deploys {token}"]
+    (private,) = [e["entryId"] for e in entries(api, owner, ws) if e["scope"] == "member"]
+    hidden = api.call("GET", f"/v1/workspaces/{ws}/entries/{private}", user=colleague)
+    assert (hidden.status_code, hidden.json()["error"]["code"]) == (404, "ENTRY_NOT_FOUND")

@@ -5,6 +5,7 @@ another member, stable 400s for bad input with nothing stored changed, and a war
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlencode
 
@@ -14,7 +15,7 @@ import requests
 from scripts.localstack.resources import LocalResources
 from tests.integration.adapters.test_branch_keys import Calls
 from tests.integration.fence_support import make_scene
-from tests.support import Api, admission_headers, item_bytes, new_user, scan_all
+from tests.support import ALL_SCOPE_NAMES, Api, admission_headers, item_bytes, new_user, scan_all
 from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryScope, EntryType
@@ -24,7 +25,9 @@ pytestmark = pytest.mark.integration
 MARKER = f"PRIVATE-{uuid.uuid4().hex}"
 
 
-def admit(api: Api, user: str, ws: str, conv: str | None = None, scopes: list[str] | None = None) -> dict[str, str]:
+def admit(
+    api: Api, user: str, ws: str, conv: str | None = None, scopes: Sequence[str] = ALL_SCOPE_NAMES
+) -> dict[str, str]:
     """The admission headers of a runtime's turn for `user`, under a key session `user` opened with `scopes` (all
     unless given)."""
     conv = conv or f"conv-{uuid.uuid4().hex[:8]}"

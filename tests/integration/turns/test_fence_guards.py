@@ -36,6 +36,7 @@ from workspace_memory.turns.authority import Predicate
 from workspace_memory.turns.capture import CaptureResult, CaptureService, Outcome, ProposalCleared
 from workspace_memory.turns.recall import RecallStatus
 from workspace_memory.workspaces.access import Role, ShareType
+from workspace_memory.workspaces.keysessions import ALL_SCOPES
 
 pytestmark = pytest.mark.integration
 
@@ -111,7 +112,7 @@ class Interleaved:
 def admit(scene: Scene, *, user: str | None = None, ttl: int = 3600, conv: str | None = None) -> Admitted:
     """An admission under a key session of the same user and workspace (automation admissions need one)."""
     who = user or scene.owner
-    session = scene.svc.key_sessions.open(who, scene.ws, ttl)
+    session = scene.svc.key_sessions.open(who, scene.ws, ttl, ALL_SCOPES)
     return scene.admit(conv, user=who, key_session=session.id)
 
 
@@ -483,9 +484,13 @@ def test_a_resend_by_another_user_does_not_hand_over_the_admission(settings: Set
     other = f"editor-{uuid.uuid4().hex[:8]}"
     add_member(scene, other, Role.EDITOR)
     conv, key = f"conv-{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
-    first = scene.admit(conv, key=key, key_session=scene.svc.key_sessions.open(scene.owner, scene.ws, 3600).id)
+    first = scene.admit(
+        conv, key=key, key_session=scene.svc.key_sessions.open(scene.owner, scene.ws, 3600, ALL_SCOPES).id
+    )
     with pytest.raises((IdempotencyKeyReused, NotFound)):
-        scene.admit(conv, key=key, user=other, key_session=scene.svc.key_sessions.open(other, scene.ws, 3600).id)
+        scene.admit(
+            conv, key=key, user=other, key_session=scene.svc.key_sessions.open(other, scene.ws, 3600, ALL_SCOPES).id
+        )
     slot = scene.svc.table.get(*keys.credential(conv))
     assert slot is not None
     assert slot["admissionId"] == first.admission.id
@@ -496,7 +501,9 @@ def test_a_resend_into_another_workspace_does_not_hand_over_the_admission(settin
     second = scene.svc.access.create_workspace(scene.owner, "second", ShareType.SHARED)
     scene.svc.access.set_ai(scene.owner, second, True)
     conv, key = f"conv-{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
-    first = scene.admit(conv, key=key, key_session=scene.svc.key_sessions.open(scene.owner, scene.ws, 3600).id)
+    first = scene.admit(
+        conv, key=key, key_session=scene.svc.key_sessions.open(scene.owner, scene.ws, 3600, ALL_SCOPES).id
+    )
     with pytest.raises((IdempotencyKeyReused, ConversationBound)):  # the latter once conversations have owners
         scene.svc.admission.admit(
             AdmissionRequest(
@@ -504,7 +511,7 @@ def test_a_resend_into_another_workspace_does_not_hand_over_the_admission(settin
                 workspace_id=second,
                 user_id=scene.owner,
                 idempotency_key=key,
-                key_session_id=scene.svc.key_sessions.open(scene.owner, second, 3600).id,
+                key_session_id=scene.svc.key_sessions.open(scene.owner, second, 3600, ALL_SCOPES).id,
             )
         )
     slot = scene.svc.table.get(*keys.credential(conv))
@@ -516,7 +523,7 @@ def test_an_admission_under_another_users_key_session_is_refused(settings: Setti
     scene = make_scene(settings)
     other = f"editor-{uuid.uuid4().hex[:8]}"
     add_member(scene, other, Role.EDITOR)
-    owners_session = scene.svc.key_sessions.open(scene.owner, scene.ws, 3600)
+    owners_session = scene.svc.key_sessions.open(scene.owner, scene.ws, 3600, ALL_SCOPES)
     conv = f"conv-{uuid.uuid4().hex[:8]}"
     with pytest.raises(KeySessionInvalid):
         scene.admit(conv, user=other, key_session=owners_session.id)
@@ -526,7 +533,7 @@ def test_an_admission_under_another_users_key_session_is_refused(settings: Setti
 @pytest.mark.parametrize("state", ["revoked", "expired", "expiring this instant", "unknown"])
 def test_an_admission_under_a_dead_key_session_is_refused(settings: Settings, state: str) -> None:
     scene = make_scene(settings)
-    session = scene.svc.key_sessions.open(scene.owner, scene.ws, 60)
+    session = scene.svc.key_sessions.open(scene.owner, scene.ws, 60, ALL_SCOPES)
     session_id = session.id
     if state == "revoked":
         scene.svc.key_sessions.revoke(scene.owner, scene.ws, session.id)

@@ -13,6 +13,7 @@ from workspace_memory.store import keys
 from workspace_memory.turns.admission import Admitted
 from workspace_memory.turns.authority import Predicate
 from workspace_memory.turns.capture import Outcome
+from workspace_memory.workspaces.keysessions import ALL_SCOPES
 
 pytestmark = pytest.mark.integration
 
@@ -67,7 +68,7 @@ def _stored(scene: Scene) -> tuple[int, str, bytes]:
 def _admit(scene: Scene, event: Event) -> Admitted:
     if not event.needs_key_session:
         return scene.admit()
-    session = scene.svc.key_sessions.open(scene.owner, scene.ws, 3600)
+    session = scene.svc.key_sessions.open(scene.owner, scene.ws, 3600, ALL_SCOPES)
     return scene.admit(key_session=session.id)
 
 

@@ -21,6 +21,7 @@ from workspace_memory.kernel.errors import DomainError
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.turns.authority import Predicate
 from workspace_memory.turns.capture import CaptureResult, Outcome
+from workspace_memory.workspaces.keysessions import ALL_SCOPES
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -85,7 +86,7 @@ def test_capture_races_mode_change(rounds: Rounds, target: Mode) -> None:
 def test_capture_races_key_session_revocation(rounds: Rounds) -> None:
     for n in range(ROUNDS):
         scene = rounds.scene()
-        session = scene.svc.key_sessions.open(scene.owner, scene.ws, 3600)
+        session = scene.svc.key_sessions.open(scene.owner, scene.ws, 3600, ALL_SCOPES)
         admitted = scene.admit(key_session=session.id)
         captured, revoked = race(
             partial(scene.capture, admitted, f"- fact {n}", 1),

@@ -17,6 +17,7 @@ from workspace_memory.store.ports import Item
 from workspace_memory.turns.admission import Admitted, InvalidAdmission, MemoryState
 from workspace_memory.turns.recall import CLOSE_MARKER, OPEN_MARKER, MemoryWrite, Recall, RecallService, RecallStatus
 from workspace_memory.workspaces.access import Role
+from workspace_memory.workspaces.keysessions import ALL_SCOPES
 
 pytestmark = pytest.mark.integration
 
@@ -122,7 +123,7 @@ def test_no_access(settings: Settings, how: str) -> None:
     elif how == "ai disabled":
         scene.svc.access.set_ai(scene.owner, scene.ws, False)
     elif how == "key session revoked":
-        session = scene.svc.key_sessions.open(scene.owner, scene.ws, 3600)
+        session = scene.svc.key_sessions.open(scene.owner, scene.ws, 3600, ALL_SCOPES)
         admitted = scene.admit(key_session=session.id)
         scene.svc.key_sessions.revoke(scene.owner, scene.ws, session.id)
     else:

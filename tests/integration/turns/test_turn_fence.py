@@ -23,6 +23,7 @@ from workflows.providers import ModelError, ModelRequest, ModelResponse
 from workflows.providers.scripted import ScriptedProvider
 from workspace_memory.document.policy import Mode
 from workspace_memory.kernel.settings import Settings
+from workspace_memory.workspaces.keysessions import ALL_SCOPES
 
 pytestmark = pytest.mark.integration
 
@@ -41,7 +42,9 @@ def test_event_while_a_turn_runs_refuses_its_capture(settings: Settings, gateway
     predicate, land = EVENTS[event]
     scene = make_scene(settings)
     queue = f"q-{uuid.uuid4().hex[:8]}"
-    key_session = scene.svc.key_sessions.open(scene.owner, scene.ws, 3600).id if event == "revocation" else None
+    key_session = (
+        scene.svc.key_sessions.open(scene.owner, scene.ws, 3600, ALL_SCOPES).id if event == "revocation" else None
+    )
     _, turn_id = start_queued(scene, settings, queue, f"remember: {LINE}", key_session_id=key_session)
     land(scene, key_session)
     before = scene.head()

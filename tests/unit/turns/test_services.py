@@ -4,7 +4,7 @@ admission, document and notes rely on, including events that land between a serv
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +38,7 @@ from workspace_memory.turns.capture import CaptureResult, CaptureService, Outcom
 from workspace_memory.turns.notes import AdmissionRetired, NotesService, SessionNotFound
 from workspace_memory.turns.recall import MemoryWrite, RecallService, RecallStatus
 from workspace_memory.workspaces.access import AccessService, Role, ShareType
-from workspace_memory.workspaces.keysessions import KeySessionService, Scope
+from workspace_memory.workspaces.keysessions import ALL_SCOPES, KeySessionService, Scope, ScopeExceedsRole
 
 pytestmark = pytest.mark.unit
 
@@ -191,10 +191,10 @@ def test_a_conversation_answers_only_to_the_user_and_workspace_of_its_first_admi
 def test_a_key_session_must_be_the_users_own_and_live() -> None:
     w = World()
     ws = w.workspace()
-    others = w.key_sessions.open(OWNER, ws, 3600)
+    others = w.key_sessions.open(OWNER, ws, 3600, ALL_SCOPES)
     with pytest.raises(KeySessionInvalid):
         w.admit(ws, EDITOR, key_session_id=others.id)
-    mine = w.key_sessions.open(EDITOR, ws, 60)
+    mine = w.key_sessions.open(EDITOR, ws, 60, ALL_SCOPES)
     w.clock.advance(61)
     with pytest.raises(KeySessionInvalid):
         w.admit(ws, EDITOR, key_session_id=mine.id)
@@ -247,7 +247,7 @@ PREDICATE_OF_EVENT = {
 def test_an_event_before_the_read_retires_the_admission_before_anything_is_decrypted(event: str) -> None:
     w = World()
     ws = w.workspace()
-    admitted = w.admit(ws, EDITOR, key_session_id=w.key_sessions.open(EDITOR, ws, 3600).id)
+    admitted = w.admit(ws, EDITOR, key_session_id=w.key_sessions.open(EDITOR, ws, 3600, ALL_SCOPES).id)
     retire_by(event)(w, ws, admitted)
     before, decrypts = w.snapshot(), w.cipher.decrypts
     for guess in ("- deploys on Fridays", "- a wrong guess"):  # a retired admission is no oracle
@@ -262,7 +262,7 @@ def test_an_event_before_the_read_retires_the_admission_before_anything_is_decry
 def test_an_event_between_the_read_and_the_transaction_is_caught_by_the_fence(event: str) -> None:
     w = World()
     ws = w.workspace()
-    admitted = w.admit(ws, EDITOR, key_session_id=w.key_sessions.open(EDITOR, ws, 3600).id)
+    admitted = w.admit(ws, EDITOR, key_session_id=w.key_sessions.open(EDITOR, ws, 3600, ALL_SCOPES).id)
 
     def land(table: MemoryTable) -> None:
         table.before_transact = None  # the event's own writes must not land it again
@@ -285,7 +285,7 @@ def test_an_event_between_the_read_and_the_transaction_is_caught_by_the_fence(ev
 def test_expiry_between_the_read_and_the_transaction_is_caught_by_the_fence(what: str, jump_at: int) -> None:
     w = World()
     ws = w.workspace()
-    admitted = w.admit(ws, EDITOR, key_session_id=w.key_sessions.open(EDITOR, ws, 60).id)
+    admitted = w.admit(ws, EDITOR, key_session_id=w.key_sessions.open(EDITOR, ws, 60, ALL_SCOPES).id)
     # Capture reads the clock once for its snapshot checks and once more when it commits.
     w.clock.jumps = {w.clock.readings + 2: jump_at + 1}
     result = w.capture_add(ws, admitted)
@@ -364,7 +364,7 @@ def test_recall_after_ai_is_turned_off_and_on_again_is_no_access() -> None:
 def test_recall_after_the_key_session_expired_is_no_access() -> None:
     w = World()
     ws = w.workspace()
-    admitted = w.admit(ws, EDITOR, key_session_id=w.key_sessions.open(EDITOR, ws, 60).id)
+    admitted = w.admit(ws, EDITOR, key_session_id=w.key_sessions.open(EDITOR, ws, 60, ALL_SCOPES).id)
     assert w.recall.recall(ws, admitted.admission.id, admitted.credential).status is RecallStatus.OK
     w.clock.advance(61)
     assert w.recall.recall(ws, admitted.admission.id, admitted.credential).status is RecallStatus.NO_ACCESS
@@ -373,21 +373,53 @@ def test_recall_after_the_key_session_expired_is_no_access() -> None:
 @pytest.mark.parametrize(
     ("mode", "user", "scopes", "expected"),
     [
-        (Mode.AUTO, EDITOR, None, MemoryWrite.COMMIT),
+        (Mode.AUTO, EDITOR, ALL_SCOPES, MemoryWrite.COMMIT),
         (Mode.AUTO, VIEWER, None, MemoryWrite.NONE),
         (Mode.READ_ONLY, VIEWER, None, MemoryWrite.PROPOSE),
-        (Mode.OFF, EDITOR, None, MemoryWrite.NONE),
+        (Mode.READ_ONLY, VIEWER, [Scope.MEMORY_READ], MemoryWrite.NONE),
+        (Mode.OFF, EDITOR, ALL_SCOPES, MemoryWrite.NONE),
         (Mode.AUTO, EDITOR, [Scope.MEMORY_READ], MemoryWrite.NONE),
     ],
 )
 def test_recall_says_whether_a_write_tool_could_commit_or_propose(
-    mode: Mode, user: str, scopes: list[Scope] | None, expected: MemoryWrite
+    mode: Mode, user: str, scopes: Iterable[Scope] | None, expected: MemoryWrite
 ) -> None:
+    """Under a key session of the given scopes; None: the human route (all scopes; a viewer may delegate
+    reading only, so a viewer's proposal is the human route's alone)."""
     w = World()
     ws = w.workspace(mode)
-    ks = w.key_sessions.open(user, ws, 3600, scopes)
-    admitted = w.admit(ws, user, key_session_id=ks.id)
+    ks = None if scopes is None else w.key_sessions.open(user, ws, 3600, scopes).id
+    admitted = w.admit(ws, user, key_session_id=ks)
     assert w.recall.recall(ws, admitted.admission.id, admitted.credential).memory_write is expected
+
+
+def test_a_key_session_opened_without_scopes_reads_only() -> None:
+    w = World()
+    ws = w.workspace()
+    ks = w.key_sessions.open(EDITOR, ws, 3600)
+    assert ks.scopes == frozenset({Scope.MEMORY_READ})
+    with pytest.raises(ScopeNotGranted):
+        w.capture_add(ws, w.admit(ws, EDITOR, key_session_id=ks.id))
+
+
+@pytest.mark.parametrize("scopes", [[Scope.MEMORY_WRITE], [Scope.NOTES], list(ALL_SCOPES)])
+def test_a_viewer_may_delegate_reading_only(scopes: list[Scope]) -> None:
+    w = World()
+    ws = w.workspace()
+    before = w.snapshot()
+    with pytest.raises(ScopeExceedsRole) as refused:
+        w.key_sessions.open(VIEWER, ws, 3600, scopes)
+    assert refused.value.code == "SCOPE_EXCEEDS_ROLE"
+    assert w.snapshot() == before
+    assert w.key_sessions.open(VIEWER, ws, 3600).scopes == frozenset({Scope.MEMORY_READ})
+
+
+def test_an_admission_holds_only_what_the_role_delegates_now() -> None:
+    w = World()
+    ws = w.workspace()
+    ks = w.key_sessions.open(EDITOR, ws, 3600, ALL_SCOPES)
+    w.access.put_member(OWNER, ws, EDITOR, Role.VIEWER)
+    assert w.admit(ws, EDITOR, key_session_id=ks.id).admission.scopes == frozenset({Scope.MEMORY_READ})
 
 
 # --- notes --------------------------------------------------------------------------------------

@@ -254,13 +254,16 @@ def test_notes_update_outcomes() -> None:
 )
 def test_save_memory_outcomes_name_ids_only(body: dict[str, Any], outcome: str, text: str) -> None:
     api = FakeApi(save_entry=answered(EntrySaveOut, body))
-    call = tool(ToolName.SAVE_MEMORY, type="fact", title="T secret", summary="S secret", body="B", extra="dropped")
+    call = tool(
+        ToolName.SAVE_MEMORY, scope="member", type="fact", title="T secret", summary="S secret", body="B", extra="x"
+    )
     run = TurnActivities(api, RecordingModel()).save_memory(call)
     assert (run.outcome.outcome, run.outcome.ok) == (outcome, outcome == "committed")
     assert text in run.result.content
     assert "secret" not in run.result.content  # the model is told ids and the outcome, never its text back
     _, (workspace_id, fields, key) = api.calls[0]
-    assert (workspace_id, fields) == ("ws", {"type": "fact", "title": "T secret", "summary": "S secret", "body": "B"})
+    sent = {"scope": "member", "type": "fact", "title": "T secret", "summary": "S secret", "body": "B"}
+    assert (workspace_id, fields) == ("ws", sent)  # the scope passes on; what the schema lacks is dropped
     assert key == call_key(call)
 
 

@@ -102,6 +102,11 @@ def test_scripted_provider_satisfies_protocol() -> None:
             ToolName.SAVE_MEMORY,
             {"type": "fact", "title": "Deploys", "summary": "on Fridays", "body": "after the canary"},
         ),
+        (
+            "private: Dentist | on Tuesdays",
+            ToolName.SAVE_MEMORY,
+            {"type": "fact", "title": "Dentist", "summary": "on Tuesdays", "scope": "member"},
+        ),
         ("rule: Tone | be brief", ToolName.SAVE_MEMORY, {"type": "rule", "title": "Tone", "summary": "be brief"}),
         (
             "rule: Tone | be brief | always be brief",

@@ -12,6 +12,7 @@ from temporalio import activity
 
 from workflows.activities import TOOL_ACTIVITIES, TurnActivities
 from workflows.payloads import RoundInput, RoundOutput, ToolInput, ToolRun
+from workflows.prompt import tools_section
 from workflows.providers.base import ModelResponse, ToolCall, ToolResult
 from workflows.tools import SUCCEEDED, TOOLS, CallOutcome, Grant, ToolName, tool_named, tools_for
 from workflows.turn_workflow import run_turn
@@ -133,3 +134,24 @@ def test_the_turn_loop_dispatches_on_the_registry() -> None:
     assert (view.status, view.answer, view.rounds) == ("completed", "done", 2)
     unknown = view.tool_outcomes[-1]
     assert (unknown.tool, unknown.ok, unknown.outcome) == ("shell", False, CallOutcome.UNKNOWN_TOOL)
+
+
+def test_the_write_tools_say_who_sees_what_they_write() -> None:
+    """The leakage control of the shared scope is the tools' own words (docs/decisions/0054): workspace entries are
+    seen by every member, personal facts belong in member scope, which `save_memory` takes; the notes tool and the
+    workspace memory tool say never to write secrets."""
+    save = TOOLS[ToolName.SAVE_MEMORY]
+    assert "seen by every member" in save.description
+    assert "personal facts" in save.description
+    assert "scope member" in save.description
+    assert "Never save secrets or credentials" in save.description
+    scope = save.input_schema["properties"]["scope"]
+    assert scope["enum"] == ["workspace", "member"]
+    assert "scope" not in save.input_schema["required"]  # workspace unless the model says member
+    notes = TOOLS[ToolName.NOTES_UPDATE]
+    assert "Never write secrets, credentials or personal data" in notes.description
+    remember = TOOLS[ToolName.REMEMBER]
+    assert "Every member reads it" in remember.description
+    assert "secrets" in remember.description
+    # the tools section of the system prompt is these descriptions, word for word
+    assert save.description in (tools_section([save.spec(), notes.spec()]) or "")

@@ -64,6 +64,7 @@ class PurgeLine(ApiModel):
 class OpenKeySession(ApiModel):
     ttl_seconds: int | None = None
     scopes: list[Scope] | None = Field(default=None, min_length=1, max_length=3)
+    """Default `memory:read` only; a viewer may delegate nothing else (403 `SCOPE_EXCEEDS_ROLE`)."""
 
 
 class Admit(ApiModel):

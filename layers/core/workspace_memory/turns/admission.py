@@ -33,7 +33,7 @@ from workspace_memory.store.changes import Change, ClaimConversation, ConsentIs,
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
 from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.workspaces.access import Caller, Workspace, load_caller
-from workspace_memory.workspaces.keysessions import ALL_SCOPES, Scope, scopes_of
+from workspace_memory.workspaces.keysessions import ALL_SCOPES, Scope, role_scopes, scopes_of
 
 ADMISSION_TTL_SECONDS = 15 * 60
 RETENTION_SECONDS = 24 * 3600
@@ -202,7 +202,8 @@ class AdmissionService:
         _check_owner(owner, workspace_id, user_id)
         scopes = ALL_SCOPES
         if key_session_id is not None:  # a resend too: a revoked delegation hands nothing back
-            scopes = self._check_key_session(user_id, self._clock.now(), *session)
+            # what the session grants, narrowed to what the role delegates now (a member lowered to viewer)
+            scopes = self._check_key_session(user_id, self._clock.now(), *session) & role_scopes(caller.role)
         if marker is not None:
             return self._replay(marker, workspace_id, user_id, key_session_id)
         if not caller.workspace.ai_enabled:

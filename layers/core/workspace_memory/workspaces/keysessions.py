@@ -30,7 +30,15 @@ TTL_GRACE_SECONDS = 86400
 
 
 ALL_SCOPES: frozenset[Scope] = frozenset(Scope)
-"""A key session opened without scopes grants all three; so does a turn started on the human route."""
+"""What a turn started on the human route holds, and a key session item stored before scopes existed."""
+DEFAULT_SCOPES: frozenset[Scope] = frozenset({Scope.MEMORY_READ})
+"""A key session opened without scopes may read only: writing and notes are delegated by asking for them."""
+WRITE_SCOPES: frozenset[Scope] = frozenset({Scope.MEMORY_WRITE, Scope.NOTES})
+
+
+def role_scopes(role: Role) -> frozenset[Scope]:
+    """The scopes a member of `role` may delegate: a viewer reads only (docs/architecture.md#key-sessions)."""
+    return ALL_SCOPES - WRITE_SCOPES if role is Role.VIEWER else ALL_SCOPES
 
 
 def scopes_of(values: Iterable[str] | None) -> frozenset[Scope]:
@@ -40,6 +48,12 @@ def scopes_of(values: Iterable[str] | None) -> frozenset[Scope]:
 
 class KeySessionNotFound(NotFound):
     code = "KEY_SESSION_NOT_FOUND"
+
+
+class ScopeExceedsRole(Forbidden):
+    """A key session asking for a scope the opener's role does not hold (a viewer asking to write)."""
+
+    code = "SCOPE_EXCEEDS_ROLE"
 
 
 @dataclass(frozen=True)
@@ -84,10 +98,14 @@ class KeySessionService:
         ttl = DEFAULT_TTL_SECONDS if ttl_seconds is None else ttl_seconds
         if not MIN_TTL_SECONDS <= ttl <= MAX_TTL_SECONDS:
             raise InvalidInput(f"ttlSeconds must be between {MIN_TTL_SECONDS} and {MAX_TTL_SECONDS}")
-        granted = ALL_SCOPES if scopes is None else frozenset(scopes)
+        granted = DEFAULT_SCOPES if scopes is None else frozenset(scopes)
         if not granted:
             raise InvalidInput("scopes must name at least one of memory:read, memory:write, notes")
-        load_caller(self._table, workspace_id, user_id)
+        caller, _ = load_caller(self._table, workspace_id, user_id)
+        beyond = granted - role_scopes(caller.role)
+        if beyond:
+            names = ", ".join(sorted(s.value for s in beyond))
+            raise ScopeExceedsRole(f"a {caller.role.value} may not delegate {names}")
         now = self._clock.now()
         session = KeySession(new_ordered_id("ks", now), workspace_id, user_id, now + ttl, granted)
         item = {

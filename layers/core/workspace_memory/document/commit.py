@@ -13,9 +13,8 @@ from workspace_memory.governance.redaction import Finding
 from workspace_memory.kernel.clock import epoch_seconds, iso
 from workspace_memory.kernel.errors import Conflict, PayloadTooLarge
 from workspace_memory.kernel.sealed import seal
-from workspace_memory.store import keys
+from workspace_memory.store import document_queries
 from workspace_memory.store.changes import (
-    DEFAULT_HISTORY_DAYS,
     Change,
     Create,
     ExpireVersion,
@@ -23,7 +22,9 @@ from workspace_memory.store.changes import (
     MoveHead,
     RetentionIs,
 )
-from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.store.document_records import VersionRecord
+from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
+from workspace_memory.store.workspace_records import history_days_of as history_days_of
 
 DAY_SECONDS = 86400
 
@@ -41,11 +42,10 @@ class Commit:
 
 @dataclass(frozen=True)
 class PreparedVersion:
-    """A new version encrypted and laid out as the two items the commit transaction writes."""
+    """A new version encrypted, as the commit transaction writes it (the version and the head at it)."""
 
     workspace_id: str
-    version_item: Item
-    head_item: Item
+    record: VersionRecord
     info: VersionInfo
     at: float
     """When the version was made: the moment its base stopped being the head."""
@@ -70,46 +70,31 @@ def prepare_version(
     number = base + 1
     sealed = seal(cipher, content, document_context(workspace_id, number))
     ciphertext, digest = sealed.ciphertext, sealed.sha256
-    created = iso(now)
-    info = VersionInfo(
-        number, op.value, author, created, size, digest, restored_from, admission_id=admission_id, turn_id=turn_id
+    record = VersionRecord(
+        version=number,
+        op=op.value,
+        author=author,
+        created_at=iso(now),
+        bytes=size,
+        sha256=digest,
+        ciphertext=ciphertext,
+        base_version=base,
+        restored_from=restored_from,
+        admission_id=admission_id,
+        turn_id=turn_id,
     )
-    version_item: Item = {
-        **keys.as_key(keys.version(workspace_id, number)),
-        "version": number,
-        "ciphertext": ciphertext,
-        "sha256": digest,
-        "bytes": size,
-        "op": op.value,
-        "author": author,
-        "baseVersion": base,
-        "createdAt": created,
-    }
-    if restored_from is not None:
-        version_item["restoredFrom"] = restored_from
-    if admission_id is not None:
-        version_item["admissionId"] = admission_id
-    if turn_id is not None:
-        version_item["turnId"] = turn_id
-    head_item: Item = {
-        **keys.as_key(keys.head(workspace_id)),
-        "headVersion": number,
-        "ciphertext": ciphertext,
-        "sha256": digest,
-        "bytes": size,
-        "op": op.value,
-        "updatedAt": created,
-        "updatedBy": author,
-        "tombstone": False,
-    }
-    return PreparedVersion(workspace_id, version_item, head_item, info, now)
+    return PreparedVersion(workspace_id, record, VersionInfo.of(record), now)
 
 
 def version_changes(prepared: PreparedVersion, base: int, history_days: int) -> list[Change]:
     """The writes that make a version: create it, move the head from exactly `base`, and start the retention
     clock of `base`, which stops being the head now (the head's own version never expires). The base version
     must exist, so a base that expired is refused here as well as by the head's condition."""
-    changes: list[Change] = [Create(prepared.version_item, Label.VERSION), MoveHead(prepared.head_item, base)]
+    workspace_id, record = prepared.workspace_id, prepared.record
+    changes: list[Change] = [
+        Create(record.to_item(workspace_id), Label.VERSION),
+        MoveHead(record.head_item(workspace_id), base),
+    ]
     if base > 0:
         superseded_at = prepared.info.created_at
         ttl = expiry(superseded_at, history_days)
@@ -122,14 +107,9 @@ def expiry(superseded_at: str, history_days: int) -> int:
     return epoch_seconds(superseded_at) + history_days * DAY_SECONDS
 
 
-def history_days_of(meta: Item | None) -> int:
-    """The retention a workspace item says (missing item or attribute: the default)."""
-    return DEFAULT_HISTORY_DAYS if meta is None else int(meta.get("historyDays", DEFAULT_HISTORY_DAYS))
-
-
 def read_history_days(table: Table, workspace_id: str) -> int:
     """The workspace's retention, read on its own (one GetItem of its item)."""
-    return history_days_of(table.get(*keys.meta(workspace_id)))
+    return document_queries.history_days(table, workspace_id)
 
 
 def transact_under_retention(

@@ -7,28 +7,14 @@ bumps the revision (even `auto` -> `auto`), so a turn admitted under the old rev
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import Forbidden, StalePolicyRevision
 from workspace_memory.kernel.terms import Mode as Mode
 from workspace_memory.store import keys
 from workspace_memory.store.changes import Label, SetPolicyMode
-from workspace_memory.store.ports import Item, Table, TransactionCancelled
+from workspace_memory.store.document_records import Policy as Policy
+from workspace_memory.store.ports import Table, TransactionCancelled
 from workspace_memory.workspaces.access import load_caller
-
-
-@dataclass(frozen=True)
-class Policy:
-    mode: Mode
-    revision: int
-    clear_generation: int
-
-    @classmethod
-    def from_item(cls, item: Item | None) -> Policy:
-        if item is None:
-            return cls(Mode.READ_ONLY, 0, 0)
-        return cls(Mode(item["mode"]), int(item["policyRevision"]), int(item["clearGeneration"]))
 
 
 class PolicyService:

@@ -13,11 +13,11 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-from workspace_memory.document.versions import all_versions, document_context, head_text, utf8_size
+from workspace_memory.document.versions import document_context, head_text, utf8_size
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import Conflict, Forbidden, InvalidInput
 from workspace_memory.kernel.sealed import unseal
-from workspace_memory.store import keys
+from workspace_memory.store import document_queries, keys
 from workspace_memory.store.changes import Change, HeadAt, Label, PurgeVersion
 from workspace_memory.store.head import Head
 from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
@@ -102,10 +102,9 @@ class PurgeService:
     def _holding(self, workspace_id: str, head_version: int, line: str) -> list[int]:
         """The versions still holding ciphertext whose text holds the line. The head's own version holds the
         head's text; an expired version DynamoDB has not deleted yet is purged too (its bytes are still there)."""
-        found = []
-        for item in all_versions(self._table, workspace_id):
-            number = int(item["version"])
-            ciphertext = item.get("ciphertext")
+        found: list[int] = []
+        for version in document_queries.versions(self._table, workspace_id):
+            number, ciphertext = version.version, version.ciphertext
             if number == head_version or ciphertext is None:
                 continue
             if holds_line(unseal(self._cipher, ciphertext, document_context(workspace_id, number)), line):

@@ -18,11 +18,10 @@ import itertools
 from collections.abc import Iterator
 
 from workspace_memory.document.commit import expiry
-from workspace_memory.document.versions import all_versions, is_expired
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import Forbidden, InvalidInput, Unavailable, WorkspaceNotFound
 from workspace_memory.kernel.terms import EntryStatus
-from workspace_memory.store import keys
+from workspace_memory.store import document_queries
 from workspace_memory.store.changes import (
     Change,
     ExpireEntryRevision,
@@ -31,8 +30,6 @@ from workspace_memory.store.changes import (
     RetentionIs,
     SetRetention,
 )
-from workspace_memory.store.head import Head
-from workspace_memory.store.paging import query_all
 from workspace_memory.store.ports import Table, TransactionCancelled
 from workspace_memory.workspaces.access import load_caller
 
@@ -100,36 +97,28 @@ class RetentionService:
         now = self._clock.now()
         # Read after the retention was written: a version superseded since then got the new expiry from its own
         # transaction (whose retention check failed on the old value and was retried with the new one).
-        head_version = Head.from_item(self._table.get(*keys.head(workspace_id))).version
-        versions = all_versions(self._table, workspace_id)
-        item = next(versions, None)
-        while item is not None:
+        head_version = document_queries.head(self._table, workspace_id).version
+        versions = document_queries.versions(self._table, workspace_id)
+        found = next(versions, None)
+        while found is not None:
             successor = next(versions, None)
-            number = int(item["version"])
             # Versions written before retention existed carry no `supersededAt`: their successor's creation
             # time is when they stopped being the head.
-            superseded_at = item.get("supersededAt") or (successor or {}).get("createdAt")
-            if number < head_version and superseded_at is not None and not is_expired(item, now):
+            superseded_at = found.superseded_at or (None if successor is None else successor.created_at)
+            if found.version < head_version and superseded_at is not None and not found.expired(now):
                 ttl = expiry(superseded_at, history_days)
-                if item.get("ttl") != ttl or "supersededAt" not in item:
-                    yield ExpireVersion(workspace_id, number, ttl, superseded_at, int(now))
-            item = successor
+                if found.ttl != ttl or found.superseded_at is None:
+                    yield ExpireVersion(workspace_id, found.version, ttl, superseded_at, int(now))
+            found = successor
 
     def _entry_expiries(self, workspace_id: str, history_days: int) -> Iterator[ExpireEntryRevision]:
         """The expiry each retained superseded entry revision should have and does not have yet (read after the
         retention was written, as the versions are: a revision superseded since carries the new value)."""
         now = self._clock.now()
-        revisions = query_all(
-            self._table,
-            keys.ws(workspace_id),
-            keys.ENTRY_REVISION_PREFIX,
-            page_size=1000,
-            attributes=("entryId", "revision", "status", "supersededAt", "ttl"),  # never the ciphertext
-        )
-        for item in revisions:
-            superseded_at = item.get("supersededAt")
-            if item.get("status") != EntryStatus.SUPERSEDED.value or superseded_at is None or is_expired(item, now):
+        for revision in document_queries.revision_expiries(self._table, workspace_id):
+            superseded_at = revision.superseded_at
+            if revision.status is not EntryStatus.SUPERSEDED or superseded_at is None or revision.expired(now):
                 continue
             ttl = expiry(superseded_at, history_days)
-            if item.get("ttl") != ttl:
-                yield ExpireEntryRevision(workspace_id, item["entryId"], int(item["revision"]), ttl, int(now))
+            if revision.ttl != ttl:
+                yield ExpireEntryRevision(workspace_id, revision.entry_id, revision.revision, ttl, int(now))

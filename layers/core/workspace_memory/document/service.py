@@ -12,14 +12,14 @@ from dataclasses import dataclass
 
 from workspace_memory.document.commit import Commit, commit_version, prepare_version
 from workspace_memory.document.policy import Mode, Policy
-from workspace_memory.document.versions import Op, VersionInfo, document_context, head_text, is_expired, retained
+from workspace_memory.document.versions import Op, VersionInfo, document_context, head_text, retained_version
 from workspace_memory.governance.redaction import findings
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import Forbidden, Unavailable, WorkspaceNotFound
 from workspace_memory.kernel.sealed import unseal
-from workspace_memory.store import keys
+from workspace_memory.store import document_queries, keys
 from workspace_memory.store.changes import BumpClearGeneration, Change, Label, MemberCanWrite
-from workspace_memory.store.cursors import query_page
+from workspace_memory.store.document_records import VersionRecord
 from workspace_memory.store.head import Head
 from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.store.stale import stale_base
@@ -76,18 +76,16 @@ class DocumentService:
 
     def history(self, user_id: str, workspace_id: str, limit: int, cursor: str | None) -> HistoryPage:
         load_caller(self._table, workspace_id, user_id)
-        items, next_cursor = query_page(
-            self._table, keys.ws(workspace_id), keys.VERSION_PREFIX, limit=limit, cursor=cursor, newest_first=True
-        )
+        found, next_cursor = document_queries.version_page(self._table, workspace_id, limit=limit, cursor=cursor)
         now = self._clock.now()
         # An expired version is left out (a page may hold fewer than `limit`); the cursor still resumes right.
-        versions = [VersionInfo.from_item(i) for i in items if not is_expired(i, now)]
+        versions = [VersionInfo.of(version) for version in found if not version.expired(now)]
         return HistoryPage(versions, next_cursor)
 
     def read_version(self, user_id: str, workspace_id: str, number: int) -> tuple[VersionInfo, str]:
         _, (item,) = load_caller(self._table, workspace_id, user_id, [keys.version(workspace_id, number)])
-        found, ciphertext = retained(item, number, self._clock.now())
-        return VersionInfo.from_item(found), unseal(self._cipher, ciphertext, document_context(workspace_id, number))
+        found, ciphertext = retained_version(VersionRecord.of(item), number, self._clock.now())
+        return VersionInfo.of(found), unseal(self._cipher, ciphertext, document_context(workspace_id, number))
 
     # -- writes ----------------------------------------------------------------------------------
 
@@ -132,7 +130,7 @@ class DocumentService:
         """Old content re-encrypted as a new version; generation and policy revision never rewind."""
         caller, (item,) = load_caller(self._table, workspace_id, user_id, [keys.version(workspace_id, restore_version)])
         caller.require_write()
-        _, ciphertext = retained(item, restore_version, self._clock.now())
+        _, ciphertext = retained_version(VersionRecord.of(item), restore_version, self._clock.now())
         old = unseal(self._cipher, ciphertext, document_context(workspace_id, restore_version))
         return self._commit(caller, content=old, base=base, op=Op.UNDO, restored_from=restore_version)
 

@@ -3,16 +3,15 @@ is an immutable, encrypted version item, kept for the workspace's retention once
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
 from workspace_memory.kernel.errors import InvalidInput, VersionNotFound, VersionPurged
 from workspace_memory.kernel.sealed import unseal
-from workspace_memory.store import keys
+from workspace_memory.store.attributes import expired
+from workspace_memory.store.document_records import VersionRecord
 from workspace_memory.store.head import Head
-from workspace_memory.store.paging import query_all
-from workspace_memory.store.ports import Cipher, Item, Table
+from workspace_memory.store.ports import Cipher, Item
 
 MAX_DOCUMENT_BYTES = 64 * 1024
 """Storage cap: two copies (head + version) of the ciphertext stay far below DynamoDB's 400 KB item."""
@@ -53,42 +52,38 @@ class VersionInfo:
     turn_id: str | None = None
 
     @classmethod
-    def from_item(cls, item: Item) -> VersionInfo:
+    def of(cls, record: VersionRecord) -> VersionInfo:
         return cls(
-            version=int(item["version"]),
-            op=item["op"],
-            author=item["author"],
-            created_at=item["createdAt"],
-            bytes=int(item["bytes"]),
-            ciphertext_sha256=item["sha256"],
-            restored_from=item.get("restoredFrom"),
-            purged_at=item.get("purgedAt"),
-            purged_by=item.get("purgedBy"),
-            admission_id=item.get("admissionId"),
-            turn_id=item.get("turnId"),
+            version=record.version,
+            op=record.op,
+            author=record.author,
+            created_at=record.created_at,
+            bytes=record.bytes,
+            ciphertext_sha256=record.sha256,
+            restored_from=record.restored_from,
+            purged_at=record.purged_at,
+            purged_by=record.purged_by,
+            admission_id=record.admission_id,
+            turn_id=record.turn_id,
         )
 
 
-def is_expired(item: Item, now: float) -> bool:
-    """A version past its retention is gone, whether or not DynamoDB's TTL deleter has removed it yet (it may
-    take days): every read judges `ttl` itself."""
-    ttl = item.get("ttl")
-    return ttl is not None and int(ttl) <= now
+is_expired = expired
+"""An item past its `ttl`: the search context judges its snapshot pointer and entry metadata by it."""
 
 
-def retained(item: Item | None, number: int, now: float) -> tuple[Item, bytes]:
+def retained_version(found: VersionRecord | None, number: int, now: float) -> tuple[VersionRecord, bytes]:
     """A version that can be read, and its ciphertext: a missing or expired one is 404, a purged stub 410."""
-    if item is None or is_expired(item, now):
+    if found is None or found.expired(now):
         raise VersionNotFound(f"version {number} does not exist")
-    ciphertext: bytes | None = item.get("ciphertext")
-    if ciphertext is None:
+    if found.ciphertext is None:
         raise VersionPurged(f"version {number} was purged")
-    return item, ciphertext
+    return found, found.ciphertext
 
 
-def all_versions(table: Table, workspace_id: str, page_size: int = 100) -> Iterator[Item]:
-    """Every stored version item of the workspace, oldest first, page by page."""
-    return query_all(table, keys.ws(workspace_id), keys.VERSION_PREFIX, page_size=page_size)
+def retained(item: Item | None, number: int, now: float) -> tuple[VersionRecord, bytes]:
+    """`retained_version` of a version item as read (the entries context's citations read it so)."""
+    return retained_version(VersionRecord.of(item), number, now)
 
 
 def head_text(cipher: Cipher, workspace_id: str, head: Head) -> str:

@@ -1,13 +1,15 @@
 """The change feed (docs/architecture.md#the-change-feed): each DynamoDB stream record of the table becomes at most one
 ids-only audit event, published to the feed's EventBridge bus.
 
-An event is built from an explicit allowlist per item kind (`RULES`), never by copying the image: the detail
+An event is built from an explicit allowlist per item kind (`store/feed_images.py`'s `RULES`: the only
+attributes read of each kind), never by copying the image: the detail
 is `{workspace, kind, id, version, op, actor, time, event, expired, changeId}`, where every value is an id,
 a number, a fixed status word or a timestamp. Never memory or note text, never ciphertext, and no hash or
 size of either (`sha256`, `bytes`, a capture receipt's `ciphertextSha256`): a digest of a short text can be
 confirmed by guessing, and a size says how much was written. An item of a kind with no rule (a kind added
 later, or `HEALTH`) is skipped and counted, not published with a guess: each new item kind joins the feed
-by adding its rule (tests/unit/governance/test_changefeed.py fails for a key builder in keys.py without one).
+by adding its rule there (tests/unit/governance/test_changefeed.py fails for a key builder in keys.py without
+one).
 
 Delivery is at least once and in stream order: records are published in chunks of at most `MAX_BATCH`
 (EventBridge's PutEvents limit); at the first entry that fails, that record and every later one of the
@@ -18,9 +20,8 @@ deduplicate by `changeId` (the stream record's id).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
@@ -29,6 +30,8 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 )
 
 from workspace_memory.kernel.clock import iso
+from workspace_memory.store.feed_images import Image, read_image, stream_key
+from workspace_memory.store.feed_images import rule_for as rule_for
 
 if TYPE_CHECKING:
     from workspace_memory.store.ports import EventPublisher
@@ -37,8 +40,6 @@ MAX_BATCH = 10
 """Entries per PutEvents call (EventBridge's limit)."""
 TTL_PRINCIPAL = "dynamodb.amazonaws.com"
 """The `userIdentity.principalId` of a stream record for an item DynamoDB's TTL removed."""
-
-Image = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -74,131 +75,8 @@ class FeedEvent:
         }
 
 
-@dataclass(frozen=True)
-class Rule:
-    """How one item kind maps to an event. `pk_prefix` and `sk` select the items (`sk` ending in `#` is a
-    prefix, anything else the whole sort key); the other fields name the only attributes read: `workspace`
-    (None: the `WS#` partition key), `version`, `op` and `actor`. `id` derives the event's id from the keys
-    and the image; `actor_from_key`, when set, derives the actor from the keys instead of an attribute."""
-
-    kind: str
-    pk_prefix: str
-    sk: str
-    id: Callable[[str, str, Image], object]
-    workspace: str | None = None
-    version: str | None = None
-    op: str | None = None
-    actor: str | None = None
-    actor_from_key: Callable[[str, str], str] | None = None
-    stubbed_by: str | None = None
-    """An attribute that, when the image has it, makes the event's op `purge` and its actor that attribute's
-    value: a version turned into a stub is audited as the purge it is, by whom, not as its original op."""
-
-    def matches(self, pk: str, sk: str) -> bool:
-        if not pk.startswith(self.pk_prefix):
-            return False
-        return sk.startswith(self.sk) if self.sk.endswith("#") else sk == self.sk
-
-
-def _pk_id(pk: str, _sk: str, _image: Image) -> str:
-    return pk.split("#", 1)[1]
-
-
-def _sk_id(_pk: str, sk: str, _image: Image) -> str:
-    return sk.split("#", 1)[1]
-
-
-def _attribute(name: str) -> Callable[[str, str, Image], object]:
-    def read(_pk: str, _sk: str, image: Image) -> object:
-        return image.get(name)
-
-    return read
-
-
-def _version_id(_pk: str, sk: str, _image: Image) -> str:
-    return str(int(sk.rsplit("#", 1)[1]))
-
-
-def _notes_session(_pk: str, sk: str, _image: Image) -> str:
-    return sk.rsplit("#", 1)[1]
-
-
-def _notes_user(_pk: str, sk: str) -> str:
-    return sk.removeprefix("NOTES#").rsplit("#", 1)[0]
-
-
 PURGE_OP = "purge"
 """The op of a version turned into a stub by forgetting a line (docs/architecture.md#forgetting-a-line)."""
-
-
-def _entry_of_revision(_pk: str, sk: str, _image: Image) -> str:
-    return sk.split("#")[1]
-
-
-def _rate_hour(_pk: str, sk: str, _image: Image) -> str:
-    return sk.split("#")[1]
-
-
-def _rate_user(_pk: str, sk: str) -> str:
-    return sk.split("#", 2)[2]
-
-
-RULES: tuple[Rule, ...] = (
-    Rule("workspace", "WS#", "META", _pk_id, version="consentRevision", actor="ownerId"),
-    Rule("member", "WS#", "MEMBER#", _sk_id),
-    Rule("policy", "WS#", "POLICY", _pk_id, version="policyRevision"),
-    Rule("document-head", "WS#", "DOC#HEAD", _pk_id, version="headVersion", op="op", actor="updatedBy"),
-    Rule(
-        "document-version",
-        "WS#",
-        "DOC#V#",
-        _version_id,
-        version="version",
-        op="op",
-        actor="author",
-        stubbed_by="purgedBy",
-    ),
-    Rule("key-session", "WS#", "KEYSESSION#", _sk_id, actor="openedBy"),
-    Rule("key-revocation", "WS#", "KEYREVOKED#", _sk_id, actor="revokedBy"),
-    Rule("notes", "WS#", "NOTES#", _notes_session, version="revision", actor_from_key=_notes_user),
-    Rule("entry", "WS#", "ENTRY#", _sk_id, version="revision", op="status", actor="author"),
-    Rule("entry-revision", "WS#", "ENTRYREV#", _entry_of_revision, version="revision", op="status", actor="author"),
-    Rule("entry-key", "WS#", "ENTRYKEY#", _attribute("entryId")),
-    Rule("entry-counter", "WS#", "ENTRIES", _pk_id, version="entriesRevision"),
-    Rule("entry-key-secret", "WS#", "ENTRYSECRET", _pk_id),
-    Rule("entry-candidate", "WS#", "ENTRYCAND#", _sk_id, version="revision", op="status", actor="proposedBy"),
-    Rule("entry-save", "WS#", "ENTRYSAVE#", _sk_id),
-    Rule("entry-rate", "WS#", "ENTRYRATE#", _rate_hour, version="writes", actor_from_key=_rate_user),
-    Rule("search-snapshot", "WS#", "SEARCHSNAP#", _attribute("generation"), version="entriesRevision"),
-    Rule("conversation", "CONV#", "OWNER", _pk_id, workspace="workspaceId", actor="userId"),
-    Rule("credential-slot", "CONV#", "CREDENTIAL", _pk_id, workspace="workspaceId"),
-    Rule("admission-key", "CONV#", "ADMKEY#", _attribute("admissionId"), workspace="workspaceId", actor="userId"),
-    Rule(
-        "receipt",
-        "CONV#",
-        "RECEIPT#",
-        _attribute("admissionId"),
-        workspace="workspaceId",
-        version="revision",
-        op="status",
-    ),
-    Rule("admission", "ADM#", "ADMISSION", _pk_id, workspace="workspaceId", op="status", actor="userId"),
-)
-
-
-def rule_for(pk: str, sk: str) -> Rule | None:
-    return next((rule for rule in RULES if rule.matches(pk, sk)), None)
-
-
-def _text(value: object) -> str | None:
-    """An id or a status word, or nothing: any other type is left out rather than published."""
-    return value if isinstance(value, str) and value else None
-
-
-def _number(value: object) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int | Decimal):
-        return None
-    return int(value)
 
 
 def _expired(record: DynamoDBRecord) -> bool:
@@ -214,28 +92,20 @@ def to_event(record: DynamoDBRecord) -> FeedEvent | None:
     name = record.event_name
     if stream is None or name is None or record.event_id is None:
         return None
-    keys = stream.keys
-    pk, sk = keys.get("pk"), keys.get("sk")
-    if not isinstance(pk, str) or not isinstance(sk, str):
-        return None
-    rule = rule_for(pk, sk)
-    if rule is None:
+    key = stream_key(stream.keys)
+    if key is None:
         return None
     image: Image = (stream.old_image if name is DynamoDBRecordEventName.REMOVE else stream.new_image) or {}
-    workspace = _pk_id(pk, sk, image) if rule.workspace is None else _text(image.get(rule.workspace))
-    item_id = _text(rule.id(pk, sk, image))
-    if workspace is None or item_id is None:
+    facts = read_image(key, image)
+    if facts is None:
         return None
     created = stream.approximate_creation_date_time
-    actor = rule.actor_from_key(pk, sk) if rule.actor_from_key else _text(image.get(rule.actor or ""))
-    op = _text(image.get(rule.op)) if rule.op else None
-    if rule.stubbed_by and rule.stubbed_by in image:
-        op, actor = PURGE_OP, _text(image.get(rule.stubbed_by))
+    op, actor = (PURGE_OP, facts.stubbed_by) if facts.stubbed else (facts.op, facts.actor)
     return FeedEvent(
-        workspace=workspace,
-        kind=rule.kind,
-        id=item_id,
-        version=_number(image.get(rule.version)) if rule.version else None,
+        workspace=facts.workspace,
+        kind=facts.kind,
+        id=facts.id,
+        version=facts.version,
         op=op,
         actor=actor,
         time=None if created is None else iso(float(created)),

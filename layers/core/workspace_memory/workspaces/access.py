@@ -14,7 +14,7 @@ from workspace_memory.kernel.errors import Conflict, Forbidden, InvalidInput, No
 from workspace_memory.kernel.ids import new_id
 from workspace_memory.kernel.terms import Role as Role
 from workspace_memory.kernel.terms import ShareType as ShareType
-from workspace_memory.store import keys
+from workspace_memory.store import keys, workspace_queries
 from workspace_memory.store.changes import (
     DEFAULT_HISTORY_DAYS,
     Create,
@@ -26,36 +26,9 @@ from workspace_memory.store.changes import (
 )
 from workspace_memory.store.cursors import MAX_PAGE, decode_cursor, encode_cursor
 from workspace_memory.store.ports import Item, KeyStore, Table, TransactionCancelled
-
-
-@dataclass(frozen=True)
-class Workspace:
-    id: str
-    owner_id: str
-    share_type: ShareType
-    ai_enabled: bool
-    consent_revision: int
-    history_days: int = DEFAULT_HISTORY_DAYS
-    """How long a version is kept after it stopped being the head (docs/architecture.md#retention; absent = the
-    default)."""
-    name: str = ""
-    created_at: str = ""
-
-    @classmethod
-    def from_item(cls, item: Item) -> Workspace:
-        return cls(
-            id=item["workspaceId"],
-            owner_id=item["ownerId"],
-            share_type=ShareType(item["shareType"]),
-            ai_enabled=bool(item.get("aiEnabled", False)),
-            consent_revision=int(item.get("consentRevision", 0)),
-            history_days=int(item.get("historyDays", DEFAULT_HISTORY_DAYS)),
-            name=str(item.get("name", "")),
-            created_at=str(item.get("createdAt", "")),
-        )
-
-    def writer_roles(self) -> tuple[Role, ...]:
-        return (Role.OWNER, Role.EDITOR) if self.share_type is ShareType.SHARED else (Role.OWNER,)
+from workspace_memory.store.workspace_records import MemberRecord
+from workspace_memory.store.workspace_records import Workspace as Workspace
+from workspace_memory.store.workspace_records import is_deleted as is_deleted
 
 
 @dataclass(frozen=True)
@@ -87,11 +60,6 @@ class Caller:
         return MemberIsOwner(self.workspace.id, self.user_id)
 
 
-def is_deleted(meta: Item) -> bool:
-    """A tombstoned workspace (deletion requested): it answers every route as a missing one does."""
-    return "deletedAt" in meta
-
-
 def load_caller(
     table: Table, workspace_id: str, user_id: str, extra: Sequence[keys.Key] = ()
 ) -> tuple[Caller, list[Item | None]]:
@@ -99,17 +67,17 @@ def load_caller(
     meta, member, *rest = table.get_many([keys.meta(workspace_id), keys.member(workspace_id, user_id), *extra])
     if meta is None or member is None or is_deleted(meta):
         raise WorkspaceNotFound("workspace not found")
-    return Caller(user_id, Role(member["role"]), Workspace.from_item(meta)), rest
+    return Caller(user_id, MemberRecord.from_item(member).role, Workspace.from_item(meta)), rest
 
 
 def owned_conversation(table: Table, user_id: str, conversation_id: str, not_found: NotFound) -> str:
     """The conversation's workspace, if `user_id` owns the conversation and is still a member; otherwise
     `not_found`, the very same error as for a conversation that does not exist
     (docs/architecture.md#ownership-and-identical-404s)."""
-    owner = table.get(*keys.conversation_owner(conversation_id))
-    if owner is None or owner["userId"] != user_id:
+    owner = workspace_queries.conversation_owner(table, conversation_id)
+    if owner is None or owner.user_id != user_id:
         raise not_found
-    workspace_id: str = owner["workspaceId"]
+    workspace_id = owner.workspace_id
     try:
         load_caller(table, workspace_id, user_id)
     except WorkspaceNotFound:
@@ -148,21 +116,19 @@ class AccessService:
         workspace_id = new_id("ws")
         branch_key_id = self._key_store.create_branch_key(workspace_id)
         now = iso(self._clock.now())
-        meta_item = {
-            **keys.as_key(keys.meta(workspace_id)),
-            "workspaceId": workspace_id,
-            "branchKeyId": branch_key_id,
-            "name": name,
-            "ownerId": user_id,
-            "shareType": share_type.value,
-            "aiEnabled": False,
-            "consentRevision": 0,
-            "historyDays": DEFAULT_HISTORY_DAYS,
-            "createdAt": now,
-        }
-        self._table.transact(
-            [Create(meta_item, Label.WORKSPACE), Put(_member_item(workspace_id, user_id, Role.OWNER, True, now))]
+        workspace = Workspace(
+            workspace_id,
+            user_id,
+            share_type,
+            ai_enabled=False,
+            consent_revision=0,
+            history_days=DEFAULT_HISTORY_DAYS,
+            name=name,
+            created_at=now,
+            branch_key_id=branch_key_id,
         )
+        owner = MemberRecord(user_id, Role.OWNER, can_write=True, updated_at=now)
+        self._table.transact([Create(workspace.to_item(), Label.WORKSPACE), Put(owner.to_item(workspace_id))])
         return workspace_id
 
     def view(self, user_id: str, workspace_id: str) -> Caller:
@@ -189,7 +155,7 @@ class AccessService:
             return MembershipPage([], next_cursor)
         read = self._table.get_many([k for ws in page for k in (keys.meta(ws), keys.member(ws, user_id))])
         listed = [
-            Membership(ws, str(meta.get("name", "")), Role(member["role"]))
+            Membership(ws, Workspace.from_item(meta).name, MemberRecord.from_item(member).role)
             for ws, meta, member in zip(page, read[0::2], read[1::2], strict=True)
             if meta is not None and member is not None and not is_deleted(meta)
         ]
@@ -200,10 +166,9 @@ class AccessService:
         caller.require_owner()
         if user_id == caller.workspace.owner_id:
             raise InvalidInput("the workspace creator's role cannot be changed")
-        can_write = role in caller.workspace.writer_roles()
-        self._table.transact(
-            [Put(_member_item(workspace_id, user_id, role, can_write, iso(self._clock.now()))), caller.still_writer()]
-        )
+        # `canWrite` is the role judged against the (immutable) share type, so a write can check it alone.
+        member = MemberRecord(user_id, role, role in caller.workspace.writer_roles(), iso(self._clock.now()))
+        self._table.transact([Put(member.to_item(workspace_id)), caller.still_writer()])
 
     def set_ai(self, actor_id: str, workspace_id: str, enabled: bool) -> Workspace:
         """Turning AI on or off always bumps the consent revision, retiring every admitted turn."""
@@ -215,14 +180,3 @@ class AccessService:
         except TransactionCancelled:
             raise Conflict("the workspace changed concurrently; read it and try again") from None
         return replace(caller.workspace, ai_enabled=enabled, consent_revision=seen + 1)
-
-
-def _member_item(workspace_id: str, user_id: str, role: Role, can_write: bool, now: str) -> Item:
-    """`canWrite` is the role judged against the (immutable) share type, so a write can check it alone."""
-    return {
-        **keys.as_key(keys.member(workspace_id, user_id)),
-        "userId": user_id,
-        "role": role.value,
-        "canWrite": can_write,
-        "updatedAt": now,
-    }

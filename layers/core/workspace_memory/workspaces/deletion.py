@@ -24,10 +24,10 @@ from workspace_memory.kernel.errors import (
     WorkspaceNotFound,
 )
 from workspace_memory.kernel.terms import Role
-from workspace_memory.store import keys
+from workspace_memory.store import keys, workspace_queries
 from workspace_memory.store.changes import Delete, Label, MemberIsOwner, TombstoneHead, TombstoneWorkspace
 from workspace_memory.store.ports import KeyStore, Table, TransactionCancelled
-from workspace_memory.workspaces.access import is_deleted
+from workspace_memory.store.workspace_records import MemberRecord, Workspace
 from workspace_memory.workspaces.deletion_contract import DEFAULT_BATCH_SIZE, DeletionInput, PurgeBatchResult
 
 
@@ -74,17 +74,18 @@ class DeletionService:
             raise ConfirmationRequired("deleting a workspace needs X-Confirm-Workspace: <workspaceId>")
         if confirmation != workspace_id:
             raise ConfirmationMismatch("X-Confirm-Workspace does not name this workspace; nothing was deleted")
-        meta, member = self._table.get_many([keys.meta(workspace_id), keys.member(workspace_id, user_id)])
-        if meta is None:
+        meta_item, member_item = self._table.get_many([keys.meta(workspace_id), keys.member(workspace_id, user_id)])
+        if meta_item is None:
             return self.progress(user_id, workspace_id)  # purged already: its owner still reads the outcome
-        if is_deleted(meta):
-            if meta.get("deletedBy") != user_id:
+        meta, member = Workspace.from_item(meta_item), MemberRecord.of(member_item)
+        if meta.deleted_at is not None:
+            if meta.deleted_by != user_id:
                 raise WorkspaceNotFound("workspace not found")
-            requested_at = str(meta["deletedAt"])
+            requested_at = meta.deleted_at
         else:
             if member is None:
                 raise WorkspaceNotFound("workspace not found")
-            if member.get("role") != Role.OWNER.value:
+            if member.role is not Role.OWNER:
                 raise Forbidden("only the workspace owner may do this")
             requested_at = self._tombstone(user_id, workspace_id)
         self._key_store.destroy_branch_key(workspace_id)
@@ -117,11 +118,14 @@ class DeletionService:
             if Label.ACCESS in exc.failed():
                 raise Forbidden("only the workspace owner may do this") from None
             # A concurrent DELETE of the same owner won: that tombstone is this request's too.
-            meta = self._table.get(*keys.meta(workspace_id))
-            if meta is not None and is_deleted(meta) and meta.get("deletedBy") == user_id:
-                return str(meta["deletedAt"])
+            meta = self._meta(workspace_id)
+            if meta is not None and meta.deleted_at is not None and meta.deleted_by == user_id:
+                return meta.deleted_at
             raise Conflict("the workspace changed concurrently; read it and try again") from None
         return at
+
+    def _meta(self, workspace_id: str) -> Workspace | None:
+        return Workspace.of(self._table.get(*keys.meta(workspace_id)))
 
 
 class WorkspacePurgeService:
@@ -142,8 +146,8 @@ class WorkspacePurgeService:
         nothing else is found, and then `more` is false."""
         meta = self._require_deleted(workspace_id)
         meta_key = keys.meta(workspace_id)
-        own = self._table.query(keys.ws(workspace_id), "", limit=limit + 1, newest_first=False)
-        found = [key for key in ((item["pk"], item["sk"]) for item in own) if key != meta_key][:limit]
+        own = workspace_queries.partition_keys(self._table, workspace_id, limit + 1)
+        found = [key for key in own if key != meta_key][:limit]
         if len(found) < limit:
             named = self._table.workspace_keys(workspace_id, limit + len(found) + 1)
             found += [key for key in named if key != meta_key and key not in found][: limit - len(found)]
@@ -155,9 +159,9 @@ class WorkspacePurgeService:
             return PurgeBatchResult(deleted=1, more=False)
         return PurgeBatchResult(deleted=0, more=False)
 
-    def _require_deleted(self, workspace_id: str) -> dict[str, object] | None:
+    def _require_deleted(self, workspace_id: str) -> Workspace | None:
         """The META if tombstoned, None if already gone; a live workspace is refused (409)."""
-        meta = self._table.get(*keys.meta(workspace_id))
-        if meta is not None and not is_deleted(meta):
+        meta = Workspace.of(self._table.get(*keys.meta(workspace_id)))
+        if meta is not None and not meta.deleted:
             raise WorkspaceNotDeleted("the workspace is not deleted; nothing was purged")
         return meta

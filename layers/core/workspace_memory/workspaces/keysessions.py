@@ -11,15 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from workspace_memory.document.versions import is_expired
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import Forbidden, InvalidInput, NotFound
 from workspace_memory.kernel.ids import new_ordered_id
 from workspace_memory.kernel.terms import Scope as Scope
-from workspace_memory.store import keys
+from workspace_memory.store import keys, workspace_queries
 from workspace_memory.store.changes import Create, Label
-from workspace_memory.store.cursors import MAX_PAGE, encode_cursor, query_page
-from workspace_memory.store.ports import Item, Table
+from workspace_memory.store.cursors import MAX_PAGE, encode_cursor
+from workspace_memory.store.ports import Table
+from workspace_memory.store.workspace_records import KeyRevocationRecord, KeySessionRecord
 from workspace_memory.workspaces.access import Role, load_caller
 
 DEFAULT_TTL_SECONDS = 3600
@@ -108,15 +108,9 @@ class KeySessionService:
             raise ScopeExceedsRole(f"a {caller.role.value} may not delegate {names}")
         now = self._clock.now()
         session = KeySession(new_ordered_id("ks", now), workspace_id, user_id, now + ttl, granted)
-        item = {
-            **keys.as_key(keys.key_session(workspace_id, session.id)),
-            "keySessionId": session.id,
-            "openedBy": user_id,
-            "scopes": sorted(s.value for s in granted),
-            "expiresAt": int(session.expires_at),
-            "ttl": int(session.expires_at) + TTL_GRACE_SECONDS,
-        }
-        self._table.transact([Create(item, Label.KEY_SESSION)])
+        expires_at = int(session.expires_at)
+        record = KeySessionRecord(session.id, user_id, expires_at, expires_at + TTL_GRACE_SECONDS, granted)
+        self._table.transact([Create(record.to_item(workspace_id), Label.KEY_SESSION)])
         return session
 
     def list_own(self, user_id: str, workspace_id: str, limit: int, cursor: str | None) -> KeySessionPage:
@@ -128,52 +122,47 @@ class KeySessionService:
             raise InvalidInput(f"limit must be between 1 and {MAX_LIST_LIMIT}")
         load_caller(self._table, workspace_id, user_id)
         now = self._clock.now()
-        own: list[Item] = []
+        own: list[KeySessionRecord] = []
         next_cursor = cursor
         for _ in range(MAX_LIST_READS):
-            items, after = query_page(
-                self._table,
-                keys.ws(workspace_id),
-                keys.KEY_SESSION_PREFIX,
-                limit=limit,
-                cursor=next_cursor,
-                newest_first=True,
+            found, after = workspace_queries.key_session_page(
+                self._table, workspace_id, limit=limit, cursor=next_cursor
             )
             next_cursor = after
-            for index, item in enumerate(items):
-                if item.get("openedBy") != user_id or is_expired(item, now):
+            for index, record in enumerate(found):
+                if record.opened_by != user_id or record.expired(now):
                     continue
-                own.append(item)
+                own.append(record)
                 if len(own) == limit:
-                    more = index < len(items) - 1 or after is not None
-                    next_cursor = encode_cursor(item["sk"]) if more else None
+                    more = index < len(found) - 1 or after is not None
+                    position = keys.key_session(workspace_id, record.key_session_id)[1]
+                    next_cursor = encode_cursor(position) if more else None
                     break
             if len(own) == limit or next_cursor is None:
                 break
-        revoked = (
-            self._table.get_many([keys.key_revocation(workspace_id, i["keySessionId"]) for i in own]) if own else []
-        )
+        revocations = [keys.key_revocation(workspace_id, record.key_session_id) for record in own]
+        revoked = self._table.get_many(revocations) if own else []
         sessions = [
             ListedKeySession(
-                KeySession(i["keySessionId"], workspace_id, user_id, float(i["expiresAt"]), scopes_of(i.get("scopes"))),
+                KeySession(
+                    record.key_session_id,
+                    workspace_id,
+                    user_id,
+                    float(record.expires_at),
+                    ALL_SCOPES if record.scopes is None else record.scopes,
+                ),
                 revoked=r is not None,
             )
-            for i, r in zip(own, revoked, strict=True)
+            for record, r in zip(own, revoked, strict=True)
         ]
         return KeySessionPage(sessions, next_cursor)
 
     def revoke(self, user_id: str, workspace_id: str, session_id: str) -> None:
         """Idempotent: revoking twice is not an error. Only the opener or the owner may revoke."""
         caller, (item,) = load_caller(self._table, workspace_id, user_id, [keys.key_session(workspace_id, session_id)])
-        if item is None:
+        found = KeySessionRecord.of(item)
+        if found is None:
             raise KeySessionNotFound("key session not found")
-        if item["openedBy"] != user_id and caller.role is not Role.OWNER:
+        if found.opened_by != user_id and caller.role is not Role.OWNER:
             raise Forbidden("only the opener or the workspace owner may revoke a key session")
-        self._table.put(
-            {
-                **keys.as_key(keys.key_revocation(workspace_id, session_id)),
-                "keySessionId": session_id,
-                "revokedBy": user_id,
-                "revokedAt": iso(self._clock.now()),
-            }
-        )
+        self._table.put(KeyRevocationRecord(session_id, user_id, iso(self._clock.now())).to_item(workspace_id))

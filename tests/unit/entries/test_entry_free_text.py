@@ -10,7 +10,7 @@ from workspace_memory.entries.model import Draft, EntryText, Source
 from workspace_memory.entries.validation import redacted, redaction_warnings
 from workspace_memory.kernel.errors import InvalidAgentName, InvalidSourceRef
 from workspace_memory.kernel.terms import CitationKind, EntryScope, EntryType, RedactionKind
-from workspace_memory.store import attributes
+from workspace_memory.store import attribute_forms, attributes
 from workspace_memory.store.ports import Item
 
 pytestmark = pytest.mark.unit
@@ -88,7 +88,7 @@ def test_an_agent_name_that_is_no_lower_case_id_is_refused(agent: str) -> None:
 
 def test_an_agent_name_redaction_flags_is_refused() -> None:
     token = GITHUB_TOKEN.lower()
-    assert attributes.AGENT_NAME.fullmatch(token)
+    assert attribute_forms.AGENT_NAME.fullmatch(token)
     with pytest.raises(InvalidAgentName):
         make().entries.create(EDITOR, make().ws, agent_draft(token))
 

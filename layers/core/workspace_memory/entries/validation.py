@@ -19,7 +19,7 @@ from workspace_memory.kernel.errors import (
     PayloadTooLarge,
 )
 from workspace_memory.kernel.terms import CitationKind, EntryScope
-from workspace_memory.store.attributes import AGENT_NAME, ENTRY_ID, VERSION_NUMBER
+from workspace_memory.store.attribute_forms import AGENT_NAME, ENTRY_ID, VERSION_NUMBER
 
 MAX_TITLE_BYTES = 120
 MAX_SUMMARY_BYTES = 200

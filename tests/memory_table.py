@@ -290,8 +290,6 @@ def _apply(change: ch.Change, items: Items) -> None:
         case ch.SupersedeEntryRevision(workspace_id=ws, entry_id=entry_id, revision=revision):
             found = items[keys.entry_revision(ws, entry_id, revision)]
             found.update(status="superseded", supersededBy=change.by, supersededAt=change.at, ttl=change.ttl)
-            if change.reason is not None:
-                found["supersededReason"] = change.reason
         case ch.ExpireEntryRevision(workspace_id=ws, entry_id=entry_id, revision=revision):
             items[keys.entry_revision(ws, entry_id, revision)]["ttl"] = change.ttl
         case ch.CountEntryVersions(workspace_id=ws, delta=delta):

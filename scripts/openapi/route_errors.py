@@ -43,7 +43,7 @@ _ADMIT: Errors = (
 )
 
 _ENTRY: Errors = (errors.EntryNotFound, errors.EntryForgotten)
-_ENTRY_TEXT: Errors = (errors.InvalidEntryKey, errors.PayloadTooLarge)
+_ENTRY_TEXT: Errors = (errors.InvalidEntryKey, errors.InvalidSourceRef, errors.PayloadTooLarge)
 _ENTRY_MOVE: Errors = (errors.EntryCap, errors.StaleRevision, errors.Conflict)
 
 ROUTE_ERRORS: dict[str, Errors] = {
@@ -86,6 +86,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
     "PUT /v1/automation/workspaces/{ws}/entries": (
         *_ADMISSION,
         *_ENTRY_TEXT,
+        errors.InvalidAgentName,
         errors.RedactedToNothing,
         errors.IdempotencyKeyReused,
         errors.QuoteRequired,
@@ -116,7 +117,13 @@ ROUTE_ERRORS: dict[str, Errors] = {
     "PUT /v1/automation/sessions/{sid}/notes": (*_NOTES, NotesConflict, NotesTooLarge, errors.RedactedToNothing),
     "DELETE /v1/automation/sessions/{sid}/notes": _NOTES,
     "DELETE /v1/workspaces/{ws}": (*_MEMBER, errors.ConfirmationRequired, errors.ConfirmationMismatch),
-    "POST /v1/workspaces/{ws}/entries": (*_MEMBER, *_ENTRY_TEXT, errors.EntryCap, errors.StaleRevision),
+    "POST /v1/workspaces/{ws}/entries": (
+        *_MEMBER,
+        *_ENTRY_TEXT,
+        errors.InvalidAgentName,
+        errors.EntryCap,
+        errors.StaleRevision,
+    ),
     "GET /v1/workspaces/{ws}/entries": (*_MEMBER, errors.InvalidEntryKey),
     "GET /v1/workspaces/{ws}/entries/{entryId}": (*_MEMBER, *_ENTRY),
     "PUT /v1/workspaces/{ws}/entries/{entryId}": (

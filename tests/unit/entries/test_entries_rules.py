@@ -148,6 +148,8 @@ def test_supersede_moves_from_exactly_the_base() -> None:
     assert rows[1].superseded_reason == "moved"
     old = w.table.items[keys.entry_revision(w.ws, first.entry_id, 1)]
     assert old["ttl"] == int(w.clock.now()) + 90 * 86400
+    assert "supersededReason" not in old  # sealed in revision 2's text (decisions/0055)
+    assert w.entries.read(VIEWER, w.ws, first.entry_id, as_of=w.clock.now() - 5).superseded_reason == "moved"
 
 
 def test_as_of_answers_the_revision_valid_then() -> None:

@@ -9,9 +9,9 @@ import pytest
 from tests.memory_table import MemoryTable
 from workspace_memory.kernel.terms import EntryStatus, Mode
 from workspace_memory.store import document_queries, keys
-from workspace_memory.store.attributes import expired
 from workspace_memory.store.document_records import Policy, RevisionExpiry, VersionRecord
 from workspace_memory.store.ports import Item
+from workspace_memory.store.record_fields import expired
 
 pytestmark = pytest.mark.unit
 

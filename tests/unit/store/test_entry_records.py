@@ -48,7 +48,6 @@ def test_a_revision_reads_back_and_out_unchanged() -> None:
         keySlot="slot",
         supersededAt="2027-01-16T08:00:00.000Z",
         supersededBy=3,
-        supersededReason="moved to Tuesdays",
         ttl=1_800_000_000,
     )
     record = EntryRecord.from_item(full)

@@ -239,9 +239,6 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                 ":ttl": change.ttl,
             }
             update = "SET #status = :superseded, supersededBy = :by, supersededAt = :at, #ttl = :ttl"
-            if change.reason is not None:
-                update += ", supersededReason = :reason"
-                supersede[":reason"] = change.reason
             return {
                 "Update": {
                     "Key": keys.as_key(keys.entry_revision(change.workspace_id, change.entry_id, change.revision)),

@@ -8,10 +8,10 @@ from enum import StrEnum
 
 from workspace_memory.kernel.errors import InvalidInput, VersionNotFound, VersionPurged
 from workspace_memory.kernel.sealed import unseal
-from workspace_memory.store.attributes import expired
 from workspace_memory.store.document_records import VersionRecord
 from workspace_memory.store.head import Head
 from workspace_memory.store.ports import Cipher, Item
+from workspace_memory.store.record_fields import expired
 
 MAX_DOCUMENT_BYTES = 64 * 1024
 """Storage cap: two copies (head + version) of the ciphertext stay far below DynamoDB's 400 KB item."""

@@ -77,6 +77,9 @@ class EntryText:
     body: str
     sources: tuple[Source, ...] = ()
     key: str | None = None
+    reason: str | None = None
+    """Why this revision superseded its predecessor (served as the predecessor's `supersededReason`): sealed
+    here, never an attribute of its own (decisions/0055)."""
 
     def plaintext(self, vector: SealedVector | None = None) -> str:
         """The sealed JSON; the search vector, when there is one, is sealed with the text it was made from."""
@@ -89,13 +92,15 @@ class EntryText:
         }
         if vector is not None:
             payload["vector"] = {"model": vector.model, "f16": vector.packed}
+        if self.reason is not None:
+            payload["reason"] = self.reason
         return json.dumps(payload, ensure_ascii=False)
 
     @classmethod
     def parse(cls, text: str) -> EntryText:
         raw = json.loads(text)
         sources = tuple(Source.of(s) for s in raw.get("sources", []))
-        return cls(raw["title"], raw["summary"], raw["body"], sources, raw.get("key"))
+        return cls(raw["title"], raw["summary"], raw["body"], sources, raw.get("key"), raw.get("reason"))
 
 
 @dataclass(frozen=True)
@@ -108,7 +113,7 @@ class Draft:
     agent: str | None = None
     """The agent persona of an `agent` entry (default `default`)."""
     reason: str | None = None
-    """Why a revision supersedes its predecessor (kept on the predecessor)."""
+    """Why a revision supersedes its predecessor (sealed in the new revision's text)."""
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from workspace_memory.store.ports import Cipher, Table
 from workspace_memory.workspaces.access import Caller, load_caller
 
 
-def _row(record: EntryHead, text: EntryText | None) -> EntryRow:
+def _row(record: EntryHead, text: EntryText | None, reason: str | None = None) -> EntryRow:
     """A list's or history's line; a forgotten chain's has no text, type, validity or author."""
     live = None if isinstance(record, Tombstone) else record
     return EntryRow(
@@ -45,7 +45,7 @@ def _row(record: EntryHead, text: EntryText | None) -> EntryRow:
         valid_from=None if live is None else live.valid_from,
         valid_to=None if live is None else live.superseded_at,
         author=None if live is None else live.author,
-        superseded_reason=None if live is None else live.superseded_reason,
+        superseded_reason=reason,
     )
 
 
@@ -67,6 +67,19 @@ class EntryReads:
     def open(self, workspace_id: str, record: EntryRecord) -> EntryText:
         context = entry_context(workspace_id, record.entry_id, record.revision)
         return EntryText.parse(unseal(self._cipher, record.ciphertext, context, record.sha256))
+
+    def reason(self, workspace_id: str, record: EntryRecord, opened: dict[int, EntryText] | None = None) -> str | None:
+        """Why `record` was superseded: sealed in its successor's text (decisions/0055), read from `opened` (the
+        texts a page already decrypted, by revision) or decrypted here; None once the successor is gone."""
+        if record.superseded_by is None:
+            return None
+        text = (opened or {}).get(record.superseded_by)
+        if text is None:
+            successor = entry_queries.entry_revision(self._table, workspace_id, record.entry_id, record.superseded_by)
+            if successor is None or successor.expired(self._clock.now()):
+                return None
+            text = self.open(workspace_id, successor)
+        return text.reason
 
     def visible_head(self, caller: Caller, head: EntryHead | None) -> EntryHead:
         """The head the caller may see (404 otherwise, the same for missing and private)."""
@@ -102,7 +115,7 @@ class EntryReads:
             author=record.author,
             author_kind=record.author_kind,
             superseded_by=record.superseded_by,
-            superseded_reason=record.superseded_reason,
+            superseded_reason=self.reason(workspace_id, record),
             citations=citations,
         )
 
@@ -172,7 +185,8 @@ class EntryReads:
                 record = self._revision_at(caller.workspace.id, head, filters.as_of)
             except EntryNotFound:
                 return None
-        return _row(record, self.open(caller.workspace.id, record))
+        workspace_id = caller.workspace.id
+        return _row(record, self.open(workspace_id, record), self.reason(workspace_id, record))
 
     def history(self, user_id: str, workspace_id: str, entry_id: str, limit: int, cursor: str | None) -> Page:
         caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])
@@ -181,5 +195,7 @@ class EntryReads:
             self._table, workspace_id, entry_id, limit=limit, cursor=cursor
         )
         now = self._clock.now()
-        rows = [_row(r, self.open(workspace_id, r)) for r in page if not r.expired(now)]
+        kept = [r for r in page if not r.expired(now)]
+        opened = {r.revision: self.open(workspace_id, r) for r in kept}
+        rows = [_row(r, opened[r.revision], self.reason(workspace_id, r, opened)) for r in kept]
         return Page(rows, next_cursor)

@@ -163,7 +163,7 @@ class EntryWrites:
         checks = rights(caller, head.scope, head.scope_owner, fence)
         if head.revision != base:
             raise StaleRevision(f"base revision {base} is not the current revision", current_revision=head.revision)
-        text = replace(draft.text, key=self._reads.open(workspace_id, head).key)
+        text = replace(draft.text, key=self._reads.open(workspace_id, head).key, reason=draft.reason)
         revision = base + 1
         now = self._clock.now()
         made = self._revision(
@@ -180,9 +180,7 @@ class EntryWrites:
         changes: list[Change] = [
             Create(record.revision_item(workspace_id), Label.ENTRY),
             MoveEntryHead(moved.head_item(workspace_id), base),
-            SupersedeEntryRevision(
-                workspace_id, entry_id, base, revision, at, epoch_seconds(at) + days * DAY_SECONDS, draft.reason
-            ),
+            SupersedeEntryRevision(workspace_id, entry_id, base, revision, at, epoch_seconds(at) + days * DAY_SECONDS),
             self._limits.versions(workspace_id, 1),
             *([RetentionIs(workspace_id, days)] if fence is None else []),
             *checks,

@@ -163,6 +163,20 @@ class InvalidEntryKey(InvalidInput):
     code = "INVALID_KEY"
 
 
+class InvalidAgentName(InvalidInput):
+    """An agent name (an `agent` entry's scope owner, stored in clear) that is not a lower-case id, or that
+    holds what redaction would remove (decisions/0055). The message never repeats the name."""
+
+    code = "INVALID_AGENT_NAME"
+
+
+class InvalidSourceRef(InvalidInput):
+    """A source's `ref` that is not the id its kind cites (an entry id, a document version number): a ref is
+    an id, not prose (decisions/0055). The message never repeats the ref."""
+
+    code = "INVALID_SOURCE_REF"
+
+
 class RedactedToNothing(InvalidInput):
     """An agent's text that was nothing but personal data or secrets would be stored as redaction markers
     alone: a memory of nothing, and the sign of an agent trying to keep a secret. The message names the kinds

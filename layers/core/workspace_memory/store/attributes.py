@@ -1,24 +1,362 @@
-"""What every record module shares: leaving unset optional attributes out of an item, reading optional
-numbers, and judging an item's `ttl` (DynamoDB's TTL attribute) without its record."""
+"""Every attribute every item kind of the table may carry, and its class (decisions/0055): an id of a declared
+format, an enumeration of `kernel/terms`, a number, a timestamp, a hash, or bytes sealed under the workspace's
+branch key. Nothing else: free text a person or an agent wrote is sealed, never an attribute of its own.
+
+`violations` judges one item (as the table holds it: strings, numbers, bytes, lists, maps) against this
+declaration; the classification tests scan whole tables with it. It names kinds, attributes and classes,
+never a value. The few attributes still in clear that are not of a declared format are `CLEAR_TEXT`, each
+with its reason: a known finding, listed in `FINDINGS`, never a silent pass."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
 
-from workspace_memory.store.ports import Item
+from workspace_memory.kernel import terms
+from workspace_memory.store.attribute_forms import (
+    ADMISSION,
+    BOOL,
+    BRANCH_KEY_ID,
+    CALLER,
+    CITED,
+    CLEAR_TEXT,
+    ENTRY,
+    GENERATION,
+    HASH,
+    INT,
+    ISSUED,
+    SCOPE_OWNER,
+    SEALED,
+    TIMESTAMP,
+    USER,
+    Form,
+    enum_of,
+    id_of,
+    list_of,
+    map_of,
+)
+
+KEY = {"pk": Form("key", lambda v, _i: isinstance(v, str)), "sk": Form("key", lambda v, _i: isinstance(v, str))}
+ENTRY_FIELDS: dict[str, Form] = {
+    "entryId": ENTRY,
+    "revision": INT,
+    "previousRevision": INT,
+    "scope": enum_of(terms.EntryScope),
+    "scopeOwner": SCOPE_OWNER,
+    "type": enum_of(terms.EntryType),
+    "status": enum_of(terms.EntryStatus),
+    "ciphertext": SEALED,
+    "sha256": HASH,
+    "validFrom": TIMESTAMP,
+    "author": USER,
+    "authorKind": enum_of(("human", "agent")),
+    "admissionId": ADMISSION,
+    "keyLookup": HASH,
+    "keySlot": HASH,
+    "supersededAt": TIMESTAMP,
+    "supersededBy": INT,
+    "ttl": INT,
+}
 
 
-def present(attributes: Item) -> Item:
-    """The attributes that are set: an optional attribute that is not set is not stored at all (no nulls)."""
-    return {name: value for name, value in attributes.items() if value is not None}
+@dataclass(frozen=True)
+class ItemKind:
+    """An item kind (named as the change feed names it) by its key prefixes, and its attributes."""
+
+    name: str
+    pk_prefix: str
+    sk_prefix: str
+    attributes: Mapping[str, Form]
+
+    def matches(self, pk: str, sk: str) -> bool:
+        exact = not self.sk_prefix.endswith("#")
+        return pk.startswith(self.pk_prefix) and (sk == self.sk_prefix if exact else sk.startswith(self.sk_prefix))
 
 
-def optional_int(value: Any) -> int | None:
-    return None if value is None else int(value)
+_DOC_OP = enum_of(("save", "clear", "undo", "capture"))
+_RECEIPT = map_of(
+    {"admissionId": ADMISSION, "version": INT, "ciphertextSha256": HASH, "bytes": INT, "committedAt": TIMESTAMP}
+)
+_MEMORY_STATE = map_of({"state": enum_of(("saved", "pending", "conflict")), "version": INT})
+
+KINDS: tuple[ItemKind, ...] = (
+    ItemKind(
+        "workspace",
+        "WS#",
+        "META",
+        {
+            **KEY,
+            "workspaceId": ISSUED,
+            "name": CLEAR_TEXT,
+            "ownerId": USER,
+            "shareType": enum_of(terms.ShareType),
+            "aiEnabled": BOOL,
+            "consentRevision": INT,
+            "branchKeyId": id_of("branch-key", BRANCH_KEY_ID),
+            "historyDays": INT,
+            "createdAt": TIMESTAMP,
+            "deletedAt": TIMESTAMP,
+            "deletedBy": USER,
+        },
+    ),
+    ItemKind(
+        "member",
+        "WS#",
+        "MEMBER#",
+        {**KEY, "userId": USER, "role": enum_of(terms.Role), "canWrite": BOOL, "updatedAt": TIMESTAMP},
+    ),
+    ItemKind(
+        "policy",
+        "WS#",
+        "POLICY",
+        {
+            **KEY,
+            "mode": enum_of(terms.Mode),
+            "policyRevision": INT,
+            "clearGeneration": INT,
+            "updatedAt": TIMESTAMP,
+            "updatedBy": USER,
+        },
+    ),
+    ItemKind(
+        "document-head",
+        "WS#",
+        "DOC#HEAD",
+        {
+            **KEY,
+            "headVersion": INT,
+            "ciphertext": SEALED,
+            "sha256": HASH,
+            "bytes": INT,
+            "op": _DOC_OP,
+            "updatedAt": TIMESTAMP,
+            "updatedBy": USER,
+            "tombstone": BOOL,
+        },
+    ),
+    ItemKind(
+        "document-version",
+        "WS#",
+        "DOC#V#",
+        {
+            **KEY,
+            "version": INT,
+            "ciphertext": SEALED,
+            "sha256": HASH,
+            "bytes": INT,
+            "op": _DOC_OP,
+            "author": USER,
+            "baseVersion": INT,
+            "restoredFrom": INT,
+            "admissionId": ADMISSION,
+            "turnId": CALLER,
+            "createdAt": TIMESTAMP,
+            "supersededAt": TIMESTAMP,
+            "purgedAt": TIMESTAMP,
+            "purgedBy": USER,
+            "ttl": INT,
+        },
+    ),
+    ItemKind(
+        "key-session",
+        "WS#",
+        "KEYSESSION#",
+        {
+            **KEY,
+            "keySessionId": ISSUED,
+            "openedBy": USER,
+            "scopes": list_of(enum_of(terms.Scope)),
+            "expiresAt": INT,
+            "ttl": INT,
+        },
+    ),
+    ItemKind(
+        "key-revocation",
+        "WS#",
+        "KEYREVOKED#",
+        {**KEY, "keySessionId": ISSUED, "revokedBy": USER, "revokedAt": TIMESTAMP},
+    ),
+    ItemKind(
+        "notes",
+        "WS#",
+        "NOTES#",
+        {
+            **KEY,
+            "workspaceId": ISSUED,
+            "ciphertext": SEALED,
+            "sha256": HASH,
+            "bytes": INT,
+            "revision": INT,
+            "updatedAt": TIMESTAMP,
+            "ttl": INT,
+        },
+    ),
+    ItemKind(
+        "entry",
+        "WS#",
+        "ENTRY#",
+        {
+            **KEY,
+            **ENTRY_FIELDS,
+            "readCount": INT,
+            "lastReadAt": TIMESTAMP,
+            "forgottenAt": TIMESTAMP,
+            "forgottenBy": USER,
+        },
+    ),
+    ItemKind("entry-revision", "WS#", "ENTRYREV#", {**KEY, **ENTRY_FIELDS}),
+    ItemKind("entry-key", "WS#", "ENTRYKEY#", {**KEY, "entryId": ENTRY}),
+    ItemKind("entry-counter", "WS#", "ENTRIES", {**KEY, "versions": INT, "entriesRevision": INT}),
+    ItemKind("entry-key-secret", "WS#", "ENTRYSECRET", {**KEY, "ciphertext": SEALED}),
+    ItemKind(
+        "entry-candidate",
+        "WS#",
+        "ENTRYCAND#",
+        {
+            **KEY,
+            "candidateId": ISSUED,
+            "kind": enum_of(terms.CandidateKind),
+            "revision": INT,
+            "status": enum_of(terms.CandidateStatus),
+            "scope": enum_of(terms.EntryScope),
+            "scopeOwner": SCOPE_OWNER,
+            "type": enum_of(terms.EntryType),
+            "ciphertext": SEALED,
+            "entryId": ENTRY,
+            "baseRevision": INT,
+            "proposedBy": USER,
+            "admissionId": ADMISSION,
+            "createdAt": TIMESTAMP,
+            "decidedBy": USER,
+            "decidedAt": TIMESTAMP,
+            "ttl": INT,
+        },
+    ),
+    ItemKind("entry-rate", "WS#", "ENTRYRATE#", {**KEY, "writes": INT, "ttl": INT}),
+    ItemKind(
+        "entry-save",
+        "WS#",
+        "ENTRYSAVE#",
+        {
+            **KEY,
+            "admissionId": ADMISSION,
+            "requestHash": HASH,
+            "status": enum_of(("pending", "done")),
+            "outcome": enum_of(terms.Outcome),
+            "candidate": BOOL,
+            "answer": map_of(
+                {
+                    "outcome": enum_of(terms.Outcome),
+                    "entryId": ENTRY,
+                    "revision": INT,
+                    "candidateId": ISSUED,
+                    "superseded": BOOL,
+                }
+            ),
+            "createdAt": TIMESTAMP,
+            "ttl": INT,
+        },
+    ),
+    ItemKind(
+        "search-snapshot",
+        "WS#",
+        "SEARCHSNAP#",
+        {
+            **KEY,
+            "format": INT,
+            "generation": id_of("generation", GENERATION),
+            "entriesRevision": INT,
+            "chunks": INT,
+            "docs": INT,
+            "bytes": INT,
+            "sha256": HASH,
+            "part": SEALED,  # a chunk's bytes: one slice of the snapshot's single sealed message
+            "ttl": INT,
+        },
+    ),
+    ItemKind("conversation", "CONV#", "OWNER", {**KEY, "workspaceId": ISSUED, "userId": USER, "createdAt": TIMESTAMP}),
+    ItemKind(
+        "credential-slot",
+        "CONV#",
+        "CREDENTIAL",
+        {**KEY, "admissionId": ADMISSION, "nonceHash": HASH, "workspaceId": ISSUED, "expiresAt": INT, "ttl": INT},
+    ),
+    ItemKind(
+        "admission-key",
+        "CONV#",
+        "ADMKEY#",
+        {**KEY, "admissionId": ADMISSION, "workspaceId": ISSUED, "userId": USER, "ttl": INT},
+    ),
+    ItemKind(
+        "receipt",
+        "CONV#",
+        "RECEIPT#",
+        {
+            **KEY,
+            "admissionId": ADMISSION,
+            "workspaceId": ISSUED,
+            "turnId": CALLER,
+            "at": TIMESTAMP,
+            "status": enum_of(terms.RecallStatus),
+            "revision": INT,
+            "entries": list_of(id_of("cited", CITED)),
+            "selected": list_of(id_of("cited", CITED)),
+            "ttl": INT,
+        },
+    ),
+    ItemKind(
+        "admission",
+        "ADM#",
+        "ADMISSION",
+        {
+            **KEY,
+            "admissionId": ADMISSION,
+            "conversationId": CALLER,
+            "workspaceId": ISSUED,
+            "userId": USER,
+            "mode": enum_of(terms.Mode),
+            "policyRevision": INT,
+            "clearGeneration": INT,
+            "consentRevision": INT,
+            "scopes": list_of(enum_of(terms.Scope)),
+            "nonceHash": HASH,
+            "credentialCiphertext": SEALED,
+            "messageCiphertext": SEALED,
+            "expiresAt": INT,
+            "status": enum_of(("admitted", "committed")),
+            "createdAt": TIMESTAMP,
+            "keySessionId": ISSUED,
+            "sessionId": CALLER,
+            "memoryState": _MEMORY_STATE,
+            "turnId": CALLER,
+            "captureRequestHash": HASH,
+            "captureReceipt": _RECEIPT,
+            "ttl": INT,
+        },
+    ),
+)
+
+FINDINGS: dict[tuple[str, str], str] = {
+    ("workspace", "name"): "the workspace's name, typed by its owner, is in clear (shown on every listing page)",
+}
+"""Every `CLEAR_TEXT` attribute, with why it is still in clear: what the classification tests expect."""
 
 
-def expired(item: Item, now: float) -> bool:
-    """An item past its `ttl` is gone, whether or not DynamoDB's TTL deleter has removed it yet (it may take
-    days): every read judges `ttl` itself."""
-    ttl = item.get("ttl")
-    return ttl is not None and int(ttl) <= now
+def kind_of(pk: str, sk: str) -> ItemKind | None:
+    return next((kind for kind in KINDS if kind.matches(pk, sk)), None)
+
+
+def violations(item: Mapping[str, object]) -> list[str]:
+    """What in `item` is not declared, or not of its declared class: `kind.attribute: class` lines, no values."""
+    pk, sk = str(item.get("pk", "")), str(item.get("sk", ""))
+    kind = kind_of(pk, sk)
+    if kind is None:
+        return [f"{pk.split('#', 1)[0]}#…/{sk.split('#', 1)[0]}: undeclared item kind"]
+    found = []
+    for name, value in item.items():
+        form = kind.attributes.get(name)
+        if form is None:
+            found.append(f"{kind.name}.{name}: undeclared attribute")
+        elif not form.holds(value, item):
+            found.append(f"{kind.name}.{name}: not {form.name} ({type(value).__name__})")
+    return found

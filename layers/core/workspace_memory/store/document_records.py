@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from workspace_memory.kernel.terms import EntryStatus, Mode
 from workspace_memory.store import keys
-from workspace_memory.store.attributes import optional_int, present
 from workspace_memory.store.ports import Item
+from workspace_memory.store.record_fields import optional_int, present
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,8 @@ def _int(value: Any) -> int | None:
 @dataclass(frozen=True)
 class EntryRecord:
     """A revision of a chain, or the head that carries its current revision (and the advisory read counts a
-    read bumps). The text is the sealed `ciphertext`; `key_lookup`/`key_slot` are the HMACs of its key."""
+    read bumps). The text is the sealed `ciphertext` (the reason this revision superseded its predecessor
+    included); `key_lookup`/`key_slot` are the HMACs of its key."""
 
     entry_id: str
     revision: int
@@ -45,7 +46,6 @@ class EntryRecord:
     key_slot: str | None = None
     superseded_at: str | None = None
     superseded_by: int | None = None
-    superseded_reason: str | None = None
     ttl: int | None = None
     read_count: int | None = None
     last_read_at: str | None = None
@@ -69,7 +69,6 @@ class EntryRecord:
             key_slot=item.get("keySlot"),
             superseded_at=item.get("supersededAt"),
             superseded_by=_int(item.get("supersededBy")),
-            superseded_reason=item.get("supersededReason"),
             ttl=_int(item.get("ttl")),
             read_count=_int(item.get("readCount")),
             last_read_at=item.get("lastReadAt"),
@@ -104,7 +103,6 @@ class EntryRecord:
                 "keySlot": self.key_slot,
                 "supersededAt": self.superseded_at,
                 "supersededBy": self.superseded_by,
-                "supersededReason": self.superseded_reason,
                 "ttl": self.ttl,
             }
         )

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from workspace_memory.kernel.terms import Role, Scope, ShareType
 from workspace_memory.store import keys
-from workspace_memory.store.attributes import present
 from workspace_memory.store.changes import DEFAULT_HISTORY_DAYS
 from workspace_memory.store.ports import Item
+from workspace_memory.store.record_fields import present
 
 
 @dataclass(frozen=True)

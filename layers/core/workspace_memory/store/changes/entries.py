@@ -18,8 +18,8 @@ class MoveEntryHead(ItemWrite):
 
 @dataclass(frozen=True)
 class SupersedeEntryRevision:
-    """Mark revision `revision` of an entry superseded by `by` (with the reason, time and retention `ttl`)
-    iff it exists."""
+    """Mark revision `revision` of an entry superseded by `by` (its time and retention `ttl`) iff it exists.
+    The reason is no attribute: it is sealed in revision `by`'s text (decisions/0055)."""
 
     workspace_id: str
     entry_id: str
@@ -27,7 +27,6 @@ class SupersedeEntryRevision:
     by: int
     at: str
     ttl: int
-    reason: str | None
     label: str = Label.ENTRY
 
 

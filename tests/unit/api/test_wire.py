@@ -45,7 +45,9 @@ SHA = "ab" * 32
 ADM = "adm_x.eyJjIjoiYyJ9"
 SAVED = VersionInfo(version=3, op="save", author="olivia", created_at=AT, bytes=12, ciphertext_sha256=SHA)
 UNDONE = VersionInfo(4, "undo", "olivia", AT, 12, SHA, restored_from=2)
-RECEIPT_WIRE = {"admissionId": ADM, "version": 5, "ciphertextSha256": SHA, "bytes": 20, "committedAt": AT}
+RECEIPT_JSON = json.dumps(
+    {"admissionId": ADM, "version": 5, "ciphertextSha256": SHA, "bytes": 20, "committedAt": AT}, separators=(",", ":")
+)
 RECEIPT = CaptureReceipt(ADM, 5, SHA, 20, AT)
 PROPOSAL = Proposal([{"op": "add", "line": "- x", "heading": "## D"}, {"op": "remove", "line": "- y"}], 4, 1)
 TURN = TurnView(
@@ -161,12 +163,12 @@ CASES: list[tuple[str, OutModel, str]] = [
     (
         "capture committed",
         CaptureOut.of(CaptureResult(Outcome.COMMITTED, version=5, receipt=RECEIPT)),
-        f'{{"outcome":"committed","version":5,"receipt":{json.dumps(RECEIPT_WIRE, separators=(",", ":"))}}}',
+        f'{{"outcome":"committed","version":5,"receipt":{RECEIPT_JSON}}}',
     ),
     (
         "capture replayed",
         CaptureOut.of(CaptureResult(Outcome.COMMITTED, version=5, receipt=RECEIPT, replayed=True)),
-        f'{{"outcome":"committed","version":5,"receipt":{json.dumps(RECEIPT_WIRE, separators=(",", ":"))},"replayed":true}}',
+        f'{{"outcome":"committed","version":5,"receipt":{RECEIPT_JSON},"replayed":true}}',
     ),
     (
         "capture conflict with a proposal",

@@ -257,7 +257,7 @@ FENCE_CURATED = [
     Curated(
         "admission: conversation owner's user",
         CORE + "turns/admission.py",
-        '    if owner["userId"] != user_id:\n',
+        "    if owner.user_id != user_id:\n",
         "    if False:\n",
         (
             ISOLATION + "::test_attack_members_runtime_admits_on_anothers_conversation",
@@ -269,7 +269,7 @@ FENCE_CURATED = [
     Curated(
         "admission: conversation owner's workspace",
         CORE + "turns/admission.py",
-        '    if owner["workspaceId"] != workspace_id:\n',
+        "    if owner.workspace_id != workspace_id:\n",
         "    if False:\n",
         (ISOLATION + "::test_attack_bad_input_admission_in_another_workspace", OWNERS, UNIT_OWNERS),
     ),

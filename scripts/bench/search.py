@@ -31,8 +31,9 @@ from workspace_memory.bootstrap import Services, build_embedder, build_services
 from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import EntryType
+from workspace_memory.search import search_snapshot
 from workspace_memory.search.entry_search import SearchService, WarmIndexes
-from workspace_memory.store import keys
+from workspace_memory.store import search_queries
 from workspace_memory.workspaces.access import ShareType
 
 SIZES = (100, 1000, 5000)
@@ -124,7 +125,7 @@ def measure_size(settings: Settings, entries: int, iterations: int, cold_runs: i
     # one untimed build stores the snapshot (as the first cold process after many writes would)
     fresh, writer = _cold(settings, recorder, 0)
     store_ms = _timed(lambda: writer.search(OWNER, ws, next(queries), 5))
-    pointer = fresh.table.get(*keys.search_snapshot(ws)) or {}
+    pointer = search_queries.snapshot_pointer(fresh.table, ws, search_snapshot.FORMAT)
     snapped: list[float] = []
     snapped_calls: list[Sequence[str]] = []
     for _ in range(cold_runs):
@@ -150,8 +151,8 @@ def measure_size(settings: Settings, entries: int, iterations: int, cold_runs: i
         cold_snapshot_ms=snapped,
         cold_snapshot_calls=calls_per_op(snapped_calls),
         snapshot_store_ms=store_ms,
-        snapshot_bytes=int(pointer.get("bytes", 0)),
-        snapshot_chunks=int(pointer.get("chunks", 0)),
+        snapshot_bytes=0 if pointer is None else pointer.bytes,
+        snapshot_chunks=0 if pointer is None else pointer.chunks,
         index_bytes=services.search.warm.nbytes,
     )
 

@@ -32,6 +32,7 @@ from workspace_memory.entries.candidate_diff import candidate_diff
 from workspace_memory.entries.model import CandidateView, Draft, EntryText, Source
 from workspace_memory.kernel import errors, loopback
 from workspace_memory.kernel.terms import CandidateKind, CandidateStatus, CitationKind, EntryScope, EntryType
+from workspace_memory.store.turn_records import CaptureReceipt
 from workspace_memory.turns.authority import Predicate
 from workspace_memory.turns.capture import CaptureResult, InvalidEdits, Outcome, Proposal
 from workspace_memory.turns.notes import Notes, NotesConflict, NotesTooLarge
@@ -48,7 +49,10 @@ SHA = "ab" * 32
 ADM = "adm_x.eyJjIjoiYyJ9"
 SAVED = VersionInfo(version=3, op="save", author="olivia", created_at=AT, bytes=12, ciphertext_sha256=SHA)
 UNDONE = VersionInfo(4, "undo", "olivia", AT, 12, SHA, restored_from=2)
-RECEIPT = {"admissionId": ADM, "version": 5, "ciphertextSha256": SHA, "bytes": 20, "committedAt": AT}
+RECEIPT_JSON = json.dumps(
+    {"admissionId": ADM, "version": 5, "ciphertextSha256": SHA, "bytes": 20, "committedAt": AT}, separators=(",", ":")
+)
+RECEIPT = CaptureReceipt(ADM, 5, SHA, 20, AT)
 PROPOSAL = Proposal([{"op": "add", "line": "- x", "heading": "## D"}, {"op": "remove", "line": "- y"}], 4, 1)
 TURN = TurnView(
     conversation_id="conv-1",
@@ -163,12 +167,12 @@ CASES: list[tuple[str, OutModel, str]] = [
     (
         "capture committed",
         CaptureOut.of(CaptureResult(Outcome.COMMITTED, version=5, receipt=RECEIPT)),
-        f'{{"outcome":"committed","version":5,"receipt":{json.dumps(RECEIPT, separators=(",", ":"))}}}',
+        f'{{"outcome":"committed","version":5,"receipt":{RECEIPT_JSON}}}',
     ),
     (
         "capture replayed",
         CaptureOut.of(CaptureResult(Outcome.COMMITTED, version=5, receipt=RECEIPT, replayed=True)),
-        f'{{"outcome":"committed","version":5,"receipt":{json.dumps(RECEIPT, separators=(",", ":"))},"replayed":true}}',
+        f'{{"outcome":"committed","version":5,"receipt":{RECEIPT_JSON},"replayed":true}}',
     ),
     (
         "capture conflict with a proposal",

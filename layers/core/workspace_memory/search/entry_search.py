@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from workspace_memory.document.versions import is_expired, utf8_size
+from workspace_memory.document.versions import utf8_size
 from workspace_memory.entries.model import EntryText, SealedVector, entry_context
 from workspace_memory.entries.validation import validate_key_prefix
 from workspace_memory.kernel.clock import Clock, epoch_time
@@ -28,9 +28,10 @@ from workspace_memory.kernel.errors import InvalidInput
 from workspace_memory.kernel.sealed import unseal
 from workspace_memory.kernel.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K, EntryScope, EntryStatus, EntryType
 from workspace_memory.search import search_snapshot
-from workspace_memory.store import keys
-from workspace_memory.store.paging import query_all
-from workspace_memory.store.ports import Cipher, Item, Table
+from workspace_memory.store import keys, search_queries
+from workspace_memory.store.ports import Cipher, Table
+from workspace_memory.store.search_records import RevisionMetadata
+from workspace_memory.store.search_records import entries_revision as entries_revision
 from workspace_memory.workspaces.access import Caller, load_caller
 
 if TYPE_CHECKING:
@@ -44,8 +45,6 @@ INDEX_MEMORY_BUDGET = 256 * 1024 * 1024
 """Bytes of warm indexes one process keeps (all workspaces together); least recently used out beyond it."""
 FETCH_BATCH = 100
 """Revisions fetched per consistent read (TransactGetItems' limit) when the index needs their text."""
-METADATA = ("entryId", "revision", "scope", "scopeOwner", "type", "status", "validFrom", "supersededAt", "ttl")
-"""What the projected Query reads of each revision to decide what the index needs: never ciphertext."""
 METADATA_PAGE = 1000
 SNAPSHOT_AFTER = 50
 """A build that decrypted more revisions than this stores a snapshot, so the next cold process does not."""
@@ -214,24 +213,26 @@ class SearchService:
             held = {(d.entry_id, d.revision): d for d in warm.index.docs}
         else:
             held = {} if snapshot is None else {(d.entry_id, d.revision): d for d in snapshot.docs}
-        metadata = [m for m in self._metadata(workspace_id) if not is_expired(m, now)]
-        fresh = [m for m in metadata if (m["entryId"], int(m["revision"])) not in held]
+        # Every revision's metadata, up to 1,000 a page (at 1,000 entries the bench found a short page that
+        # was not the last one: the listing runs until an empty page).
+        listed = search_queries.revision_metadata(self._table, workspace_id, page_size=METADATA_PAGE)
+        metadata = [m for m in listed if not m.expired(now)]
+        fresh = [m for m in metadata if m.at not in held]
         opened = dict(self._open(workspace_id, fresh))
         docs: list[SearchDoc] = []
-        for item in metadata:
-            at = (item["entryId"], int(item["revision"]))
-            known = held.get(at)
+        for meta in metadata:
+            known = held.get(meta.at)
             if known is not None:
-                docs.append(_refreshed(known, item))
-            elif at in opened:
-                text, sealed = opened[at]
+                docs.append(_refreshed(known, meta))
+            elif meta.at in opened:
+                text, sealed = opened[meta.at]
                 same_model = sealed is not None and sealed.model == self._embedder.model_id
-                docs.append(_doc(item, text, sealed if same_model else None))
+                docs.append(_doc(meta, text, sealed if same_model else None))
         index = HybridIndex(docs, self._embedder) if warm is None else warm.index.rebuilt(docs)
         self.warm.put(workspace_id, _Warm(entries_revision, index, index.nbytes))
         stored = False
         if self._snapshot_after is not None and len(opened) > self._snapshot_after and entries_revision > 0:
-            ttls = [int(m["ttl"]) for m in metadata if m.get("ttl") is not None]
+            ttls = [m.ttl for m in metadata if m.ttl is not None]
             stored = search_snapshot.store(
                 self._table,
                 self._cipher,
@@ -244,62 +245,45 @@ class SearchService:
         self.last_build = BuildStats(len(opened), from_snapshot=snapshot is not None, snapshot_stored=stored)
         return index
 
-    def _metadata(self, workspace_id: str) -> Iterator[Item]:
-        """Every revision's metadata, up to 1,000 a page. DynamoDB's 1 MB page limit counts the items as stored,
-        before the projection (a revision with its ciphertext is ~2 KB): a short page is NOT the last one, so
-        the pages run until an empty one (found by the bench: at 1,000 entries the index held ~500)."""
-        return query_all(
-            self._table, keys.ws(workspace_id), keys.ENTRY_REVISION_PREFIX, page_size=METADATA_PAGE, attributes=METADATA
-        )
-
     def _open(
-        self, workspace_id: str, wanted: Sequence[Item]
+        self, workspace_id: str, wanted: Sequence[RevisionMetadata]
     ) -> Iterator[tuple[tuple[str, int], tuple[EntryText, SealedVector | None]]]:
         """Fetch and decrypt the revisions the index does not hold: one consistent read per 100."""
         for start in range(0, len(wanted), FETCH_BATCH):
             batch = wanted[start : start + FETCH_BATCH]
-            items = self._table.get_many([(m["pk"], m["sk"]) for m in batch])
-            for meta, item in zip(batch, items, strict=True):
-                at = (meta["entryId"], int(meta["revision"]))
-                if item is None:  # forgotten between the Query and the read: the next revision drops it anyway
+            for meta, record in zip(batch, search_queries.revisions(self._table, batch), strict=True):
+                if record is None:  # forgotten between the Query and the read: the next revision drops it anyway
                     continue
-                plaintext = unseal(
-                    self._cipher, item["ciphertext"], entry_context(workspace_id, *at), item.get("sha256")
-                )
-                yield at, (EntryText.parse(plaintext), SealedVector.of(plaintext))
+                context = entry_context(workspace_id, *meta.at)
+                plaintext = unseal(self._cipher, record.ciphertext, context, record.sha256)
+                yield meta.at, (EntryText.parse(plaintext), SealedVector.of(plaintext))
 
 
-def entries_revision(counter: Item | None) -> int:
-    """The workspace's `entriesRevision` from its `ENTRIES` counter item (0 before the first entry write)."""
-    return 0 if counter is None else int(counter.get("entriesRevision", 0))
-
-
-def _doc(item: Item, text: EntryText, sealed: SealedVector | None) -> SearchDoc:
+def _doc(meta: RevisionMetadata, text: EntryText, sealed: SealedVector | None) -> SearchDoc:
     from workspace_memory.search.engine import SearchDoc, unpack_vector
 
     return SearchDoc(
-        entry_id=item["entryId"],
-        revision=int(item["revision"]),
-        scope=item["scope"],
-        owner=item["scopeOwner"],
-        type=item["type"],
+        entry_id=meta.entry_id,
+        revision=meta.revision,
+        scope=meta.scope.value,
+        owner=meta.scope_owner,
+        type=meta.type.value,
         key=text.key,
         title=text.title,
         summary=text.summary,
         body=text.body,
-        valid_from=epoch_time(item["validFrom"]),
-        valid_to=_valid_to(item),
+        valid_from=epoch_time(meta.valid_from),
+        valid_to=_valid_to(meta),
         vector=None if sealed is None else unpack_vector(sealed.packed),
     )
 
 
-def _valid_to(item: Item) -> float | None:
-    if item.get("status") == EntryStatus.ACTIVE.value:
+def _valid_to(meta: RevisionMetadata) -> float | None:
+    if meta.status is EntryStatus.ACTIVE:
         return None
-    end = item.get("supersededAt")
-    return None if end is None else epoch_time(end)
+    return None if meta.superseded_at is None else epoch_time(meta.superseded_at)
 
 
-def _refreshed(doc: SearchDoc, item: Item) -> SearchDoc:
+def _refreshed(doc: SearchDoc, meta: RevisionMetadata) -> SearchDoc:
     """A held revision with its current metadata (a superseded revision gains its end; text never changes)."""
-    return replace(doc, valid_to=_valid_to(item), type=item["type"])
+    return replace(doc, valid_to=_valid_to(meta), type=meta.type.value)

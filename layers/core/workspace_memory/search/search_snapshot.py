@@ -21,15 +21,13 @@ import secrets
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import islice
 from typing import TYPE_CHECKING
 
-from workspace_memory.document.versions import is_expired
 from workspace_memory.kernel.errors import DecryptionFailed
-from workspace_memory.store import keys
+from workspace_memory.store import search_queries
 from workspace_memory.store.changes import Change, Delete, EntriesRevisionIs, Put
-from workspace_memory.store.paging import query_all
-from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
+from workspace_memory.store.search_records import SnapshotChunk, SnapshotPointer
 
 if TYPE_CHECKING:
     from workspace_memory.search.engine import SearchDoc
@@ -103,19 +101,17 @@ def _doc(row: list[object]) -> SearchDoc:
 def load(table: Table, cipher: Cipher, workspace_id: str, now: float) -> Snapshot | None:
     """The workspace's current snapshot, decrypted once; None when there is none, it expired, or a forget is
     removing it while it is read (a chunk missing): the caller then builds from the revisions."""
-    pointer = table.get(*keys.search_snapshot(workspace_id))
-    if pointer is None or is_expired(pointer, now) or int(pointer.get("format", 0)) != FORMAT:
+    pointer = search_queries.snapshot_pointer(table, workspace_id, FORMAT)
+    if pointer is None or pointer.expired(now):
         return None
-    generation, count = pointer["generation"], int(pointer["chunks"])
-    # A Query page holds at most 1 MB: two or three chunks; the listing stops at the `count` the pointer names.
-    chunks = query_all(table, keys.ws(workspace_id), keys.search_snapshot_chunks_prefix(generation), page_size=count)
-    parts = list(islice(chunks, count))
+    generation, count = pointer.generation, pointer.chunks
+    parts = search_queries.snapshot_chunks(table, workspace_id, generation, count)
     if len(parts) < count:
         return None
-    blob = b"".join(bytes(p["part"]) for p in parts)
-    if hashlib.sha256(blob).hexdigest() != pointer["sha256"]:
+    blob = b"".join(chunk.part for chunk in parts)
+    if hashlib.sha256(blob).hexdigest() != pointer.sha256:
         raise DecryptionFailed("search snapshot does not match its recorded digest")
-    revision = int(pointer["entriesRevision"])
+    revision = pointer.entries_revision
     plaintext = cipher.decrypt(blob, context(workspace_id, revision, generation))
     rows = json.loads(zlib.decompress(plaintext))
     return Snapshot(revision, tuple(_doc(r) for r in rows))
@@ -140,31 +136,14 @@ def store(
     parts = [blob[i : i + CHUNK_BYTES] for i in range(0, len(blob), CHUNK_BYTES)] or [b""]
     still = EntriesRevisionIs(workspace_id, entries_revision)
     chunks: list[Change] = [
-        Put(
-            {
-                **keys.as_key(keys.search_snapshot_chunk(workspace_id, generation, n)),
-                "generation": generation,
-                "part": part,
-                "ttl": expires,
-            }
-        )
-        for n, part in enumerate(parts)
+        Put(SnapshotChunk(generation, n, part, expires).to_item(workspace_id)) for n, part in enumerate(parts)
     ]
-    pointer: Item = {
-        **keys.as_key(keys.search_snapshot(workspace_id)),
-        "format": FORMAT,
-        "generation": generation,
-        "entriesRevision": entries_revision,
-        "chunks": len(parts),
-        "docs": len(docs),
-        "bytes": len(blob),
-        "sha256": hashlib.sha256(blob).hexdigest(),
-        "ttl": expires,
-    }
+    digest = hashlib.sha256(blob).hexdigest()
+    pointer = SnapshotPointer(FORMAT, generation, entries_revision, len(parts), len(docs), len(blob), digest, expires)
     try:
         for start in range(0, len(chunks), CHUNKS_PER_TRANSACTION):
             table.transact([still, *chunks[start : start + CHUNKS_PER_TRANSACTION]])
-        table.transact([still, Put(pointer)])
+        table.transact([still, Put(pointer.to_item(workspace_id))])
     except TransactionCancelled:
         return False
     return True
@@ -177,10 +156,8 @@ def drop(table: Table, workspace_id: str) -> int:
     (the Query is consistent). Returns how many items it deleted."""
     deleted = 0
     while True:
-        found = table.query(
-            keys.ws(workspace_id), keys.SEARCH_SNAPSHOT_PREFIX, limit=DROP_BATCH, newest_first=False, attributes=()
-        )
+        found = search_queries.snapshot_keys(table, workspace_id, DROP_BATCH)
         if not found:
             return deleted
-        table.transact([Delete((item["pk"], item["sk"])) for item in found])
+        table.transact([Delete(key) for key in found])
         deleted += len(found)

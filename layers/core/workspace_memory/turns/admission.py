@@ -13,9 +13,8 @@ import base64
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
 
-from workspace_memory.document.policy import Mode, Policy
+from workspace_memory.document.policy import Policy
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import (
     AiDisabled,
@@ -31,6 +30,7 @@ from workspace_memory.kernel.terms import MemoryState as MemoryState
 from workspace_memory.store import keys
 from workspace_memory.store.changes import Change, ClaimConversation, ConsentIs, Create, Label, Put
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.store.turn_records import AdmissionMarker, AdmissionRecord, ConversationOwner, CredentialSlot
 from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.workspaces.access import Caller, Workspace, load_caller
 from workspace_memory.workspaces.keysessions import ALL_SCOPES, Scope, role_scopes, scopes_of
@@ -97,53 +97,8 @@ class AdmissionRef:
 
 
 @dataclass(frozen=True)
-class Admission:
-    id: str
-    conversation_id: str
-    workspace_id: str
-    user_id: str
-    mode: Mode
-    policy_revision: int
-    clear_generation: int
-    consent_revision: int
-    key_session_id: str | None
-    scopes: frozenset[Scope]
-    session_id: str | None
-    memory_state: MemoryState | None
-    nonce_hash: str
-    expires_at: int
-    status: str
-    turn_id: str | None
-    capture_request_hash: str | None
-    capture_receipt: dict[str, Any] | None
-    message_ciphertext: bytes | None = None
-    """The turn's user message, sealed (kind `turn-message`): what an agent's rule must quote
-    (docs/architecture.md#rules)."""
-
-    @classmethod
-    def from_item(cls, item: Item) -> Admission:
-        state = item.get("memoryState")
-        return cls(
-            id=item["admissionId"],
-            conversation_id=item["conversationId"],
-            workspace_id=item["workspaceId"],
-            user_id=item["userId"],
-            mode=Mode(item["mode"]),
-            policy_revision=int(item["policyRevision"]),
-            clear_generation=int(item["clearGeneration"]),
-            consent_revision=int(item["consentRevision"]),
-            key_session_id=item.get("keySessionId"),
-            scopes=scopes_of(item.get("scopes")),
-            session_id=item.get("sessionId"),
-            memory_state=MemoryState.model_validate(state) if state else None,
-            nonce_hash=item["nonceHash"],
-            expires_at=int(item["expiresAt"]),
-            status=item["status"],
-            turn_id=item.get("turnId"),
-            capture_request_hash=item.get("captureRequestHash"),
-            capture_receipt=item.get("captureReceipt"),
-            message_ciphertext=None if "messageCiphertext" not in item else bytes(item["messageCiphertext"]),
-        )
+class Admission(AdmissionRecord):
+    """An admission as a turn holds it (its stored attributes are `AdmissionRecord`'s)."""
 
     @property
     def expires_at_iso(self) -> str:
@@ -198,12 +153,13 @@ class AdmissionService:
         ]
         if key_session_id is not None:
             extra += [keys.key_session(workspace_id, key_session_id), keys.key_revocation(workspace_id, key_session_id)]
-        caller, (policy_item, owner, marker, *session) = load_caller(self._table, workspace_id, user_id, extra)
-        _check_owner(owner, workspace_id, user_id)
+        caller, (policy_item, owner, marker_item, *session) = load_caller(self._table, workspace_id, user_id, extra)
+        _check_owner(ConversationOwner.of(owner), workspace_id, user_id)
         scopes = ALL_SCOPES
         if key_session_id is not None:  # a resend too: a revoked delegation hands nothing back
             # what the session grants, narrowed to what the role delegates now (a member lowered to viewer)
             scopes = self._check_key_session(user_id, self._clock.now(), *session) & role_scopes(caller.role)
+        marker = AdmissionMarker.of(marker_item)
         if marker is not None:
             return self._replay(marker, workspace_id, user_id, key_session_id)
         if not caller.workspace.ai_enabled:
@@ -231,57 +187,51 @@ class AdmissionService:
         ref = AdmissionRef(request.conversation_id, grant.workspace.id, grant.caller.user_id, request.key_session_id)
         admission_id = ref.encode(new_id("adm"))
         credential = new_secret()
-        item = self._admission_item(admission_id, credential, grant, request, turn_id)
+        admission = self._admission(admission_id, credential, grant, request, turn_id)
         try:
-            self._table.transact(_claims(item, grant, request))
+            self._table.transact(_claims(admission, grant, request))
         except TransactionCancelled as exc:
             replayed = self._after_lost_race(exc.failed(), grant, request)
             if replayed is None:
                 raise
             return replayed
-        return Admitted(Admission.from_item(item), credential, replayed=False)
+        return Admitted(admission, credential, replayed=False)
 
-    def _admission_item(
+    def _admission(
         self, admission_id: str, credential: str, grant: _Grant, request: AdmissionRequest, turn_id: str | None
-    ) -> Item:
+    ) -> Admission:
         """The admission: the authority it freezes, the credential (its hash, and sealed for a resend), what the
         request brought along (the message sealed) and its 15-minute lifetime."""
         workspace, policy = grant.workspace, grant.policy
         now = self._clock.now()
         expires = int(now) + ADMISSION_TTL_SECONDS
-        item: Item = {
-            **keys.as_key(keys.admission(admission_id)),
-            "admissionId": admission_id,
-            "conversationId": request.conversation_id,
-            "workspaceId": workspace.id,
-            "userId": grant.caller.user_id,
-            "mode": policy.mode.value,
-            "policyRevision": policy.revision,
-            "clearGeneration": policy.clear_generation,
-            "consentRevision": workspace.consent_revision,
-            "scopes": sorted(scope.value for scope in grant.scopes),
-            "nonceHash": credential_hash(credential),
-            "credentialCiphertext": self._cipher.encrypt(
+        message = request.message
+        return Admission(
+            id=admission_id,
+            conversation_id=request.conversation_id,
+            workspace_id=workspace.id,
+            user_id=grant.caller.user_id,
+            mode=policy.mode,
+            policy_revision=policy.revision,
+            clear_generation=policy.clear_generation,
+            consent_revision=workspace.consent_revision,
+            scopes=grant.scopes,
+            nonce_hash=credential_hash(credential),
+            credential_ciphertext=self._cipher.encrypt(
                 credential.encode(), credential_context(workspace.id, admission_id)
             ),
-            "expiresAt": expires,
-            "status": "admitted",
-            "createdAt": iso(now),
-            "ttl": expires + RETENTION_SECONDS,
-        }
-        if request.key_session_id is not None:
-            item["keySessionId"] = request.key_session_id
-        if request.session_id is not None:
-            item["sessionId"] = request.session_id
-        if request.memory_state is not None:
-            item["memoryState"] = request.memory_state.model_dump(exclude_none=True)
-        if turn_id is not None:
-            item["turnId"] = turn_id
-        if request.message is not None:
-            item["messageCiphertext"] = self._cipher.encrypt(
-                request.message.encode("utf-8"), message_context(workspace.id, admission_id)
-            )
-        return item
+            expires_at=expires,
+            status="admitted",
+            created_at=iso(now),
+            ttl=expires + RETENTION_SECONDS,
+            key_session_id=request.key_session_id,
+            session_id=request.session_id,
+            memory_state=request.memory_state,
+            turn_id=turn_id,
+            message_ciphertext=None
+            if message is None
+            else self._cipher.encrypt(message.encode("utf-8"), message_context(workspace.id, admission_id)),
+        )
 
     def _after_lost_race(self, failed: frozenset[str], grant: _Grant, request: AdmissionRequest) -> Admitted | None:
         """What a cancelled admission transaction answers: the conversation claimed by someone else, the
@@ -289,26 +239,27 @@ class AdmissionService:
         workspace_id, user_id = grant.workspace.id, grant.caller.user_id
         conversation_id = request.conversation_id
         if Label.OWNER in failed:  # another admission claimed the conversation first
-            _check_owner(self._table.get(*keys.conversation_owner(conversation_id)), workspace_id, user_id)
+            owner = ConversationOwner.of(self._table.get(*keys.conversation_owner(conversation_id)))
+            _check_owner(owner, workspace_id, user_id)
         if Label.IDEMPOTENCY in failed:  # a concurrent resend with the same key won: hand back its admission
-            stored = self._table.get(*keys.admission_key(conversation_id, request.idempotency_key))
+            stored = AdmissionMarker.of(self._table.get(*keys.admission_key(conversation_id, request.idempotency_key)))
             if stored is not None:
                 return self._replay(stored, workspace_id, user_id, request.key_session_id)
         if Label.CONSENT in failed:
             raise AiDisabled("workspace AI was turned off or consent changed; try again") from None
         return None
 
-    def _replay(self, marker: Item, workspace_id: str, user_id: str, key_session_id: str | None) -> Admitted:
-        if marker["workspaceId"] != workspace_id or marker["userId"] != user_id:
+    def _replay(self, marker: AdmissionMarker, workspace_id: str, user_id: str, key_session_id: str | None) -> Admitted:
+        if marker.workspace_id != workspace_id or marker.user_id != user_id:
             raise IdempotencyKeyReused("idempotency key already used for another workspace or user")
-        item = self._table.get(*keys.admission(marker["admissionId"]))
+        item = self._table.get(*keys.admission(marker.admission_id))
         if item is None:
             raise NotFound("admission expired")
         admission = Admission.from_item(item)
         if admission.key_session_id != key_session_id:
             raise IdempotencyKeyReused("idempotency key already used under another key session")
         credential = self._cipher.decrypt(
-            item["credentialCiphertext"], credential_context(admission.workspace_id, admission.id)
+            admission.credential_ciphertext, credential_context(admission.workspace_id, admission.id)
         ).decode()
         return Admitted(admission, credential, replayed=True)
 
@@ -327,47 +278,29 @@ class _Grant:
         return self.caller.workspace
 
 
-def _claims(item: Item, grant: _Grant, request: AdmissionRequest) -> list[Change]:
+def _claims(admission: Admission, grant: _Grant, request: AdmissionRequest) -> list[Change]:
     """The admission's transaction: its idempotency marker (a resend finds it), the admission, the
     conversation's one credential slot (taking it retires every older turn), the conversation's owner (the first
     admission claims it) and the consent revision the admission was judged by."""
     workspace = grant.workspace
-    conversation_id, admission_id = request.conversation_id, item["admissionId"]
-    marker: Item = {
-        **keys.as_key(keys.admission_key(conversation_id, request.idempotency_key)),
-        "admissionId": admission_id,
-        "workspaceId": workspace.id,
-        "userId": grant.caller.user_id,
-        "ttl": item["ttl"],
-    }
-    slot: Item = {
-        **keys.as_key(keys.credential(conversation_id)),
-        "admissionId": admission_id,
-        "nonceHash": item["nonceHash"],
-        "workspaceId": workspace.id,
-        "expiresAt": item["expiresAt"],
-        "ttl": item["ttl"],
-    }
-    owner: Item = {
-        **keys.as_key(keys.conversation_owner(conversation_id)),
-        "workspaceId": workspace.id,
-        "userId": grant.caller.user_id,
-        "createdAt": item["createdAt"],
-    }
+    conversation_id, admission_id, ttl = request.conversation_id, admission.id, admission.ttl
+    marker = AdmissionMarker(admission_id, workspace.id, grant.caller.user_id, ttl)
+    slot = CredentialSlot(admission_id, admission.nonce_hash, workspace.id, admission.expires_at, ttl)
+    owner = ConversationOwner(workspace.id, grant.caller.user_id, admission.created_at)
     return [
-        Create(marker, Label.IDEMPOTENCY),
-        Create(item, Label.ADMISSION),
-        Put(slot, Label.CREDENTIAL),
-        ClaimConversation(owner),
+        Create(marker.to_item(conversation_id, request.idempotency_key), Label.IDEMPOTENCY),
+        Create(admission.to_item(), Label.ADMISSION),
+        Put(slot.to_item(conversation_id), Label.CREDENTIAL),
+        ClaimConversation(owner.to_item(conversation_id)),
         ConsentIs(workspace.id, workspace.consent_revision),
     ]
 
 
-def _check_owner(owner: Item | None, workspace_id: str, user_id: str) -> None:
+def _check_owner(owner: ConversationOwner | None, workspace_id: str, user_id: str) -> None:
     """A conversation answers to the (workspace, user) of its first admission, and to no one else."""
     if owner is None:
         return
-    if owner["userId"] != user_id:
+    if owner.user_id != user_id:
         raise ConversationNotFound("conversation not found")
-    if owner["workspaceId"] != workspace_id:
+    if owner.workspace_id != workspace_id:
         raise ConversationBound("this conversation belongs to another of your workspaces")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from workspace_memory.document.policy import Mode, Policy
 from workspace_memory.kernel.errors import ScopeNotGranted
@@ -31,6 +30,7 @@ from workspace_memory.store.changes import (
 )
 from workspace_memory.store.head import Head
 from workspace_memory.store.ports import Item, Table
+from workspace_memory.store.turn_records import CaptureReceipt, CredentialSlot
 from workspace_memory.turns.admission import Admission, AdmissionRef, InvalidAdmission
 from workspace_memory.workspaces.access import Workspace, is_deleted
 from workspace_memory.workspaces.keysessions import Scope
@@ -39,7 +39,7 @@ from workspace_memory.workspaces.keysessions import Scope
 @dataclass(frozen=True)
 class Authority:
     admission: Admission
-    slot: Item | None
+    slot: CredentialSlot | None
     workspace: Workspace | None
     role: str | None
     policy: Policy
@@ -72,9 +72,9 @@ class Authority:
         slot = self.slot
         return (
             slot is not None
-            and slot.get("admissionId") == self.admission.id
-            and slot.get("nonceHash") == self.admission.nonce_hash
-            and int(slot.get("expiresAt", 0)) > now
+            and slot.admission_id == self.admission.id
+            and slot.nonce_hash == self.admission.nonce_hash
+            and slot.expires_at > now
         )
 
     def key_session_valid(self, now: float) -> bool:
@@ -147,7 +147,7 @@ def read_authority(
     ks, revoked = session if session else (None, None)
     return Authority(
         admission=admission,
-        slot=slot,
+        slot=CredentialSlot.of(slot),
         workspace=Workspace.from_item(meta) if meta and not is_deleted(meta) else None,
         role=member["role"] if member else None,
         policy=Policy.from_item(policy),
@@ -160,12 +160,14 @@ def read_authority(
 
 
 def fence_changes(
-    authority: Authority, now: float, receipt: dict[str, Any], request_hash: str, history_days: int | None = None
+    authority: Authority, now: float, receipt: CaptureReceipt, request_hash: str, history_days: int | None = None
 ) -> list[Change]:
     """The checks (and the admission's consumption) that re-state the turn's authority at commit; with
     `history_days`, the workspace check also re-states the retention the base's expiry was computed under."""
     adm = authority.admission
-    consume = ConsumeAdmission(adm.id, adm.workspace_id, adm.user_id, Mode.AUTO.value, int(now), request_hash, receipt)
+    consume = ConsumeAdmission(
+        adm.id, adm.workspace_id, adm.user_id, Mode.AUTO.value, int(now), request_hash, receipt.to_map()
+    )
     return [consume, *authority_checks(authority, now, Mode.AUTO, history_days)]
 
 

@@ -21,7 +21,6 @@ from workspace_memory.document.commit import (
     Commit,
     PreparedVersion,
     commit_version,
-    history_days_of,
     prepare_version,
     transact_under_retention,
     version_changes,
@@ -40,8 +39,9 @@ from workspace_memory.store.changes import Change, ClearGenerationIs, Label
 from workspace_memory.store.head import Head
 from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.store.stale import stale_base
+from workspace_memory.store.turn_records import CaptureReceipt
 from workspace_memory.turns.authority import Authority, Predicate, failed_predicate, fence_changes, read_authority
-from workspace_memory.workspaces.access import load_caller
+from workspace_memory.workspaces.access import Workspace, load_caller
 from workspace_memory.workspaces.keysessions import Scope
 
 EDITS = TypeAdapter(list[Edit])
@@ -66,7 +66,7 @@ class CaptureResult:
     version: int | None = None
     predicate: Predicate | None = None
     proposal: Proposal | None = None
-    receipt: dict[str, Any] | None = None
+    receipt: CaptureReceipt | None = None
     replayed: bool = False
     detail: dict[str, Any] = field(default_factory=dict)
     redactions: tuple[Finding, ...] = ()
@@ -200,13 +200,8 @@ class CaptureService:
             admission_id=adm.id,
             turn_id=adm.turn_id,
         )
-        receipt = {
-            "admissionId": adm.id,
-            "version": prepared.info.version,
-            "ciphertextSha256": prepared.info.ciphertext_sha256,
-            "bytes": prepared.info.bytes,
-            "committedAt": prepared.info.created_at,
-        }
+        info = prepared.info
+        receipt = CaptureReceipt(adm.id, info.version, info.ciphertext_sha256, info.bytes, info.created_at)
         try:
             self._fence(authority, prepared, base, now, receipt, digest)
         except TransactionCancelled as exc:
@@ -230,7 +225,7 @@ class CaptureService:
         prepared: PreparedVersion,
         base: int,
         now: float,
-        receipt: dict[str, Any],
+        receipt: CaptureReceipt,
         digest: str,
     ) -> None:
         """The fence transaction, with the base's expiry under the retention of the snapshot (re-checked inside
@@ -245,9 +240,10 @@ class CaptureService:
             if exc.failed() != {Label.CONSENT}:
                 return None
             meta = self._table.get(*keys.meta(adm.workspace_id))
-            if meta is None or not meta.get("aiEnabled") or meta.get("consentRevision") != adm.consent_revision:
+            workspace = None if meta is None else Workspace.from_item(meta)
+            if workspace is None or not workspace.ai_enabled or workspace.consent_revision != adm.consent_revision:
                 return None
-            return history_days_of(meta)
+            return workspace.history_days
 
         transact_under_retention(self._table, changes, authority.history_days, moved)
 
@@ -258,7 +254,7 @@ class CaptureService:
         if adm.capture_request_hash != digest or adm.capture_receipt is None:
             return CaptureResult(Outcome.REFUSED, predicate=Predicate.ADMISSION)
         receipt = adm.capture_receipt
-        return CaptureResult(Outcome.COMMITTED, version=int(receipt["version"]), receipt=receipt, replayed=True)
+        return CaptureResult(Outcome.COMMITTED, version=receipt.version, receipt=receipt, replayed=True)
 
     def _conflict(self, edits: Sequence[Edit], head: Head, policy: Policy, current: str) -> CaptureResult:
         try:

@@ -30,7 +30,8 @@ from workspace_memory.kernel.ids import require_identifier
 from workspace_memory.kernel.sealed import seal, unseal
 from workspace_memory.store import keys
 from workspace_memory.store.changes import ReplaceRevision
-from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
+from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
+from workspace_memory.store.turn_records import NotesRecord, notes_revision
 from workspace_memory.turns.admission import AdmissionRef
 from workspace_memory.turns.authority import read_authority
 from workspace_memory.workspaces.keysessions import Scope
@@ -126,10 +127,6 @@ def _key(notebook: Notebook) -> keys.Key:
     return keys.notes(notebook.workspace_id, notebook.user_id, notebook.session_id)
 
 
-def _revision_of(item: Item | None) -> int:
-    return 0 if item is None else int(item["revision"])
-
-
 class NotesService:
     def __init__(self, table: Table, cipher: Cipher, clock: Clock) -> None:
         self._table = table
@@ -155,18 +152,16 @@ class NotesService:
 
     def get(self, notebook: Notebook) -> Notes:
         """The current notes; a session never written (revision 0) or expired reads as empty."""
-        item = self._table.get(*_key(notebook))
-        if item is None:
+        record = NotesRecord.of(self._table.get(*_key(notebook)))
+        if record is None:
             return Notes("", 0, 0, None)
-        revision = _revision_of(item)
-        if self._expired(item):
+        revision = record.revision
+        if record.expired(self._clock.now()):
             # TTL deletion lags expiry (up to days): an expired item reads as empty, but keeps its
             # revision so a writer's compare-and-set against it still lines up.
             return Notes("", revision, 0, None)
-        text = unseal(
-            self._cipher, bytes(item["ciphertext"]), notes_context(notebook, revision), item.get("sha256", "")
-        )
-        return Notes(text, revision, len(text.encode("utf-8")), item.get("updatedAt"))
+        text = unseal(self._cipher, record.ciphertext, notes_context(notebook, revision), record.sha256)
+        return Notes(text, revision, len(text.encode("utf-8")), record.updated_at)
 
     def put(self, notebook: Notebook, text: str, expected_revision: int) -> Notes:
         """Replace the notes iff the stored revision is `expected_revision` (0: none yet); writes +1.
@@ -184,23 +179,23 @@ class NotesService:
         revision = expected_revision + 1
         now = self._clock.now()
         sealed = seal(self._cipher, text, notes_context(notebook, revision))
-        item: Item = {
-            **keys.as_key(_key(notebook)),
-            "workspaceId": notebook.workspace_id,
-            "ciphertext": sealed.ciphertext,
-            "sha256": sealed.sha256,
-            "bytes": sealed.bytes,
-            "revision": revision,
-            "updatedAt": iso(now),
-            "ttl": int(now) + NOTES_TTL_SECONDS,
-        }
+        record = NotesRecord(
+            workspace_id=notebook.workspace_id,
+            ciphertext=sealed.ciphertext,
+            sha256=sealed.sha256,
+            bytes=sealed.bytes,
+            revision=revision,
+            updated_at=iso(now),
+            ttl=int(now) + NOTES_TTL_SECONDS,
+        )
+        item = record.to_item(notebook.user_id, notebook.session_id)
         try:
             # A one-change transaction rather than a conditional put: its client token makes a retry after
             # a timeout idempotent, so a write that landed is never misreported as a conflict.
             self._table.transact([ReplaceRevision(item, expected_revision)])
         except TransactionCancelled as exc:  # the revision it lost to, as the transaction judged it
-            raise NotesConflict(expected_revision, _revision_of(exc.seen(_key(notebook)))) from None
-        return Notes(text, revision, len(raw), item["updatedAt"], redacted.findings)
+            raise NotesConflict(expected_revision, notes_revision(exc.seen(_key(notebook)))) from None
+        return Notes(text, revision, len(raw), record.updated_at, redacted.findings)
 
     def update(self, notebook: Notebook, text: str) -> Notes:
         """The notes update tool's write: last writer wins, but never silently.
@@ -221,8 +216,4 @@ class NotesService:
 
     def _current_revision(self, notebook: Notebook) -> int:
         """Only the revision: a writer need not decrypt what it is about to replace."""
-        return _revision_of(self._table.get(*_key(notebook)))
-
-    def _expired(self, item: Item) -> bool:
-        ttl = item.get("ttl")
-        return ttl is not None and int(ttl) <= self._clock.now()
+        return notes_revision(self._table.get(*_key(notebook)))

@@ -36,7 +36,8 @@ from workspace_memory.search.entry_search import (
 )
 from workspace_memory.store import keys
 from workspace_memory.store.cursors import query_page
-from workspace_memory.store.ports import Cipher, Item, Table
+from workspace_memory.store.ports import Cipher, Table
+from workspace_memory.store.turn_records import RecallReceiptRecord
 from workspace_memory.turns.admission import AdmissionRef, turn_message
 from workspace_memory.turns.authority import Authority, read_authority
 from workspace_memory.turns.framing import CLOSE_MARKER as CLOSE_MARKER  # re-exported: the block's markers
@@ -276,23 +277,18 @@ class RecallService:
 
     def _receipt(self, ref: AdmissionRef, result: Recall, turn_id: str | None) -> None:
         at_ms = int(self._clock.now() * 1000)
-        item: Item = {
-            **keys.as_key(keys.receipt(ref.conversation_id, at_ms, result.admission_id, new_id("r"))),
-            "admissionId": result.admission_id,
-            "workspaceId": ref.workspace_id,
-            "at": result.at,
-            "status": result.status.value,
-            "ttl": int(self._clock.now()) + RECEIPT_RETENTION_SECONDS,
-        }
-        if result.revision is not None:
-            item["revision"] = result.revision
-        if turn_id is not None:
-            item["turnId"] = turn_id
-        if result.entries:
-            item["entries"] = [f"{entry_id}@{revision}" for entry_id, revision in result.entries]
-        if result.selected:
-            item["selected"] = [f"{entry_id}@{revision}" for entry_id, revision in result.selected]
-        self._table.put(item)
+        receipt = RecallReceiptRecord(
+            admission_id=result.admission_id,
+            workspace_id=ref.workspace_id,
+            at=result.at,
+            status=result.status,
+            ttl=int(self._clock.now()) + RECEIPT_RETENTION_SECONDS,
+            revision=result.revision,
+            turn_id=turn_id,
+            entries=tuple(f"{entry_id}@{revision}" for entry_id, revision in result.entries),
+            selected=tuple(f"{entry_id}@{revision}" for entry_id, revision in result.selected),
+        )
+        self._table.put(receipt.to_item(ref.conversation_id, at_ms, new_id("r")))
 
     def receipts(self, user_id: str, conversation_id: str, limit: int, cursor: str | None) -> ReceiptsPage:
         """One receipt per model call of the conversation, oldest first, a page at a time; its owner only."""
@@ -300,16 +296,8 @@ class RecallService:
         items, next_cursor = query_page(
             self._table, keys.conv(conversation_id), keys.RECEIPT_PREFIX, limit=limit, cursor=cursor, newest_first=False
         )
+        records = [RecallReceiptRecord.from_item(item) for item in items]
         page = [
-            RecallReceipt(
-                i["admissionId"],
-                i.get("turnId"),
-                i["at"],
-                RecallStatus(i["status"]),
-                i.get("revision"),
-                tuple(i.get("entries", ())),
-                tuple(i.get("selected", ())),
-            )
-            for i in items
+            RecallReceipt(r.admission_id, r.turn_id, r.at, r.status, r.revision, r.entries, r.selected) for r in records
         ]
         return ReceiptsPage(page, next_cursor)

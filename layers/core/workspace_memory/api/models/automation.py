@@ -80,7 +80,7 @@ class CaptureOut(OutModel):
             version=result.version,
             predicate=result.predicate,
             proposal=None if result.proposal is None else ProposalOut.of(result.proposal),
-            receipt=None if result.receipt is None else ReceiptOut.model_validate(result.receipt),
+            receipt=None if result.receipt is None else ReceiptOut.model_validate(result.receipt, from_attributes=True),
             replayed=result.replayed,
             redactions=findings_out(result.redactions),
         )

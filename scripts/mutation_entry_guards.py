@@ -57,8 +57,8 @@ ENTRY_CURATED = [
     Curated(
         "asOf: no revision past its retention (search index)",
         CORE + "search/entry_search.py",
-        "metadata = [m for m in self._metadata(workspace_id) if not is_expired(m, now)]",
-        "metadata = [m for m in self._metadata(workspace_id) if not is_expired(m, now) or True]",
+        "metadata = [m for m in listed if not m.expired(now)]",
+        "metadata = [m for m in listed if not m.expired(now) or True]",
         (AS_OF_RETAINED,),
     ),
     Curated(

@@ -231,7 +231,7 @@ def _holds(change: ch.Change, items: Items) -> bool:
         case ch.TombstoneWorkspace(workspace_id=ws):
             current = _get(items, keys.meta(ws))
             return current is not None and "deletedAt" not in current
-        case ch.TombstoneHead() | ch.Delete():
+        case ch.TombstoneHead() | ch.Delete() | ch.BumpEntriesRevision():
             return True
         case ch.MemberExists(workspace_id=ws, user_id=user):
             return _get(items, keys.member(ws, user)) is not None
@@ -298,6 +298,10 @@ def _apply(change: ch.Change, items: Items) -> None:
             key = keys.entry_counter(ws)
             counter = items.setdefault(key, {**keys.as_key(key)})
             counter["versions"] = int(counter.get("versions", 0)) + delta
+            counter["entriesRevision"] = int(counter.get("entriesRevision", 0)) + 1
+        case ch.BumpEntriesRevision(workspace_id=ws):
+            key = keys.entry_counter(ws)
+            counter = items.setdefault(key, {**keys.as_key(key)})
             counter["entriesRevision"] = int(counter.get("entriesRevision", 0)) + 1
         case ch.CountEntryRead(workspace_id=ws, entry_id=entry_id, at=at):
             head = items[keys.entry(ws, entry_id)]

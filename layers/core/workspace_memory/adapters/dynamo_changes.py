@@ -277,6 +277,14 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                     },
                 }
             }
+        case ch.BumpEntriesRevision(workspace_id=ws):
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.entry_counter(ws)),
+                    "UpdateExpression": "SET entriesRevision = if_not_exists(entriesRevision, :zero) + :one",
+                    "ExpressionAttributeValues": {":zero": 0, ":one": 1},
+                }
+            }
         case ch.CountEntryRead(workspace_id=ws, entry_id=entry_id, at=at):
             return {
                 "Update": {

@@ -22,8 +22,10 @@ from workspace_memory.document.versions import all_versions, is_expired
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import Forbidden, InvalidInput, Unavailable, WorkspaceNotFound
 from workspace_memory.kernel.terms import EntryStatus
+from workspace_memory.search import search_snapshot
 from workspace_memory.store import keys
 from workspace_memory.store.changes import (
+    BumpEntriesRevision,
     Change,
     ExpireEntryRevision,
     ExpireVersion,
@@ -84,8 +86,9 @@ class RetentionService:
 
     def _rewrite(self, workspace_id: str, history_days: int) -> None:
         pending: list[Change] = []
+        superseded: list[bool] = []
         changes: Iterator[Change] = itertools.chain(
-            self._expiries(workspace_id, history_days), self._entry_expiries(workspace_id, history_days)
+            self._expiries(workspace_id, history_days), self._entry_expiries(workspace_id, history_days, superseded)
         )
         for change in changes:
             pending.append(change)
@@ -94,6 +97,16 @@ class RetentionService:
                 pending = []
         if pending:
             self._table.transact([*pending, RetentionIs(workspace_id, history_days)])
+        if superseded:
+            self._refresh_search(workspace_id, history_days)
+
+    def _refresh_search(self, workspace_id: str, history_days: int) -> None:
+        """Search must not keep what the new expiries ended (docs/decisions/0056): `entriesRevision` moves on,
+        so every warm index rebuilds from the revisions' metadata (expired ones left out) and a snapshot built
+        at the old revision can no longer be stored; then every stored snapshot, whose `ttl` was judged
+        against the old expiries, is dropped, as after a forget."""
+        self._table.transact([BumpEntriesRevision(workspace_id), RetentionIs(workspace_id, history_days)])
+        search_snapshot.drop(self._table, workspace_id)
 
     def _expiries(self, workspace_id: str, history_days: int) -> Iterator[ExpireVersion]:
         """The expiry each retained non-head version should have and does not have yet."""
@@ -115,9 +128,12 @@ class RetentionService:
                     yield ExpireVersion(workspace_id, number, ttl, superseded_at, int(now))
             item = successor
 
-    def _entry_expiries(self, workspace_id: str, history_days: int) -> Iterator[ExpireEntryRevision]:
+    def _entry_expiries(
+        self, workspace_id: str, history_days: int, superseded: list[bool]
+    ) -> Iterator[ExpireEntryRevision]:
         """The expiry each retained superseded entry revision should have and does not have yet (read after the
-        retention was written, as the versions are: a revision superseded since carries the new value)."""
+        retention was written, as the versions are: a revision superseded since carries the new value).
+        `superseded` gains an element when there is any such revision, rewritten or not (search may hold it)."""
         now = self._clock.now()
         revisions = query_all(
             self._table,
@@ -130,6 +146,7 @@ class RetentionService:
             superseded_at = item.get("supersededAt")
             if item.get("status") != EntryStatus.SUPERSEDED.value or superseded_at is None or is_expired(item, now):
                 continue
+            superseded.append(True)
             ttl = expiry(superseded_at, history_days)
             if item.get("ttl") != ttl:
                 yield ExpireEntryRevision(workspace_id, item["entryId"], int(item["revision"]), ttl, int(now))

@@ -58,6 +58,8 @@ def context(workspace_id: str, entries_revision: int, generation: str) -> dict[s
 class Snapshot:
     entries_revision: int
     docs: tuple[SearchDoc, ...]
+    expires: float | None = None
+    """Its `ttl`: no later than the earliest expiry of a revision it holds."""
 
 
 def _row(doc: SearchDoc) -> list[object]:
@@ -118,7 +120,8 @@ def load(table: Table, cipher: Cipher, workspace_id: str, now: float) -> Snapsho
     revision = int(pointer["entriesRevision"])
     plaintext = cipher.decrypt(blob, context(workspace_id, revision, generation))
     rows = json.loads(zlib.decompress(plaintext))
-    return Snapshot(revision, tuple(_doc(r) for r in rows))
+    expires = None if pointer.get("ttl") is None else float(pointer["ttl"])
+    return Snapshot(revision, tuple(_doc(r) for r in rows), expires)
 
 
 def store(

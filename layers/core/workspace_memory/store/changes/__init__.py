@@ -24,6 +24,7 @@ from workspace_memory.store.changes.document import (
     TombstoneHead,
 )
 from workspace_memory.store.changes.entries import (
+    BumpEntriesRevision,
     CountAgentWrite,
     CountEntryRead,
     CountEntryVersions,
@@ -86,6 +87,7 @@ Change = (
     | SupersedeEntryRevision
     | ExpireEntryRevision
     | CountEntryVersions
+    | BumpEntriesRevision
     | CountAgentWrite
     | CountEntryRead
     | EntriesRevisionIs
@@ -95,6 +97,7 @@ __all__ = [
     "DEFAULT_HISTORY_DAYS",
     "AdmissionLive",
     "BumpClearGeneration",
+    "BumpEntriesRevision",
     "Change",
     "ClaimConversation",
     "ClearGenerationIs",

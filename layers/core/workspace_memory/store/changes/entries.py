@@ -56,6 +56,15 @@ class CountEntryVersions:
 
 
 @dataclass(frozen=True)
+class BumpEntriesRevision:
+    """Move the workspace's `entriesRevision` on without a write of its own: what search holds at the old one
+    (warm indexes, a snapshot being stored) is stale, as after a retention change expired revisions."""
+
+    workspace_id: str
+    label: str = Label.SEARCH_SNAPSHOT
+
+
+@dataclass(frozen=True)
 class CountAgentWrite:
     """One more agent write in this hour's bucket of (workspace, user), iff fewer than `limit` were made; the
     bucket expires (`ttl`) after its hour."""

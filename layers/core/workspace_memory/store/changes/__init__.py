@@ -30,6 +30,7 @@ from workspace_memory.store.changes.entries import (
     CountEntryVersions,
     EntriesRevisionIs,
     ExpireEntryRevision,
+    ExpireSearchSnapshot,
     MoveEntryHead,
     SupersedeEntryRevision,
 )
@@ -53,6 +54,7 @@ from workspace_memory.store.changes.workspace import (
     SetAi,
     SetPolicyMode,
     TombstoneWorkspace,
+    WorkspaceLive,
 )
 
 Change = (
@@ -81,6 +83,7 @@ Change = (
     | PurgeVersion
     | Delete
     | TombstoneWorkspace
+    | WorkspaceLive
     | TombstoneHead
     | MemberExists
     | MoveEntryHead
@@ -88,6 +91,7 @@ Change = (
     | ExpireEntryRevision
     | CountEntryVersions
     | BumpEntriesRevision
+    | ExpireSearchSnapshot
     | CountAgentWrite
     | CountEntryRead
     | EntriesRevisionIs
@@ -111,6 +115,7 @@ __all__ = [
     "Delete",
     "EntriesRevisionIs",
     "ExpireEntryRevision",
+    "ExpireSearchSnapshot",
     "ExpireVersion",
     "HeadAt",
     "KeySessionLive",
@@ -132,4 +137,5 @@ __all__ = [
     "SupersedeEntryRevision",
     "TombstoneHead",
     "TombstoneWorkspace",
+    "WorkspaceLive",
 ]

@@ -29,7 +29,7 @@ from workspace_memory.kernel.errors import (
 from workspace_memory.kernel.ids import require_identifier
 from workspace_memory.kernel.sealed import seal, unseal
 from workspace_memory.store import keys
-from workspace_memory.store.changes import ReplaceRevision
+from workspace_memory.store.changes import Label, ReplaceRevision, WorkspaceLive
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
 from workspace_memory.turns.admission import AdmissionRef
 from workspace_memory.turns.authority import read_authority
@@ -197,8 +197,10 @@ class NotesService:
         try:
             # A one-change transaction rather than a conditional put: its client token makes a retry after
             # a timeout idempotent, so a write that landed is never misreported as a conflict.
-            self._table.transact([ReplaceRevision(item, expected_revision)])
+            self._table.transact([ReplaceRevision(item, expected_revision), WorkspaceLive(notebook.workspace_id)])
         except TransactionCancelled as exc:  # the revision it lost to, as the transaction judged it
+            if Label.WORKSPACE in exc.failed():  # deleted since the turn's authority was read
+                raise WorkspaceNotFound("workspace not found") from None
             raise NotesConflict(expected_revision, _revision_of(exc.seen(_key(notebook)))) from None
         return Notes(text, revision, len(raw), item["updatedAt"], redacted.findings)
 

@@ -35,8 +35,9 @@ from workspace_memory.search.entry_search import (
     entries_revision,
 )
 from workspace_memory.store import keys
+from workspace_memory.store.changes import Put, WorkspaceLive
 from workspace_memory.store.cursors import query_page
-from workspace_memory.store.ports import Cipher, Item, Table
+from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
 from workspace_memory.turns.admission import AdmissionRef, turn_message
 from workspace_memory.turns.authority import Authority, read_authority
 from workspace_memory.turns.framing import CLOSE_MARKER as CLOSE_MARKER  # re-exported: the block's markers
@@ -292,7 +293,9 @@ class RecallService:
             item["entries"] = [f"{entry_id}@{revision}" for entry_id, revision in result.entries]
         if result.selected:
             item["selected"] = [f"{entry_id}@{revision}" for entry_id, revision in result.selected]
-        self._table.put(item)
+        # the workspace may have been deleted since its authority was read: no receipt may outlive its purge
+        with contextlib.suppress(TransactionCancelled):
+            self._table.transact([Put(item), WorkspaceLive(ref.workspace_id)])
 
     def receipts(self, user_id: str, conversation_id: str, limit: int, cursor: str | None) -> ReceiptsPage:
         """One receipt per model call of the conversation, oldest first, a page at a time; its owner only."""

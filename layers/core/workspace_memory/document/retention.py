@@ -104,9 +104,9 @@ class RetentionService:
         """Search must not keep what the new expiries ended (docs/decisions/0056): `entriesRevision` moves on,
         so every warm index rebuilds from the revisions' metadata (expired ones left out) and a snapshot built
         at the old revision can no longer be stored; then every stored snapshot, whose `ttl` was judged
-        against the old expiries, is dropped, as after a forget."""
+        against the old expiries, is expired (the retention's role may not delete: TTL removes them)."""
         self._table.transact([BumpEntriesRevision(workspace_id), RetentionIs(workspace_id, history_days)])
-        search_snapshot.drop(self._table, workspace_id)
+        search_snapshot.expire(self._table, workspace_id, self._clock.now())
 
     def _expiries(self, workspace_id: str, history_days: int) -> Iterator[ExpireVersion]:
         """The expiry each retained non-head version should have and does not have yet."""

@@ -15,6 +15,7 @@ every snapshot item of the workspace (`drop`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import secrets
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING
 from workspace_memory.document.versions import is_expired
 from workspace_memory.kernel.errors import DecryptionFailed
 from workspace_memory.store import keys
-from workspace_memory.store.changes import Change, Delete, EntriesRevisionIs, Put
+from workspace_memory.store.changes import Change, Delete, EntriesRevisionIs, ExpireSearchSnapshot, Put
 from workspace_memory.store.paging import query_all
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
 
@@ -171,6 +172,29 @@ def store(
     except TransactionCancelled:
         return False
     return True
+
+
+def expire(table: Table, workspace_id: str, now: float) -> int:
+    """Expire every snapshot item of the workspace at `now` (one that expires earlier keeps its `ttl`): after
+    a retention change, whose new expiries a stored snapshot's `ttl` was not judged against. Unlike `drop` it
+    needs no delete right (the retention's role has none); `load` already refuses an expired pointer, and
+    DynamoDB's TTL deletes the items as it deletes the expired revisions. Run after `entriesRevision` moved,
+    so no snapshot built before can land afterwards. Returns how many items it expired."""
+    expired = 0
+    found = query_all(
+        table, keys.ws(workspace_id), keys.SEARCH_SNAPSHOT_PREFIX, page_size=DROP_BATCH, attributes=("ttl",)
+    )
+    due = [
+        ExpireSearchSnapshot((i["pk"], i["sk"]), int(now))
+        for i in found
+        if i.get("ttl") is None or int(i["ttl"]) > int(now)
+    ]
+    for start in range(0, len(due), DROP_BATCH):
+        batch = due[start : start + DROP_BATCH]
+        with contextlib.suppress(TransactionCancelled):  # an item a forget deleted meanwhile is gone already
+            table.transact(batch)
+        expired += len(batch)
+    return expired
 
 
 def drop(table: Table, workspace_id: str) -> int:

@@ -2,8 +2,8 @@
 write judged before the tombstone whose request is sent after the tombstone and the whole purge (META
 included) leaves no item of the workspace behind. The race is forced, not hoped for: a hook on the writer's
 DynamoDB client runs the tombstone and the purge, through services of their own, just before the write's
-request leaves. Recall's receipt, the agent save's recorded answer and a working-notes write are the writes
-that used to land unconditioned."""
+request leaves. Recall's receipt, the agent save's recorded answer, a working-notes write and a key session's
+opening and revocation are the writes that used to land unconditioned."""
 
 from __future__ import annotations
 
@@ -116,4 +116,31 @@ def test_a_notes_write_sent_after_the_purge_is_refused_and_leaves_nothing(
 
     assert fired
     assert refused.value.code == "WORKSPACE_NOT_FOUND"
+    assert naming(resources, scene.ws) == []
+
+
+def test_a_key_session_opened_after_the_purge_is_refused_and_leaves_nothing(
+    settings: Settings, resources: LocalResources
+) -> None:
+    scene = make_scene(settings)
+    fired = _deleted_before(scene, settings, lambda params: "KEYSESSION#" in params and "openedBy" in params)
+
+    with pytest.raises(WorkspaceNotFound):
+        scene.svc.key_sessions.open(scene.owner, scene.ws, None)
+
+    assert fired
+    assert naming(resources, scene.ws) == []
+
+
+def test_a_key_session_revoked_after_the_purge_is_refused_and_leaves_nothing(
+    settings: Settings, resources: LocalResources
+) -> None:
+    scene = make_scene(settings)
+    session = scene.svc.key_sessions.open(scene.owner, scene.ws, None)
+    fired = _deleted_before(scene, settings, lambda params: "KEYREVOKED#" in params and "revokedBy" in params)
+
+    with pytest.raises(WorkspaceNotFound):
+        scene.svc.key_sessions.revoke(scene.owner, scene.ws, session.id)
+
+    assert fired
     assert naming(resources, scene.ws) == []

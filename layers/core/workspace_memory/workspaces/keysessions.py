@@ -13,13 +13,13 @@ from dataclasses import dataclass
 
 from workspace_memory.document.versions import is_expired
 from workspace_memory.kernel.clock import Clock, iso
-from workspace_memory.kernel.errors import Forbidden, InvalidInput, NotFound
+from workspace_memory.kernel.errors import Forbidden, InvalidInput, NotFound, WorkspaceNotFound
 from workspace_memory.kernel.ids import new_ordered_id
 from workspace_memory.kernel.terms import Scope as Scope
 from workspace_memory.store import keys
-from workspace_memory.store.changes import Create, Label
+from workspace_memory.store.changes import Change, Create, Label, Put, WorkspaceLive
 from workspace_memory.store.cursors import MAX_PAGE, encode_cursor, query_page
-from workspace_memory.store.ports import Item, Table
+from workspace_memory.store.ports import Item, Table, TransactionCancelled
 from workspace_memory.workspaces.access import Role, load_caller
 
 DEFAULT_TTL_SECONDS = 3600
@@ -98,7 +98,7 @@ class KeySessionService:
             "expiresAt": int(session.expires_at),
             "ttl": int(session.expires_at) + TTL_GRACE_SECONDS,
         }
-        self._table.transact([Create(item, Label.KEY_SESSION)])
+        self._write([Create(item, Label.KEY_SESSION), WorkspaceLive(workspace_id)])
         return session
 
     def list_own(self, user_id: str, workspace_id: str, limit: int, cursor: str | None) -> KeySessionPage:
@@ -151,11 +151,20 @@ class KeySessionService:
             raise KeySessionNotFound("key session not found")
         if item["openedBy"] != user_id and caller.role is not Role.OWNER:
             raise Forbidden("only the opener or the workspace owner may revoke a key session")
-        self._table.put(
-            {
-                **keys.as_key(keys.key_revocation(workspace_id, session_id)),
-                "keySessionId": session_id,
-                "revokedBy": user_id,
-                "revokedAt": iso(self._clock.now()),
-            }
-        )
+        revocation = {
+            **keys.as_key(keys.key_revocation(workspace_id, session_id)),
+            "keySessionId": session_id,
+            "revokedBy": user_id,
+            "revokedAt": iso(self._clock.now()),
+        }
+        self._write([Put(revocation), WorkspaceLive(workspace_id)])
+
+    def _write(self, changes: list[Change]) -> None:
+        """A key session's write, never after the workspace's tombstone (docs/decisions/0056): one judged on
+        a read from before a deletion and sent after its purge would recreate an item of the workspace."""
+        try:
+            self._table.transact(changes)
+        except TransactionCancelled as exc:
+            if Label.WORKSPACE in exc.failed():
+                raise WorkspaceNotFound("workspace not found") from None
+            raise

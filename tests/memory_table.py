@@ -228,11 +228,13 @@ def _holds(change: ch.Change, items: Items) -> bool:
         case ch.ReplaceRevision(expected=expected):
             found = _get(items, change.key)
             return found is not None and found.get("revision") == expected
-        case ch.TombstoneWorkspace(workspace_id=ws):
+        case ch.TombstoneWorkspace(workspace_id=ws) | ch.WorkspaceLive(workspace_id=ws):
             current = _get(items, keys.meta(ws))
             return current is not None and "deletedAt" not in current
-        case ch.TombstoneHead() | ch.Delete():
+        case ch.TombstoneHead() | ch.Delete() | ch.BumpEntriesRevision():
             return True
+        case ch.ExpireSearchSnapshot(key=key):
+            return _get(items, key) is not None
         case ch.MemberExists(workspace_id=ws, user_id=user):
             return _get(items, keys.member(ws, user)) is not None
         case ch.EntriesRevisionIs(workspace_id=ws, revision=revision):
@@ -247,7 +249,7 @@ def _holds(change: ch.Change, items: Items) -> bool:
             return found.get("status") == "superseded" and "ttl" in found and int(found["ttl"]) > now
         case ch.CountEntryVersions(workspace_id=ws, delta=delta, cap=cap):
             counter = _get(items, keys.entry_counter(ws)) or {}
-            return int(counter.get("versions", 0)) + delta <= cap
+            return int(counter.get(change.attribute, 0)) + delta <= cap
         case ch.CountEntryRead(workspace_id=ws, entry_id=entry_id):
             return _attr(items, keys.entry(ws, entry_id), "status") == "active"
         case ch.CountAgentWrite(workspace_id=ws, user_id=user, bucket=bucket, limit=limit):
@@ -295,7 +297,13 @@ def _apply(change: ch.Change, items: Items) -> None:
         case ch.CountEntryVersions(workspace_id=ws, delta=delta):
             key = keys.entry_counter(ws)
             counter = items.setdefault(key, {**keys.as_key(key)})
-            counter["versions"] = int(counter.get("versions", 0)) + delta
+            counter[change.attribute] = int(counter.get(change.attribute, 0)) + delta
+            counter["entriesRevision"] = int(counter.get("entriesRevision", 0)) + 1
+        case ch.ExpireSearchSnapshot(key=key, ttl=ttl):
+            items[key]["ttl"] = ttl
+        case ch.BumpEntriesRevision(workspace_id=ws):
+            key = keys.entry_counter(ws)
+            counter = items.setdefault(key, {**keys.as_key(key)})
             counter["entriesRevision"] = int(counter.get("entriesRevision", 0)) + 1
         case ch.CountEntryRead(workspace_id=ws, entry_id=entry_id, at=at):
             head = items[keys.entry(ws, entry_id)]

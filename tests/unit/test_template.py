@@ -726,7 +726,8 @@ NO_KMS: dict[str, frozenset[str]] = {}
 
 ACCESS: dict[str, Access] = {
     # health (GetItem); membership snapshots (TransactGet); create workspace / member / key session (TWI Put
-    # + ConditionCheck); workspace AI (TWI Update META + ConditionCheck); key-session revocation (PutItem).
+    # + ConditionCheck); workspace AI (TWI Update META + ConditionCheck); key-session revocation (TWI Put
+    # + ConditionCheck).
     # Creating a workspace creates its branch key (CreateKey): it never unwraps one. Deleting a workspace: TWI
     # Update META + Update DOC#HEAD + ConditionCheck; its branch key destroyed (key store Query + DeleteItem);
     # the deletion workflow started and its progress read (payload codec: start input and memo). The caller's

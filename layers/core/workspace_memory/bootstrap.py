@@ -100,7 +100,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     branch_keys = BranchKeyStore(store, clients.key_store, settings.key_store_table_name)
     cipher = RoutedCipher(BranchKeyCipher(store), payload_cipher(clients.kms, settings.kms_key_id))
     embedder = build_embedder(settings)
-    entries = EntryService(table, cipher, clock, embedder=embedder)
+    entries = EntryService(table, cipher, clock, embedder=embedder, version_cap=settings.entry_version_cap)
     search = SearchService(table, cipher, clock, embedder, WarmIndexes(settings.search_memory_budget))
     return Services(
         settings=settings,

@@ -239,6 +239,27 @@ def test_version_cap() -> None:
     w.entries.create(EDITOR, w.ws, draft("fits again"))
 
 
+def test_the_version_cap_of_private_entries_is_each_members_own() -> None:
+    """Another member's private versions never move where a member's own writes are refused (decision 0056):
+    the editor fills the cap with private versions; the owner still has all of it, privately and shared."""
+    w = make(cap=2)
+    mine = w.entries.create(EDITOR, w.ws, draft("mine", scope=EntryScope.MEMBER))
+    w.entries.supersede(EDITOR, w.ws, mine.entry_id, draft("mine 2"), 1)
+    before = snapshot(w)
+    with pytest.raises(EntryCap):
+        w.entries.create(EDITOR, w.ws, draft("over", scope=EntryScope.MEMBER))
+    assert snapshot(w) == before
+    for n in range(2):
+        w.entries.create(OWNER, w.ws, draft(f"owner's {n}", scope=EntryScope.MEMBER))
+        w.entries.create(EDITOR, w.ws, draft(f"shared {n}"))
+    with pytest.raises(EntryCap):
+        w.entries.create(OWNER, w.ws, draft("owner's over", scope=EntryScope.MEMBER))
+    w.entries.forget(EDITOR, w.ws, mine.entry_id)  # the editor's two private versions freed, nobody else's
+    w.entries.create(EDITOR, w.ws, draft("fits again", scope=EntryScope.MEMBER))
+    with pytest.raises(EntryCap):
+        w.entries.create(OWNER, w.ws, draft("still over", scope=EntryScope.MEMBER))
+
+
 def test_agent_write_rate() -> None:
     w = make(rate=3)
     for _ in range(3):

@@ -42,6 +42,9 @@ class FakeTable(MemoryTable):
 
     def __init__(self) -> None:
         super().__init__()
+        for ws in {"ws-1", "ws-2"}:  # a live workspace: a notes write checks it (decision 0056)
+            self.items[keys.meta(ws)] = {**keys.as_key(keys.meta(ws))}
+        self.seeded = dict(self.items)
         self.attempts = 0
         self.interfere: Callable[[FakeTable], None] | None = None
 
@@ -217,7 +220,7 @@ def test_invalid_session_ids_are_refused_before_any_read(
 ) -> None:
     with pytest.raises(InvalidInput):
         notes.open("adm_x.e30", "credential", session_id)  # the fake table fails any read
-    assert table.items == {}
+    assert table.items == table.seeded
 
 
 def test_notes_without_an_admission_are_refused_before_any_read(notes: NotesService) -> None:

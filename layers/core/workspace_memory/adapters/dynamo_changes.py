@@ -225,6 +225,8 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
             }
         case ch.MemberExists(workspace_id=ws, user_id=user):
             return _check(keys.member(ws, user), "attribute_exists(pk)", {})
+        case ch.WorkspaceLive(workspace_id=ws):
+            return _check(keys.meta(ws), "attribute_exists(pk) AND attribute_not_exists(deletedAt)", {})
         case ch.EntriesRevisionIs(workspace_id=ws, revision=revision):
             return _check(keys.entry_counter(ws), "entriesRevision = :revision", {":revision": revision})
         case ch.MoveEntryHead(item=item, base=base):
@@ -262,9 +264,10 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
             return {
                 "Update": {
                     "Key": keys.as_key(keys.entry_counter(ws)),
-                    "UpdateExpression": "SET versions = if_not_exists(versions, :zero) + :delta, "
+                    "UpdateExpression": "SET #count = if_not_exists(#count, :zero) + :delta, "
                     "entriesRevision = if_not_exists(entriesRevision, :zero) + :one",
-                    "ConditionExpression": "attribute_not_exists(versions) AND :delta <= :cap OR versions <= :room",
+                    "ConditionExpression": "attribute_not_exists(#count) AND :delta <= :cap OR #count <= :room",
+                    "ExpressionAttributeNames": {"#count": change.attribute},
                     "ExpressionAttributeValues": {
                         ":zero": 0,
                         ":one": 1,
@@ -272,6 +275,24 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                         ":cap": cap,
                         ":room": cap - delta,
                     },
+                }
+            }
+        case ch.ExpireSearchSnapshot(key=key, ttl=ttl):
+            return {
+                "Update": {
+                    "Key": keys.as_key(key),
+                    "UpdateExpression": "SET #ttl = :ttl",
+                    "ConditionExpression": "attribute_exists(pk)",
+                    "ExpressionAttributeNames": {"#ttl": "ttl"},
+                    "ExpressionAttributeValues": {":ttl": ttl},
+                }
+            }
+        case ch.BumpEntriesRevision(workspace_id=ws):
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.entry_counter(ws)),
+                    "UpdateExpression": "SET entriesRevision = if_not_exists(entriesRevision, :zero) + :one",
+                    "ExpressionAttributeValues": {":zero": 0, ":one": 1},
                 }
             }
         case ch.CountEntryRead(workspace_id=ws, entry_id=entry_id, at=at):

@@ -21,8 +21,10 @@ from workspace_memory.document.commit import expiry
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import Forbidden, InvalidInput, Unavailable, WorkspaceNotFound
 from workspace_memory.kernel.terms import EntryStatus
+from workspace_memory.search import search_snapshot
 from workspace_memory.store import document_queries
 from workspace_memory.store.changes import (
+    BumpEntriesRevision,
     Change,
     ExpireEntryRevision,
     ExpireVersion,
@@ -81,8 +83,9 @@ class RetentionService:
 
     def _rewrite(self, workspace_id: str, history_days: int) -> None:
         pending: list[Change] = []
+        superseded: list[bool] = []
         changes: Iterator[Change] = itertools.chain(
-            self._expiries(workspace_id, history_days), self._entry_expiries(workspace_id, history_days)
+            self._expiries(workspace_id, history_days), self._entry_expiries(workspace_id, history_days, superseded)
         )
         for change in changes:
             pending.append(change)
@@ -91,6 +94,16 @@ class RetentionService:
                 pending = []
         if pending:
             self._table.transact([*pending, RetentionIs(workspace_id, history_days)])
+        if superseded:
+            self._refresh_search(workspace_id, history_days)
+
+    def _refresh_search(self, workspace_id: str, history_days: int) -> None:
+        """Search must not keep what the new expiries ended (docs/decisions/0056): `entriesRevision` moves on,
+        so every warm index rebuilds from the revisions' metadata (expired ones left out) and a snapshot built
+        at the old revision can no longer be stored; then every stored snapshot, whose `ttl` was judged
+        against the old expiries, is expired (the retention's role may not delete: TTL removes them)."""
+        self._table.transact([BumpEntriesRevision(workspace_id), RetentionIs(workspace_id, history_days)])
+        search_snapshot.expire(self._table, workspace_id, self._clock.now())
 
     def _expiries(self, workspace_id: str, history_days: int) -> Iterator[ExpireVersion]:
         """The expiry each retained non-head version should have and does not have yet."""
@@ -111,14 +124,18 @@ class RetentionService:
                     yield ExpireVersion(workspace_id, found.version, ttl, superseded_at, int(now))
             found = successor
 
-    def _entry_expiries(self, workspace_id: str, history_days: int) -> Iterator[ExpireEntryRevision]:
+    def _entry_expiries(
+        self, workspace_id: str, history_days: int, superseded: list[bool]
+    ) -> Iterator[ExpireEntryRevision]:
         """The expiry each retained superseded entry revision should have and does not have yet (read after the
-        retention was written, as the versions are: a revision superseded since carries the new value)."""
+        retention was written, as the versions are: a revision superseded since carries the new value).
+        `superseded` gains an element when there is any such revision, rewritten or not (search may hold it)."""
         now = self._clock.now()
         for revision in document_queries.revision_expiries(self._table, workspace_id):
             superseded_at = revision.superseded_at
             if revision.status is not EntryStatus.SUPERSEDED or superseded_at is None or revision.expired(now):
                 continue
+            superseded.append(True)
             ttl = expiry(superseded_at, history_days)
             if revision.ttl != ttl:
                 yield ExpireEntryRevision(workspace_id, revision.entry_id, revision.revision, ttl, int(now))

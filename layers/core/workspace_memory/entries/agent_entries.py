@@ -18,6 +18,7 @@ right on the entry's scope accepts or rejects; in `off` nothing happens.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -48,10 +49,10 @@ from workspace_memory.search.entry_search import (
     validate_query,
 )
 from workspace_memory.store import keys
-from workspace_memory.store.changes import AdmissionLive, Change, Create, Label
+from workspace_memory.store.changes import AdmissionLive, Change, Create, Label, Put, WorkspaceLive
 from workspace_memory.store.entry_records import EntryRecord
 from workspace_memory.store.entry_saves import SavedAnswer, SaveMarker
-from workspace_memory.store.ports import Cipher, Table
+from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.turns.admission import RETENTION_SECONDS, Admission, turn_message
 from workspace_memory.turns.authority import Authority, Predicate, authority_checks, failed_predicate, read_authority
 from workspace_memory.turns.notes import AdmissionRetired
@@ -307,8 +308,12 @@ class AgentEntryService:
     def _record(self, key: keys.Key, result: SaveResult) -> None:
         """The answer beside the marker, after the commit (ids only), so a replay hands it back."""
         item = self._table.get(*key)
-        if item is not None:
-            self._table.put(replace(SaveMarker.from_item(item), answer=result.stored()).to_item())
+        if item is None:
+            return
+        answered = replace(SaveMarker.from_item(item), answer=result.stored()).to_item()
+        # never after the workspace's tombstone: the purge may already have deleted the marker
+        with contextlib.suppress(TransactionCancelled):
+            self._table.transact([Put(answered), WorkspaceLive(keys.workspace_of(key[0]))])
 
     def _replay(self, key: keys.Key, digest: str) -> SaveResult | None:
         item = self._table.get(*key)

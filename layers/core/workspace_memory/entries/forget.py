@@ -75,7 +75,7 @@ class EntryForgetting:
             first, rest = revisions[:FORGET_BATCH], revisions[FORGET_BATCH:]
             changes: list[Change] = [right, *decision, *(Delete(k) for k in first)]
             if first:
-                changes.append(self._limits.versions(workspace_id, -len(first)))
+                changes.append(self._limits.versions(workspace_id, -len(first), head.scope, head.scope_owner))
             if isinstance(head, EntryRecord):
                 at, by = iso(self._clock.now()), caller.user_id
                 tombstone = Tombstone(entry_id, head.revision, head.scope, head.scope_owner, at, by)
@@ -96,7 +96,11 @@ class EntryForgetting:
             for start in range(0, len(rest), FORGET_BATCH):
                 batch = rest[start : start + FORGET_BATCH]
                 self._table.transact(
-                    [right, *(Delete(k) for k in batch), self._limits.versions(workspace_id, -len(batch))]
+                    [
+                        right,
+                        *(Delete(k) for k in batch),
+                        self._limits.versions(workspace_id, -len(batch), head.scope, head.scope_owner),
+                    ]
                 )
             return
         raise Conflict("the entry kept changing while it was forgotten; try again")

@@ -6,10 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workspace_memory.entries.model import Author
+from workspace_memory.kernel.terms import EntryScope
 from workspace_memory.store.changes import Change, CountAgentWrite, CountEntryVersions
 
 ENTRY_VERSION_CAP = 5000
-"""Stored entry versions per workspace (docs/architecture.md#caps): 409 `ENTRY_CAP` beyond it."""
+"""Stored entry versions per workspace for its shared entries, and per member for each member's private ones
+(docs/architecture.md#caps, docs/decisions/0056): 409 `ENTRY_CAP` beyond it."""
 AGENT_WRITES_PER_HOUR = 120
 """Agent entry writes (candidates included) per user and workspace and clock hour: 429 beyond it."""
 HOUR = 3600
@@ -22,9 +24,12 @@ class Limits:
     version_cap: int = ENTRY_VERSION_CAP
     agent_writes_per_hour: int = AGENT_WRITES_PER_HOUR
 
-    def versions(self, workspace_id: str, delta: int) -> CountEntryVersions:
-        """`delta` more stored versions (fewer, for a forget), iff the count stays under the cap."""
-        return CountEntryVersions(workspace_id, delta, self.version_cap)
+    def versions(self, workspace_id: str, delta: int, scope: EntryScope, owner: str) -> CountEntryVersions:
+        """`delta` more stored versions (fewer, for a forget) of a chain in `scope` owned by `owner`, iff the
+        count stays under the cap: a member's private chains count against that member alone, so filling the
+        cap tells nobody how many private versions anyone else holds."""
+        member = owner if scope is EntryScope.MEMBER else None
+        return CountEntryVersions(workspace_id, delta, self.version_cap, member)
 
     def rated(self, workspace_id: str, author: Author, now: float) -> list[Change]:
         """An agent's own write counted against the hour's rate; nothing for anyone else's."""

@@ -53,7 +53,7 @@ def refusal(
         return RateLimited(f"at most {limits.agent_writes_per_hour} agent writes per hour", retry_after=max(retry, 1))
     if Label.ENTRY_CAP in failed:
         cap = limits.version_cap
-        return EntryCap(f"the workspace holds {cap} entry versions, its cap", limit=cap)
+        return EntryCap(f"{cap} entry versions are stored in this scope, its cap", limit=cap)
     if Label.CANDIDATE in failed:
         return Conflict("the candidate was decided or changed concurrently")
     if Label.RETENTION in failed:

@@ -118,7 +118,7 @@ class EntryWrites:
             changes: list[Change] = [
                 Create(record.head_item(workspace_id), Label.ENTRY),
                 Create(record.revision_item(workspace_id), Label.ENTRY),
-                self._limits.versions(workspace_id, 1),
+                self._limits.versions(workspace_id, 1, draft.scope, owner),
                 *checks,
                 *self._limits.rated(workspace_id, author, now),
                 *extra,
@@ -181,7 +181,7 @@ class EntryWrites:
             Create(record.revision_item(workspace_id), Label.ENTRY),
             MoveEntryHead(moved.head_item(workspace_id), base),
             SupersedeEntryRevision(workspace_id, entry_id, base, revision, at, epoch_seconds(at) + days * DAY_SECONDS),
-            self._limits.versions(workspace_id, 1),
+            self._limits.versions(workspace_id, 1, head.scope, head.scope_owner),
             *([RetentionIs(workspace_id, days)] if fence is None else []),
             *checks,
             *self._limits.rated(workspace_id, author, now),

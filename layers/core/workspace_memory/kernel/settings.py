@@ -41,6 +41,9 @@ class Settings(BaseModel):
     Embeddings v2. Vectors name their model, so a switch re-embeds instead of mixing spaces."""
     search_memory_budget: int = Field(default=256 * 1024 * 1024, ge=1024 * 1024)
     """Bytes of warm search indexes one process keeps (SEARCH_MEMORY_BUDGET), all workspaces together."""
+    entry_version_cap: int = Field(default=5000, ge=1, le=5000)
+    """Stored entry versions per scope (ENTRY_VERSION_CAP, `entries.limits`): the shared ones, and each
+    member's private ones. Lower only (a test reaches it); retention's rewrite is sized by 5,000."""
     local_stack: bool = False
     """WM_LOCAL_STACK=1: the local stack (scripts/localstack), which alone may pin the clock."""
     local_clock_file: str | None = None
@@ -81,6 +84,7 @@ class Settings(BaseModel):
             "change_feed_bus": opt("CHANGE_FEED_BUS_NAME"),
             "embedder": env.get("EMBEDDER", "local"),
             "search_memory_budget": env.get("SEARCH_MEMORY_BUDGET", 256 * 1024 * 1024),
+            "entry_version_cap": env.get("ENTRY_VERSION_CAP", 5000),
             "local_stack": env.get(LOCAL_STACK_FLAG) == "1",
             "local_clock_file": opt(LOCAL_CLOCK_FILE),
         }

@@ -89,6 +89,9 @@ class _Warm:
     revision: int
     index: HybridIndex
     nbytes: int
+    expires: float | None = None
+    """The earliest `ttl` of a revision it holds: from then on it is rebuilt, as a changed revision is, so a
+    revision that expired by time is not found either (docs/decisions/0056)."""
 
 
 class WarmIndexes:
@@ -197,16 +200,16 @@ class SearchService:
         from workspace_memory.search.engine import HybridIndex
 
         warm = self.warm.get(workspace_id)
-        if warm is not None and warm.revision == entries_revision:
-            return warm.index
         now = self._clock.now()
+        if warm is not None and warm.revision == entries_revision and (warm.expires is None or now < warm.expires):
+            return warm.index
         snapshot = None
         if warm is None and self._snapshot_after is not None:
             snapshot = search_snapshot.load(self._table, self._cipher, workspace_id, now)
             if snapshot is not None and snapshot.entries_revision == entries_revision:
                 # nothing written since (and nothing it holds expired: its ttl is the earliest of theirs)
                 index = HybridIndex(snapshot.docs, self._embedder)
-                self.warm.put(workspace_id, _Warm(entries_revision, index, index.nbytes))
+                self.warm.put(workspace_id, _Warm(entries_revision, index, index.nbytes, snapshot.expires))
                 self.last_build = BuildStats(0, from_snapshot=True, snapshot_stored=False)
                 return index
         if warm is not None:
@@ -229,10 +232,10 @@ class SearchService:
                 same_model = sealed is not None and sealed.model == self._embedder.model_id
                 docs.append(_doc(meta, text, sealed if same_model else None))
         index = HybridIndex(docs, self._embedder) if warm is None else warm.index.rebuilt(docs)
-        self.warm.put(workspace_id, _Warm(entries_revision, index, index.nbytes))
+        ttls = [m.ttl for m in metadata if m.ttl is not None]
+        self.warm.put(workspace_id, _Warm(entries_revision, index, index.nbytes, min(ttls) if ttls else None))
         stored = False
         if self._snapshot_after is not None and len(opened) > self._snapshot_after and entries_revision > 0:
-            ttls = [m.ttl for m in metadata if m.ttl is not None]
             stored = search_snapshot.store(
                 self._table,
                 self._cipher,

@@ -15,6 +15,7 @@ every snapshot item of the workspace (`drop`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import secrets
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from workspace_memory.kernel.errors import DecryptionFailed
 from workspace_memory.store import search_queries
-from workspace_memory.store.changes import Change, Delete, EntriesRevisionIs, Put
+from workspace_memory.store.changes import Change, Delete, EntriesRevisionIs, ExpireSearchSnapshot, Put
 from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.store.search_records import SnapshotChunk, SnapshotPointer
 
@@ -56,6 +57,8 @@ def context(workspace_id: str, entries_revision: int, generation: str) -> dict[s
 class Snapshot:
     entries_revision: int
     docs: tuple[SearchDoc, ...]
+    expires: float | None = None
+    """Its `ttl`: no later than the earliest expiry of a revision it holds."""
 
 
 def _row(doc: SearchDoc) -> list[object]:
@@ -114,7 +117,7 @@ def load(table: Table, cipher: Cipher, workspace_id: str, now: float) -> Snapsho
     revision = pointer.entries_revision
     plaintext = cipher.decrypt(blob, context(workspace_id, revision, generation))
     rows = json.loads(zlib.decompress(plaintext))
-    return Snapshot(revision, tuple(_doc(r) for r in rows))
+    return Snapshot(revision, tuple(_doc(r) for r in rows), float(pointer.ttl))
 
 
 def store(
@@ -147,6 +150,26 @@ def store(
     except TransactionCancelled:
         return False
     return True
+
+
+def expire(table: Table, workspace_id: str, now: float) -> int:
+    """Expire every snapshot item of the workspace at `now` (one that expires earlier keeps its `ttl`): after
+    a retention change, whose new expiries a stored snapshot's `ttl` was not judged against. Unlike `drop` it
+    needs no delete right (the retention's role has none); `load` already refuses an expired pointer, and
+    DynamoDB's TTL deletes the items as it deletes the expired revisions. Run after `entriesRevision` moved,
+    so no snapshot built before can land afterwards. Returns how many items it expired."""
+    expired = 0
+    due = [
+        ExpireSearchSnapshot(key, int(now))
+        for key, ttl in search_queries.snapshot_expiries(table, workspace_id, page_size=DROP_BATCH)
+        if ttl is None or ttl > int(now)
+    ]
+    for start in range(0, len(due), DROP_BATCH):
+        batch = due[start : start + DROP_BATCH]
+        with contextlib.suppress(TransactionCancelled):  # an item a forget deleted meanwhile is gone already
+            table.transact(batch)
+        expired += len(batch)
+    return expired
 
 
 def drop(table: Table, workspace_id: str) -> int:

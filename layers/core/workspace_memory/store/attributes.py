@@ -29,6 +29,7 @@ from workspace_memory.store.attribute_forms import (
     SEALED,
     TIMESTAMP,
     USER,
+    USER_ID,
     Form,
     enum_of,
     id_of,
@@ -206,7 +207,8 @@ KINDS: tuple[ItemKind, ...] = (
     ),
     ItemKind("entry-revision", "WS#", "ENTRYREV#", {**KEY, **ENTRY_FIELDS}),
     ItemKind("entry-key", "WS#", "ENTRYKEY#", {**KEY, "entryId": ENTRY}),
-    ItemKind("entry-counter", "WS#", "ENTRIES", {**KEY, "versions": INT, "entriesRevision": INT}),
+    # `versions#{userId}`: a member's private versions, counted for that member alone (the per-member cap)
+    ItemKind("entry-counter", "WS#", "ENTRIES", {**KEY, "versions": INT, "versions#": INT, "entriesRevision": INT}),
     ItemKind("entry-key-secret", "WS#", "ENTRYSECRET", {**KEY, "ciphertext": SEALED}),
     ItemKind(
         "entry-candidate",
@@ -355,6 +357,9 @@ def violations(item: Mapping[str, object]) -> list[str]:
     found = []
     for name, value in item.items():
         form = kind.attributes.get(name)
+        family, _, member = name.partition("#")
+        if form is None and member and USER_ID.fullmatch(member):  # a family of attributes, one per member
+            form = kind.attributes.get(family + "#")
         if form is None:
             found.append(f"{kind.name}.{name}: undeclared attribute")
         elif not form.holds(value, item):

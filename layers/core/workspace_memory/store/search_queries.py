@@ -48,3 +48,12 @@ def snapshot_keys(table: Table, workspace_id: str, limit: int) -> list[keys.Key]
         keys.ws(workspace_id), keys.SEARCH_SNAPSHOT_PREFIX, limit=limit, newest_first=False, attributes=()
     )
     return [(item["pk"], item["sk"]) for item in found]
+
+
+def snapshot_expiries(table: Table, workspace_id: str, *, page_size: int) -> Iterator[tuple[keys.Key, int | None]]:
+    """Every snapshot item of the workspace (pointer and chunks of every generation) with its `ttl`."""
+    found = query_all(
+        table, keys.ws(workspace_id), keys.SEARCH_SNAPSHOT_PREFIX, page_size=page_size, attributes=("ttl",)
+    )
+    for item in found:
+        yield (item["pk"], item["sk"]), None if item.get("ttl") is None else int(item["ttl"])

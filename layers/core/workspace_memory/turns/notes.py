@@ -29,7 +29,7 @@ from workspace_memory.kernel.errors import (
 from workspace_memory.kernel.ids import require_identifier
 from workspace_memory.kernel.sealed import seal, unseal
 from workspace_memory.store import keys
-from workspace_memory.store.changes import ReplaceRevision
+from workspace_memory.store.changes import Label, ReplaceRevision, WorkspaceLive
 from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.store.turn_records import NotesRecord, notes_revision
 from workspace_memory.turns.admission import AdmissionRef
@@ -192,8 +192,10 @@ class NotesService:
         try:
             # A one-change transaction rather than a conditional put: its client token makes a retry after
             # a timeout idempotent, so a write that landed is never misreported as a conflict.
-            self._table.transact([ReplaceRevision(item, expected_revision)])
+            self._table.transact([ReplaceRevision(item, expected_revision), WorkspaceLive(notebook.workspace_id)])
         except TransactionCancelled as exc:  # the revision it lost to, as the transaction judged it
+            if Label.WORKSPACE in exc.failed():  # deleted since the turn's authority was read
+                raise WorkspaceNotFound("workspace not found") from None
             raise NotesConflict(expected_revision, notes_revision(exc.seen(_key(notebook)))) from None
         return Notes(text, revision, len(raw), record.updated_at, redacted.findings)
 

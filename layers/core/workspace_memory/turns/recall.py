@@ -35,8 +35,9 @@ from workspace_memory.search.entry_search import (
     entries_revision,
 )
 from workspace_memory.store import keys
+from workspace_memory.store.changes import Put, WorkspaceLive
 from workspace_memory.store.cursors import query_page
-from workspace_memory.store.ports import Cipher, Table
+from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.store.turn_records import RecallReceiptRecord
 from workspace_memory.turns.admission import AdmissionRef, turn_message
 from workspace_memory.turns.authority import Authority, read_authority
@@ -288,7 +289,11 @@ class RecallService:
             entries=tuple(f"{entry_id}@{revision}" for entry_id, revision in result.entries),
             selected=tuple(f"{entry_id}@{revision}" for entry_id, revision in result.selected),
         )
-        self._table.put(receipt.to_item(ref.conversation_id, at_ms, new_id("r")))
+        # the workspace may have been deleted since its authority was read: no receipt may outlive its purge
+        with contextlib.suppress(TransactionCancelled):
+            self._table.transact(
+                [Put(receipt.to_item(ref.conversation_id, at_ms, new_id("r"))), WorkspaceLive(ref.workspace_id)]
+            )
 
     def receipts(self, user_id: str, conversation_id: str, limit: int, cursor: str | None) -> ReceiptsPage:
         """One receipt per model call of the conversation, oldest first, a page at a time; its owner only."""

@@ -12,13 +12,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from workspace_memory.kernel.clock import Clock, iso
-from workspace_memory.kernel.errors import Forbidden, InvalidInput, NotFound
+from workspace_memory.kernel.errors import Forbidden, InvalidInput, NotFound, WorkspaceNotFound
 from workspace_memory.kernel.ids import new_ordered_id
 from workspace_memory.kernel.terms import Scope as Scope
 from workspace_memory.store import keys, workspace_queries
-from workspace_memory.store.changes import Create, Label
+from workspace_memory.store.changes import Change, Create, Label, Put, WorkspaceLive
 from workspace_memory.store.cursors import MAX_PAGE, encode_cursor
-from workspace_memory.store.ports import Table
+from workspace_memory.store.ports import Table, TransactionCancelled
 from workspace_memory.store.workspace_records import KeyRevocationRecord, KeySessionRecord
 from workspace_memory.workspaces.access import Role, load_caller
 
@@ -110,7 +110,7 @@ class KeySessionService:
         session = KeySession(new_ordered_id("ks", now), workspace_id, user_id, now + ttl, granted)
         expires_at = int(session.expires_at)
         record = KeySessionRecord(session.id, user_id, expires_at, expires_at + TTL_GRACE_SECONDS, granted)
-        self._table.transact([Create(record.to_item(workspace_id), Label.KEY_SESSION)])
+        self._write([Create(record.to_item(workspace_id), Label.KEY_SESSION), WorkspaceLive(workspace_id)])
         return session
 
     def list_own(self, user_id: str, workspace_id: str, limit: int, cursor: str | None) -> KeySessionPage:
@@ -165,4 +165,19 @@ class KeySessionService:
             raise KeySessionNotFound("key session not found")
         if found.opened_by != user_id and caller.role is not Role.OWNER:
             raise Forbidden("only the opener or the workspace owner may revoke a key session")
-        self._table.put(KeyRevocationRecord(session_id, user_id, iso(self._clock.now())).to_item(workspace_id))
+        self._write(
+            [
+                Put(KeyRevocationRecord(session_id, user_id, iso(self._clock.now())).to_item(workspace_id)),
+                WorkspaceLive(workspace_id),
+            ]
+        )
+
+    def _write(self, changes: list[Change]) -> None:
+        """A key session's write, never after the workspace's tombstone (docs/decisions/0056): one judged on
+        a read from before a deletion and sent after its purge would recreate an item of the workspace."""
+        try:
+            self._table.transact(changes)
+        except TransactionCancelled as exc:
+            if Label.WORKSPACE in exc.failed():
+                raise WorkspaceNotFound("workspace not found") from None
+            raise

@@ -24,11 +24,13 @@ from workspace_memory.store.changes.document import (
     TombstoneHead,
 )
 from workspace_memory.store.changes.entries import (
+    BumpEntriesRevision,
     CountAgentWrite,
     CountEntryRead,
     CountEntryVersions,
     EntriesRevisionIs,
     ExpireEntryRevision,
+    ExpireSearchSnapshot,
     MoveEntryHead,
     SupersedeEntryRevision,
 )
@@ -52,6 +54,7 @@ from workspace_memory.store.changes.workspace import (
     SetAi,
     SetPolicyMode,
     TombstoneWorkspace,
+    WorkspaceLive,
 )
 
 Change = (
@@ -80,12 +83,15 @@ Change = (
     | PurgeVersion
     | Delete
     | TombstoneWorkspace
+    | WorkspaceLive
     | TombstoneHead
     | MemberExists
     | MoveEntryHead
     | SupersedeEntryRevision
     | ExpireEntryRevision
     | CountEntryVersions
+    | BumpEntriesRevision
+    | ExpireSearchSnapshot
     | CountAgentWrite
     | CountEntryRead
     | EntriesRevisionIs
@@ -95,6 +101,7 @@ __all__ = [
     "DEFAULT_HISTORY_DAYS",
     "AdmissionLive",
     "BumpClearGeneration",
+    "BumpEntriesRevision",
     "Change",
     "ClaimConversation",
     "ClearGenerationIs",
@@ -108,6 +115,7 @@ __all__ = [
     "Delete",
     "EntriesRevisionIs",
     "ExpireEntryRevision",
+    "ExpireSearchSnapshot",
     "ExpireVersion",
     "HeadAt",
     "KeySessionLive",
@@ -129,4 +137,5 @@ __all__ = [
     "SupersedeEntryRevision",
     "TombstoneHead",
     "TombstoneWorkspace",
+    "WorkspaceLive",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workspace_memory.store.changes.base import ItemWrite, Label
+from workspace_memory.store.keys import Key
 
 
 @dataclass(frozen=True)
@@ -46,12 +47,39 @@ class ExpireEntryRevision:
 @dataclass(frozen=True)
 class CountEntryVersions:
     """Add `delta` to the workspace's stored entry versions and bump its `entriesRevision`, iff the count stays
-    at most `cap` (the item is created on first use)."""
+    at most `cap` (the item is created on first use). With `member`, the count is that member's own private
+    versions (`versions#{member}`), not the shared one (`versions`): no member's refusal point depends on how
+    many private versions another holds (docs/decisions/0056)."""
 
     workspace_id: str
     delta: int
     cap: int
+    member: str | None = None
     label: str = Label.ENTRY_CAP
+
+    @property
+    def attribute(self) -> str:
+        """The counter attribute this change moves on the `ENTRIES` item."""
+        return "versions" if self.member is None else f"versions#{self.member}"
+
+
+@dataclass(frozen=True)
+class BumpEntriesRevision:
+    """Move the workspace's `entriesRevision` on without a write of its own: what search holds at the old one
+    (warm indexes, a snapshot being stored) is stale, as after a retention change expired revisions."""
+
+    workspace_id: str
+    label: str = Label.SEARCH_SNAPSHOT
+
+
+@dataclass(frozen=True)
+class ExpireSearchSnapshot:
+    """Give a stored search-snapshot item (pointer or chunk) the expiry `ttl` iff it still exists: unusable
+    from then on (reads judge expiry themselves), deleted by DynamoDB's TTL as an expired revision is."""
+
+    key: Key
+    ttl: int
+    label: str = Label.SEARCH_SNAPSHOT
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,16 @@ class TombstoneWorkspace:
 
 
 @dataclass(frozen=True)
+class WorkspaceLive:
+    """The workspace exists and is not tombstoned when the write lands: a write judged before a deletion and
+    landing after its tombstone (or after the purge deleted META) is refused, so nothing recreates an item of
+    a deleted workspace (docs/decisions/0056)."""
+
+    workspace_id: str
+    label: str = Label.WORKSPACE
+
+
+@dataclass(frozen=True)
 class BumpClearGeneration:
     """The policy half of a Clear: generation `seen` -> `seen + 1`, mode and revision kept (row created if
     absent, as `read_only` revision 0)."""

@@ -17,6 +17,7 @@ from workspace_memory.search.engine import (
     fuse,
     pack_vector,
     tokenize,
+    top,
     unpack_vector,
 )
 
@@ -42,16 +43,34 @@ class CountingEmbedder:
 
 
 def test_fusion_adds_reciprocal_ranks() -> None:
-    fused = fuse([3, 1], [1, 2])
+    fused = fuse(4, [np.array([3, 1]), np.array([1, 2])], [1.0, 1.0])
     assert fused[1] == pytest.approx(1 / (RRF_K + 2) + 1 / (RRF_K + 1))
     assert fused[3] == pytest.approx(1 / (RRF_K + 1))
     assert fused[2] == pytest.approx(1 / (RRF_K + 2))
+    assert fused[0] == 0
 
 
 def test_fusion_weighs_each_list() -> None:
-    fused = fuse([3], [1], weights=[1.5, 1.0])
+    fused = fuse(4, [np.array([3]), np.array([1])], [1.5, 1.0])
     assert fused[3] == pytest.approx(1.5 / (RRF_K + 1))
     assert fused[1] == pytest.approx(1.0 / (RRF_K + 1))
+
+
+def test_top_takes_the_best_positive_scores_with_ties_by_entry_id() -> None:
+    scores = np.array([0.2, 0.5, 0.0, 0.5, 0.1, 0.5])
+    ids = np.array(["en_f", "en_e", "en_d", "en_c", "en_b", "en_a"])
+    assert top(scores, 2, ids) == [5, 3]
+    assert top(scores, 4, ids) == [5, 3, 1, 0]
+    assert top(scores, 9, ids) == [5, 3, 1, 0, 4]
+
+
+@pytest.mark.parametrize("k", [1, 3, 7, 40])
+def test_top_agrees_with_a_full_sort(k: int) -> None:
+    rng = np.random.default_rng(k)
+    scores = rng.integers(0, 6, size=60) / 4  # many ties, some zeros
+    ids = np.array([f"en_{rng.integers(0, 10**6):07d}" for _ in scores])
+    expected = sorted((i for i in range(60) if scores[i] > 0), key=lambda i: (-scores[i], ids[i]))[:k]
+    assert top(scores, k, ids) == expected
 
 
 def test_question_words_and_pronouns_are_stop_words() -> None:
@@ -68,7 +87,7 @@ def test_a_hidden_document_never_ranks() -> None:
     docs = [doc("en_a", "deploy on tuesdays", owner="u1", scope="member"), doc("en_b", "deploy freeze in december")]
     index = HybridIndex(docs, LocalEmbedder())
     for mode in Mode:
-        hits = index.search("deploy", 5, allowed=lambda d: d.scope != "member", mode=mode)
+        hits = index.search("deploy", 5, mask=index.columns.scope != "member", mode=mode)
         assert [h.entry_id for h in hits] == ["en_b"]
 
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 import base64
 import json
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol
 
 from workspace_memory.search import stopwords
 from workspace_memory.search.bm25 import VisibleBM25
+from workspace_memory.search.columns import Columns
 
 if TYPE_CHECKING:
     import numpy as np
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 
     Vector = NDArray[np.float32]
     Matrix = NDArray[np.float32]
+    Mask = NDArray[np.bool_]
+    Positions = NDArray[np.intp]
 
 RRF_K = 2
 """Reciprocal rank fusion's constant (docs/architecture.md#the-search-engine): a document's fused score is
@@ -203,6 +206,8 @@ class Hit:
     entry_id: str
     revision: int
     score: float
+    position: int
+    """The document's place in the index (`HybridIndex.docs[position]`), so a caller needs no lookup table."""
 
 
 _STEMMER: Any = None
@@ -225,13 +230,27 @@ def tokenize(texts: Sequence[str]) -> list[list[str]]:
     return tokens
 
 
-def fuse(*rankings: Sequence[int], weights: Sequence[float] | None = None) -> dict[int, float]:
-    """Weighted reciprocal rank fusion: each list is document positions, best first (rank 1 = first)."""
-    fused: dict[int, float] = {}
-    for ranking, weight in zip(rankings, weights or [1.0] * len(rankings), strict=True):
-        for rank, position in enumerate(ranking, start=1):
-            fused[position] = fused.get(position, 0.0) + weight / (RRF_K + rank)
+def fuse(size: int, rankings: Sequence[Positions], weights: Sequence[float]) -> NDArray[np.float64]:
+    """Weighted reciprocal rank fusion over `size` documents: each ranking is positions, best first (rank 1 =
+    first); a document no ranking holds scores 0. Summed list by list, as floats, so equal ranks tie exactly."""
+    import numpy as np
+
+    fused = np.zeros(size, dtype=np.float64)
+    for ranking, weight in zip(rankings, weights, strict=True):
+        fused[ranking] += weight / (RRF_K + np.arange(1, len(ranking) + 1, dtype=np.float64))
     return fused
+
+
+def top(scores: NDArray[np.float64], k: int, entry_ids: NDArray[np.str_]) -> list[int]:
+    """The positions of the `k` best positive scores, ties broken by entry id: a partition finds the k-th score,
+    and only the documents at or above it are sorted (never the whole corpus)."""
+    import numpy as np
+
+    ranked = np.flatnonzero(scores > 0)
+    if len(ranked) > k:
+        kth = np.partition(scores[ranked], len(ranked) - k)[len(ranked) - k]
+        ranked = ranked[scores[ranked] >= kth]
+    return sorted((int(i) for i in ranked), key=lambda i: (-scores[i], entry_ids[i]))[:k]
 
 
 class HybridIndex:
@@ -249,6 +268,7 @@ class HybridIndex:
         import numpy as np
 
         self.docs = tuple(docs)
+        self.columns = Columns.of(self.docs)
         self.embedder = embedder
         self.tokens = list(tokens) if tokens is not None else tokenize([d.index_text for d in self.docs])
         # Postings only: BM25's statistics are computed per search over what that caller may see (bm25.py).
@@ -293,18 +313,18 @@ class HybridIndex:
         query: str,
         k: int,
         *,
-        allowed: Callable[[SearchDoc], bool] = lambda _doc: True,
+        mask: Mask | None = None,
         mode: Mode = Mode.HYBRID,
         query_vector: Vector | None = None,
     ) -> list[Hit]:
-        """The best `k` of the documents `allowed` admits. Visibility and filters are applied before ranking, so
-        a hidden document never takes a rank, and before BM25's statistics are taken, so it moves no score."""
-        import numpy as np
+        """The best `k` of the documents `mask` admits (built from `columns`; None: all). Visibility and filters
+        are applied before ranking, so a hidden document never takes a rank, and before BM25's statistics are
+        taken, so it moves no score."""
 
         if not self.docs:
             return []
-        mask = np.fromiter((allowed(d) for d in self.docs), dtype=bool, count=len(self.docs))
-        rankings: list[list[int]] = []
+        mask = self.columns.everything() if mask is None else mask
+        rankings: list[Positions] = []
         weights: list[float] = []
         if mode is not Mode.EMBEDDING:
             rankings.append(self._bm25_ranking(query, mask))
@@ -313,22 +333,28 @@ class HybridIndex:
             weights.append(EMBEDDING_WEIGHT)
             vector = self.embedder.embed([query])[0] if query_vector is None else query_vector
             cosines = self._vectors @ vector
-            cosines = np.where(mask, cosines, -1.0)
-            order = np.argsort(-cosines, kind="stable")
-            rankings.append([int(i) for i in order if cosines[i] >= MIN_COSINE])
-        fused = fuse(*rankings, weights=weights)
-        best = sorted(fused.items(), key=lambda kv: (-kv[1], self.docs[kv[0]].entry_id))[:k]
-        return [Hit(self.docs[i].entry_id, self.docs[i].revision, round(score, 6)) for i, score in best]
+            rankings.append(_descending(cosines, mask & (cosines >= MIN_COSINE)))
+        fused = fuse(len(self.docs), rankings, weights)
+        return [
+            Hit(self.docs[i].entry_id, self.docs[i].revision, round(float(fused[i]), 6), i)
+            for i in top(fused, k, self.columns.entry_id)
+        ]
 
-    def _bm25_ranking(self, query: str, mask: Any) -> list[int]:
+    def _bm25_ranking(self, query: str, mask: Mask) -> Positions:
         """The positions BM25 scores above zero, best first, with IDF, N and the average length of the documents
         `mask` admits. A query of no terms (`the`, `a`, `9`, punctuation) or a corpus of none ranks nothing:
         the embeddings alone decide."""
-        import numpy as np
-
         scores = self._bm25.scores(tokenize([query])[0], mask)
-        order = np.argsort(-scores, kind="stable")
-        return [int(i) for i in order if scores[i] > 0]
+        return _descending(scores, scores > 0)
+
+
+def _descending(scores: Any, keep: Mask) -> Positions:
+    """The positions `keep` admits, best score first, equal scores in index order."""
+    import numpy as np
+
+    kept = np.flatnonzero(keep)
+    ordered: Positions = kept[np.argsort(-scores[kept], kind="stable")]
+    return ordered
 
 
 def _with_vector(doc: SearchDoc, vector: Vector) -> SearchDoc:

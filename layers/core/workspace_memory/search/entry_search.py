@@ -35,6 +35,7 @@ from workspace_memory.store.search_records import entries_revision as entries_re
 from workspace_memory.workspaces.access import Caller, load_caller
 
 if TYPE_CHECKING:
+    from workspace_memory.search.columns import Columns, Mask
     from workspace_memory.search.engine import Embedder, HybridIndex, SearchDoc
 
 MAX_QUERY_BYTES = 1024
@@ -137,20 +138,20 @@ def validate_query(query: str, k: int) -> None:
         raise InvalidInput(f"k must be between 1 and {MAX_K}")
 
 
-def _visible(doc: SearchDoc, caller: Caller) -> bool:
-    return doc.scope != EntryScope.MEMBER.value or doc.owner == caller.user_id
-
-
-def _admits(doc: SearchDoc, filters: SearchFilters) -> bool:
-    if doc.entry_id in filters.exclude:
-        return False
-    if filters.scope is not None and doc.scope != filters.scope.value:
-        return False
-    if filters.type is not None and doc.type != filters.type.value:
-        return False
-    if filters.key_prefix is not None and not (doc.key or "").startswith(filters.key_prefix):
-        return False
-    return doc.valid_to is None if filters.as_of is None else doc.valid_at(filters.as_of)
+def admitted(columns: Columns, caller: Caller, filters: SearchFilters) -> Mask:
+    """What `caller` may see of an index (every workspace-scope entry, her own member-scope ones) and
+    `filters` keep: the revisions current now, or at `as_of`."""
+    mask: Mask = (columns.scope != EntryScope.MEMBER.value) | (columns.owner == caller.user_id)
+    mask &= columns.current() if filters.as_of is None else columns.valid_at(filters.as_of)
+    if filters.exclude:
+        mask &= columns.without(filters.exclude)
+    if filters.scope is not None:
+        mask &= columns.scope == filters.scope.value
+    if filters.type is not None:
+        mask &= columns.type == filters.type.value
+    if filters.key_prefix is not None:
+        mask &= columns.key_starts_with(filters.key_prefix)
+    return mask
 
 
 class SearchService:
@@ -190,9 +191,8 @@ class SearchService:
         """A search for a caller already loaded with the workspace's `entriesRevision` (recall reads both in its
         own consistent read)."""
         index = self.index(caller.workspace.id, entries_revision)
-        docs = {(d.entry_id, d.revision): d for d in index.docs}
-        hits = index.search(query, k, allowed=lambda d: _visible(d, caller) and _admits(d, filters))
-        found = [(docs[(h.entry_id, h.revision)], h.score) for h in hits]
+        hits = index.search(query, k, mask=admitted(index.columns, caller, filters))
+        found = [(index.docs[h.position], h.score) for h in hits]
         return [SearchResult(d.entry_id, d.revision, d.title, d.summary, score, d.body) for d, score in found]
 
     def index(self, workspace_id: str, entries_revision: int) -> HybridIndex:

@@ -162,8 +162,8 @@ ENTRY_CURATED = [
     Curated(
         "search visibility: a member's entry is theirs alone",
         CORE + "search/entry_search.py",
-        "return doc.scope != EntryScope.MEMBER.value or doc.owner == caller.user_id",
-        "return True",
+        "mask: Mask = (columns.scope != EntryScope.MEMBER.value) | (columns.owner == caller.user_id)",
+        "mask: Mask = columns.everything()",
         (
             "tests/integration/search/test_search_routes.py::test_a_members_private_entry_never_surfaces_for_another_member",
         ),

@@ -100,8 +100,10 @@ schemathesis: install
 
 # The search quality set (tests/quality/) through BM25, embeddings and their fusion: recall@5, MRR, negatives.
 # EVAL_ARGS="--floors 0.10,0.20,0.24,0.30" compares cosine floors; LOCOMO=DIR (or EVAL_ARGS="--locomo DIR") adds
-# LoCoMo from a folder with the public snap-research/locomo data (never in the repository).
+# LoCoMo from a folder with the public snap-research/locomo data (never in the repository), beside LangGraph's
+# store with the same embedder (the `peers` dependency group, installed here and nowhere else).
 eval: install
+	$(UV) sync --frozen --inexact --group peers --python $(PY) --quiet
 	$(PY) -m scripts.eval_search $(if $(LOCOMO),--locomo $(LOCOMO)) $(EVAL_ARGS)
 
 bench: install

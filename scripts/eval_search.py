@@ -6,8 +6,9 @@ Builds one `HybridIndex` over `tests/quality/entries.jsonl` with the local embed
 query kind and overall, recall@5 and MRR@10 (over queries with relevant ids) and, for the negatives, the share
 that found nothing and the mean number of results. `--floors` repeats the table for other `MIN_COSINE`
 values, the evidence the constant is chosen on. `--locomo DIR` adds LoCoMo (scripts/eval/locomo.py), read from a
-folder holding the public `snap-research/locomo` data (never vendored); its embeddings are cached under
-`--cache` (default /tmp/workspace-memory-eval), so a second run embeds only what changed.
+folder holding the public `snap-research/locomo` data (never vendored), beside LangGraph's store with the same
+embedder (the `peers` group) and the warm search time of both at one index of every turn; its embeddings are
+cached under `--cache` (default /tmp/workspace-memory-eval), so a second run embeds only what changed.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from scripts.eval import locomo, locomo_data
+from scripts.eval import locomo, locomo_data, speed
 from scripts.search_quality import (
     KINDS,
     MRR_K,
@@ -79,6 +80,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         turns = sum(len(c.turns) for c in conversations)
         print(f"\nLoCoMo: {len(conversations)} conversations, {turns} turns; recall is the share of evidence found")
         for line in locomo.table(locomo.evaluate(conversations, embedder)):
+            print(line)
+        print()
+        for line in speed.table(conversations, embedder):
             print(line)
         embedder.save()
 

@@ -6,21 +6,48 @@ beside it as a conversational memory is indexed (`turns+prev`), and each observa
 entries are its evidence turns, or the observations drawn from them; questions with none in a corpus are left
 out of it. The wrong-memory rate asks each conversation's answerable questions of the next conversation's
 index, where nothing is about them: the share that come back empty is the abstention rate.
+
+Systems: the engine's three modes and, when the `peers` group is installed, LangGraph's store with the same
+embedder (`peer.py`). Every question's vector is computed before anything is timed, so the per-query times
+compare rankings, not who embedded first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scripts.eval import peer
 from scripts.eval.locomo_data import ANSWERABLE, CATEGORIES, Conversation
 from scripts.search_quality import reciprocal_rank
 from workspace_memory.search.engine import Embedder, HybridIndex, Mode, SearchDoc
 
 CORPORA = ("turns", "turns+prev", "observations")
 MODES = (Mode.BM25, Mode.EMBEDDING, Mode.HYBRID)
+PEER = "langgraph"
+
+Ranker = Callable[[str, int], list[str]]
+
+
+def systems() -> tuple[str, ...]:
+    """The engine's modes, then the peer when it is installed."""
+    return tuple(m.value for m in MODES) + ((PEER,) if peer.available() else ())
+
+
+def rankers(docs: Sequence[SearchDoc], embedder: Embedder) -> dict[str, Ranker]:
+    """Each system over one corpus: entry ids, best first."""
+    index = HybridIndex(docs, embedder)
+
+    def mode(m: Mode) -> Ranker:
+        return lambda query, k: [h.entry_id for h in index.search(query, k, mode=m)]
+
+    found: dict[str, Ranker] = {m.value: mode(m) for m in MODES}
+    if peer.available():
+        found[PEER] = peer.LangGraphStore(docs, embedder).search
+    return found
 
 
 class CachedEmbedder:
@@ -102,59 +129,82 @@ class Tally:
 
 @dataclass
 class Result:
-    tallies: dict[tuple[str, str, Mode], Tally]
-    """(corpus, category name or `all`, mode) → answerable figures."""
-    empty: dict[tuple[str, Mode], tuple[int, int]]
-    """(corpus, mode) → (wrong-memory questions that found nothing, wrong-memory questions)."""
-    answerable_empty: dict[tuple[str, Mode], int]
+    systems: tuple[str, ...]
+    tallies: dict[tuple[str, str, str], Tally]
+    """(corpus, category name or `all`, system) → answerable figures."""
+    empty: dict[tuple[str, str], tuple[int, int]]
+    """(corpus, system) → (wrong-memory questions that found nothing, wrong-memory questions)."""
+    answerable_empty: dict[tuple[str, str], int]
+    seconds: dict[str, list[float]] = field(default_factory=dict)
+    """system → the time of each of its searches (answerable and wrong-memory, every corpus)."""
 
 
 def evaluate(conversations: Sequence[Conversation], embedder: Embedder) -> Result:
-    tallies: dict[tuple[str, str, Mode], Tally] = {}
-    empty: dict[tuple[str, Mode], tuple[int, int]] = {}
-    answerable_empty: dict[tuple[str, Mode], int] = {}
+    names = systems()
+    embedder.embed([q.question for c in conversations for q in c.questions])  # vectors first, untimed
+    result = Result(names, {}, {}, {}, {name: [] for name in names})
+
+    def ask(ranker: Ranker, name: str, question: str) -> list[str]:
+        start = time.perf_counter()
+        found = ranker(question, 10)
+        result.seconds[name].append(time.perf_counter() - start)
+        return found
+
     for kind in CORPORA:
-        indexes = []
+        built = []
         for conversation in conversations:
             docs, holders = corpus(conversation, kind)
-            indexes.append(HybridIndex(docs, embedder))
+            built.append(rankers(docs, embedder))
             for question in conversation.questions:
                 relevant = set().union(*(holders.get(e, set()) for e in question.evidence))
                 if question.category not in ANSWERABLE or not relevant:
                     continue
-                for mode in MODES:
-                    found = [h.entry_id for h in indexes[-1].search(question.question, 10, mode=mode)]
+                for name in names:
+                    found = ask(built[-1][name], name, question.question)
                     for group in (CATEGORIES[question.category], "all"):
-                        tallies.setdefault((kind, group, mode), Tally()).add(found, relevant)
-                    answerable_empty[(kind, mode)] = answerable_empty.get((kind, mode), 0) + (not found)
+                        result.tallies.setdefault((kind, group, name), Tally()).add(found, relevant)
+                    lost = result.answerable_empty.get((kind, name), 0)
+                    result.answerable_empty[(kind, name)] = lost + (not found)
         for n, conversation in enumerate(conversations):
-            other = indexes[(n + 1) % len(indexes)]
+            other = built[(n + 1) % len(built)]
             for question in conversation.questions:
                 if question.category not in ANSWERABLE:
                     continue
-                for mode in MODES:
-                    hits = other.search(question.question, 10, mode=mode)
-                    done, total = empty.get((kind, mode), (0, 0))
-                    empty[(kind, mode)] = (done + (not hits), total + 1)
-    return Result(tallies, empty, answerable_empty)
+                for name in names:
+                    hits = ask(other[name], name, question.question)
+                    done, total = result.empty.get((kind, name), (0, 0))
+                    result.empty[(kind, name)] = (done + (not hits), total + 1)
+    return result
 
 
 def table(result: Result) -> list[str]:
-    """One row per (corpus, category), one column group per mode: R@5, R@10, MRR@10; then abstention."""
-    head = f"{'corpus':<14}{'category':<12}{'n':>5}  " + "  ".join(f"{m.value:>22}" for m in MODES)
-    sub = f"{'':<31}  " + "  ".join(f"{'R@5':>6} {'R@10':>6} {'MRR10':>7}" for _ in MODES)
+    """One row per (corpus, category), one column group per system: R@5, R@10, MRR@10; then abstention, and
+    each system's search time against the fusion's, measured in this run."""
+    names = result.systems
+    head = f"{'corpus':<14}{'category':<12}{'n':>5}  " + "  ".join(f"{name:>22}" for name in names)
+    sub = f"{'':<31}  " + "  ".join(f"{'R@5':>6} {'R@10':>6} {'MRR10':>7}" for _ in names)
     lines = [head, sub]
     groups = [CATEGORIES[c] for c in ANSWERABLE] + ["all"]
     for kind in CORPORA:
         for group in groups:
-            tallies = [result.tallies.get((kind, group, m), Tally()) for m in MODES]
+            tallies = [result.tallies.get((kind, group, name), Tally()) for name in names]
             cells = "  ".join(f"{r5:>6.3f} {r10:>6.3f} {mrr:>7.3f}" for r5, r10, mrr in (t.cells() for t in tallies))
             lines.append(f"{kind:<14}{group:<12}{tallies[0].n:>5}  {cells}")
         shares = []
-        for mode in MODES:
-            done, total = result.empty.get((kind, mode), (0, 0))
+        for name in names:
+            done, total = result.empty.get((kind, name), (0, 0))
             shares.append(f"{done / (total or 1):>6.1%} {'':>6} {'':>7}")
-        lines.append(f"{kind:<14}{'wrong-mem':<12}{result.empty[(kind, MODES[0])][1]:>5}  " + "  ".join(shares))
-        lost = [result.answerable_empty.get((kind, m), 0) for m in MODES]
+        lines.append(f"{kind:<14}{'wrong-mem':<12}{result.empty[(kind, names[0])][1]:>5}  " + "  ".join(shares))
+        lost = [result.answerable_empty.get((kind, name), 0) for name in names]
         lines.append(f"{kind:<14}{'ans. empty':<12}{'':>5}  " + "  ".join(f"{x:>6d} {'':>6} {'':>7}" for x in lost))
+    fusion = _p50_ms(result.seconds[Mode.HYBRID.value])
+    times = "  ".join(
+        f"{_p50_ms(result.seconds[name]):>9.3f} ms {_p50_ms(result.seconds[name]) / fusion:>8.1f}x" for name in names
+    )
+    lines.append(f"{'p50 per search, vs hybrid':<31}  {times}")
     return lines
+
+
+def _p50_ms(seconds: Sequence[float]) -> float:
+    ordered = sorted(seconds)
+    return 1000 * ordered[len(ordered) // 2] if ordered else 0.0

@@ -157,7 +157,7 @@ FENCE_CURATED = [
     Curated(
         "recall: key-session expiry",
         AUTHORITY,
-        ' and self.revocation is None and int(ks["expiresAt"]) > now',
+        " and self.revocation is None and ks.expires_at > now",
         " and self.revocation is None",
         (
             GUARDS + "::test_recall_withholds_memory_once_the_key_session_expired",
@@ -276,7 +276,7 @@ FENCE_CURATED = [
     Curated(
         "admission: key session of the same user",
         CORE + "turns/admission.py",
-        'if session["openedBy"] != user_id:',
+        "if session.opened_by != user_id:",
         "if False:",
         (
             GUARDS + "::test_an_admission_under_another_users_key_session_is_refused",

@@ -43,3 +43,54 @@ def test_no_class_is_over_300_lines() -> None:
                 if lines > CLASS_LINES:
                     long[f"{path.relative_to(ROOT)}:{node.name}"] = lines
     assert long == {}
+
+
+CORE = ROOT / "layers" / "core" / "workspace_memory"
+DOMAIN = ("document", "turns", "entries", "search", "governance", "workspaces", "kernel")
+"""The contexts that speak the domain: only `store/` (and the adapters) spell how an item is stored."""
+NOT_ITEMS = {
+    # Names a stored attribute shares with another vocabulary, per module, each with what it is there.
+    "document/versions.py": {"kind", "version"},  # the version's encryption context
+    "turns/admission.py": {"kind"},  # the admission message's encryption context
+    "turns/capture.py": {"baseVersion"},  # the canonical request a capture's hash is taken of
+    "turns/notes.py": {"kind", "revision"},  # the notes' encryption context
+    "entries/candidate_diff.py": {"type"},  # a field of the diff the wire shows
+    "entries/candidates.py": {"type", "scope"},  # the candidate's sealed draft
+    "entries/model.py": {"kind", "revision", "candidate", "sha256"},  # encryption contexts, sealed sources
+    "search/search_snapshot.py": {"kind", "entriesRevision", "generation"},  # the snapshot's encryption context
+    "governance/changefeed.py": {"kind", "version", "op", "type"},  # the event's detail, the stream's identity
+}
+
+
+def _stored_names() -> set[str]:
+    from workspace_memory.store.attributes import KINDS
+
+    return {name for kind in KINDS for name in kind.attributes if not name.endswith("#")}
+
+
+def _spelled(tree: ast.AST, names: set[str]) -> set[str]:
+    """The stored names a module uses as an item's key: `x["name"]`, `x.get("name")`, `{"name": ...}`."""
+    found: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript):
+            found.append(node.slice)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            found.extend(node.args[:1])
+        elif isinstance(node, ast.Dict):
+            found.extend(key for key in node.keys if key is not None)
+    return {c.value for c in found if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value in names}
+
+
+def test_the_store_declares_the_attribute_names() -> None:
+    assert {"entryId", "scopeOwner", "ciphertext", "expiresAt", "openedBy", "role"} <= _stored_names()
+
+
+def test_only_the_store_spells_how_an_item_is_stored() -> None:
+    names = _stored_names()
+    spelled = {}
+    for context in DOMAIN:
+        for path in sorted((CORE / context).rglob("*.py")):
+            found = _spelled(ast.parse(path.read_text(encoding="utf-8")), names)
+            if found:
+                spelled[str(path.relative_to(CORE))] = found
+    assert spelled == NOT_ITEMS

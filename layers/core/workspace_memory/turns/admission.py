@@ -31,9 +31,10 @@ from workspace_memory.store import keys
 from workspace_memory.store.changes import Change, ClaimConversation, ConsentIs, Create, Label, Put
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
 from workspace_memory.store.turn_records import AdmissionMarker, AdmissionRecord, ConversationOwner, CredentialSlot
+from workspace_memory.store.workspace_records import KeySessionRecord
 from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.workspaces.access import Caller, Workspace, load_caller
-from workspace_memory.workspaces.keysessions import ALL_SCOPES, Scope, role_scopes, scopes_of
+from workspace_memory.workspaces.keysessions import ALL_SCOPES, Scope, role_scopes
 
 ADMISSION_TTL_SECONDS = 15 * 60
 RETENTION_SECONDS = 24 * 3600
@@ -175,12 +176,13 @@ class AdmissionService:
         return self.admit(request)
 
     @staticmethod
-    def _check_key_session(user_id: str, now: float, session: Item | None, revoked: Item | None) -> frozenset[Scope]:
-        if session is None or revoked is not None or int(session["expiresAt"]) <= now:
+    def _check_key_session(user_id: str, now: float, item: Item | None, revoked: Item | None) -> frozenset[Scope]:
+        session = KeySessionRecord.of(item)
+        if session is None or revoked is not None or session.expires_at <= now:
             raise KeySessionInvalid("key session is unknown, expired or revoked")
-        if session["openedBy"] != user_id:
+        if session.opened_by != user_id:
             raise KeySessionInvalid("key session belongs to another user")
-        return scopes_of(session.get("scopes"))
+        return ALL_SCOPES if session.scopes is None else session.scopes  # one from before scopes grants all
 
     def _create(self, grant: _Grant, request: AdmissionRequest, turn_id: str | None) -> Admitted:
         """A new admission with a fresh credential, written in one transaction with what it claims."""

@@ -31,6 +31,7 @@ from workspace_memory.store.changes import (
 from workspace_memory.store.head import Head
 from workspace_memory.store.ports import Item, Table
 from workspace_memory.store.turn_records import CaptureReceipt, CredentialSlot
+from workspace_memory.store.workspace_records import KeySessionRecord, MemberRecord
 from workspace_memory.turns.admission import Admission, AdmissionRef, InvalidAdmission
 from workspace_memory.workspaces.access import Workspace, is_deleted
 from workspace_memory.workspaces.keysessions import Scope
@@ -44,8 +45,9 @@ class Authority:
     role: str | None
     policy: Policy
     head: Head
-    key_session: Item | None
+    key_session: KeySessionRecord | None
     revocation: Item | None
+    """The session's revocation, if any: only its presence counts."""
     deleted: bool = False
     """The workspace is tombstoned (then `workspace` is None: every predicate of the turn fails)."""
     extra: tuple[Item | None, ...] = ()
@@ -81,7 +83,7 @@ class Authority:
         if self.admission.key_session_id is None:
             return True
         ks = self.key_session
-        return ks is not None and self.revocation is None and int(ks["expiresAt"]) > now
+        return ks is not None and self.revocation is None and ks.expires_at > now
 
     def can_write(self) -> bool:
         """The user still holds write right (the fence's `access` condition, judged on the snapshot)."""
@@ -149,10 +151,10 @@ def read_authority(
         admission=admission,
         slot=CredentialSlot.of(slot),
         workspace=Workspace.from_item(meta) if meta and not is_deleted(meta) else None,
-        role=member["role"] if member else None,
+        role=None if (membership := MemberRecord.of(member)) is None else membership.role.value,
         policy=Policy.from_item(policy),
         head=Head.from_item(head),
-        key_session=ks,
+        key_session=KeySessionRecord.of(ks),
         revocation=revoked,
         deleted=meta is not None and is_deleted(meta),
         extra=tuple(more),

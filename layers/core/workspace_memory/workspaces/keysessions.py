@@ -41,11 +41,6 @@ def role_scopes(role: Role) -> frozenset[Scope]:
     return ALL_SCOPES - WRITE_SCOPES if role is Role.VIEWER else ALL_SCOPES
 
 
-def scopes_of(values: Iterable[str] | None) -> frozenset[Scope]:
-    """Scopes as stored (a list of strings); an item without any predates scopes and grants all."""
-    return ALL_SCOPES if values is None else frozenset(Scope(v) for v in values)
-
-
 class KeySessionNotFound(NotFound):
     code = "KEY_SESSION_NOT_FOUND"
 

@@ -80,7 +80,7 @@ check: lint typecheck
 # One pytest-xdist worker per core, each with a local stack of its own; a file's tests stay on one worker (its
 # module fixtures are built once).
 test: lint typecheck template-lint build
-	$(PY) -m pytest -q -n auto --dist loadfile
+	$(PY) -m pytest -q -n auto --dist loadfile --durations=25
 
 # soak: the slow tests at full depth (200-round races, 100 schemathesis requests per route, 5x hypothesis
 # examples). Run it before changing the fence (docs/decisions: test tiers). A 200-round race takes about four

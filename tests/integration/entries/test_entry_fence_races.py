@@ -61,6 +61,8 @@ class Call:
     start: int
     end: int
     ok: bool
+    fence: bool = False
+    """The save's fence: the transaction that re-checks the policy (the answer's write comes after it)."""
 
 
 @dataclass
@@ -85,7 +87,7 @@ class Timeline:
                 transact(changes)
                 ok = True
             finally:
-                self.calls.append(Call(role, start, time.perf_counter_ns(), ok))
+                self.calls.append(Call(role, start, time.perf_counter_ns(), ok, fence))
 
         return timed
 
@@ -101,8 +103,12 @@ class Timeline:
         return run
 
     def last_write(self, role: str) -> Call | None:
-        """The side's last transaction: the save's fence, the event's own write."""
+        """The side's last transaction (the event's own write)."""
         return next((c for c in reversed(self.calls) if c.role == role), None)
+
+    def fence(self) -> Call | None:
+        """The save's fence transaction (its recorded answer is written by another one, after it)."""
+        return next((c for c in reversed(self.calls) if c.fence), None)
 
 
 @dataclass(frozen=True)
@@ -186,7 +192,7 @@ def test_save_races_event(rounds: Rounds, event: Event, monkeypatch: pytest.Monk
         if saved.outcome is Outcome.COMMITTED:
             # Serial order: the save, then the event. Its fence reached the server before the event's write
             # had come back, and everything of the entry is stored, the idempotency answer included.
-            fence = timeline.last_write("save")
+            fence = timeline.fence()
             assert fence is not None
             assert fence.ok
             assert fence.start < write.end, "an entry committed after the event it was admitted before"

@@ -175,7 +175,7 @@ def test_every_attribute_of_every_item_is_of_its_declared_class(
         for item in stored
         if (kind := attributes.kind_of(item["pk"], item["sk"])) is not None
         for name in item
-        if kind.attributes[name] is attribute_forms.CLEAR_TEXT
+        if kind.form(name) is attribute_forms.CLEAR_TEXT
     }
     assert clear == set(attributes.FINDINGS)
     leaking = [(item["sk"], t) for item in stored for t in FREE_TEXT if t in clear_strings(item)]

@@ -270,7 +270,7 @@ def test_a_viewers_capture_is_refused_for_write_right(settings: Settings) -> Non
     scene = make_scene(settings)
     viewer = f"viewer-{uuid.uuid4().hex[:8]}"
     add_member(scene, viewer, Role.VIEWER)
-    admitted = admit(scene, user=viewer)
+    admitted = scene.admit(user=viewer)  # the human route: a viewer's key session can delegate reading only
     before = stored_head(scene)
     result = scene.capture(admitted, LINE, 1)
     assert (result.outcome, result.predicate) == (Outcome.REFUSED, Predicate.ACCESS)

@@ -51,8 +51,11 @@ def key_of(notebook: Notebook) -> tuple[str, str]:
 
 @pytest.fixture(scope="module", autouse=True)
 def _branch_key(settings: Settings) -> None:
-    """Notes of `WS` are encrypted under its branch key, which `create_workspace` would have made."""
-    build_services(settings).key_store.create_branch_key(WS)
+    """Notes of `WS` are encrypted under its branch key, which `create_workspace` would have made, and written
+    only while its `META` stands (no notes outlive a workspace's deletion)."""
+    services = build_services(settings)
+    services.key_store.create_branch_key(WS)
+    services.table.put({**keys.as_key(keys.meta(WS)), "workspaceId": WS})
 
 
 @pytest.fixture
@@ -124,6 +127,7 @@ def test_ciphertext_moved_to_another_notebook_fails_to_decrypt(
     }[differs]
     if differs == "workspace":
         svc.key_store.create_branch_key(target.workspace_id)
+        svc.table.put({**keys.as_key(keys.meta(target.workspace_id)), "workspaceId": target.workspace_id})
     notes.update(source, "secret of the source notebook")
     notes.update(target, "the target's own notes")
     stolen = svc.table.get(*key_of(source))

@@ -73,6 +73,15 @@ class ItemKind:
         exact = not self.sk_prefix.endswith("#")
         return pk.startswith(self.pk_prefix) and (sk == self.sk_prefix if exact else sk.startswith(self.sk_prefix))
 
+    def form(self, name: str) -> Form | None:
+        """The class of attribute `name`: declared by name, or by family (`versions#` for `versions#{userId}`,
+        one attribute per member)."""
+        form = self.attributes.get(name)
+        family, _, member = name.partition("#")
+        if form is None and member and USER_ID.fullmatch(member):
+            form = self.attributes.get(family + "#")
+        return form
+
 
 _DOC_OP = enum_of(("save", "clear", "undo", "capture"))
 _RECEIPT = map_of(
@@ -356,10 +365,7 @@ def violations(item: Mapping[str, object]) -> list[str]:
         return [f"{pk.split('#', 1)[0]}#…/{sk.split('#', 1)[0]}: undeclared item kind"]
     found = []
     for name, value in item.items():
-        form = kind.attributes.get(name)
-        family, _, member = name.partition("#")
-        if form is None and member and USER_ID.fullmatch(member):  # a family of attributes, one per member
-            form = kind.attributes.get(family + "#")
+        form = kind.form(name)
         if form is None:
             found.append(f"{kind.name}.{name}: undeclared attribute")
         elif not form.holds(value, item):

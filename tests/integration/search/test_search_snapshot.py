@@ -141,7 +141,7 @@ def test_forgetting_an_entry_removes_the_snapshot_that_held_it(api: Api, svc: Se
     for blob in (item_bytes(i) for i in scan_all(resources)):
         assert marker.encode() not in blob
         assert not any(p in blob for p in parts)
-    assert cold(svc).search(owner, ws, marker, 5) == []
+    assert entry_id not in {h.entry_id for h in cold(svc).search(owner, ws, marker, 5)}
 
 
 def test_forgetting_a_members_entries_removes_the_snapshot(api: Api, svc: Services) -> None:
@@ -184,4 +184,4 @@ def test_accepting_an_agents_forget_proposal_removes_the_snapshot(api: Api, svc:
     for blob in (item_bytes(i) for i in scan_all(resources)):
         assert marker.encode() not in blob
         assert not any(p in blob for p in parts)
-    assert cold(svc).search(owner, ws, marker, 5) == []
+    assert entry_id not in {h.entry_id for h in cold(svc).search(owner, ws, marker, 5)}

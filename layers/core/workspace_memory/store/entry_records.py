@@ -9,19 +9,11 @@ stored at all (no nulls). `entry_queries` reads them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from workspace_memory.kernel.terms import CandidateKind, CandidateStatus, EntryScope, EntryStatus, EntryType
 from workspace_memory.store import keys
 from workspace_memory.store.ports import Item
-
-
-def _set(attributes: Item) -> Item:
-    return {name: value for name, value in attributes.items() if value is not None}
-
-
-def _int(value: Any) -> int | None:
-    return None if value is None else int(value)
+from workspace_memory.store.record_fields import optional_int, present
 
 
 @dataclass(frozen=True)
@@ -68,9 +60,9 @@ class EntryRecord:
             key_lookup=item.get("keyLookup"),
             key_slot=item.get("keySlot"),
             superseded_at=item.get("supersededAt"),
-            superseded_by=_int(item.get("supersededBy")),
-            ttl=_int(item.get("ttl")),
-            read_count=_int(item.get("readCount")),
+            superseded_by=optional_int(item.get("supersededBy")),
+            ttl=optional_int(item.get("ttl")),
+            read_count=optional_int(item.get("readCount")),
             last_read_at=item.get("lastReadAt"),
         )
 
@@ -80,11 +72,11 @@ class EntryRecord:
 
     def head_item(self, workspace_id: str) -> Item:
         """The chain's head at this revision."""
-        counts = _set({"readCount": self.read_count, "lastReadAt": self.last_read_at})
+        counts = present({"readCount": self.read_count, "lastReadAt": self.last_read_at})
         return {**keys.as_key(keys.entry(workspace_id, self.entry_id)), **self._attributes(), **counts}
 
     def _attributes(self) -> Item:
-        return _set(
+        return present(
             {
                 "entryId": self.entry_id,
                 "revision": self.revision,
@@ -207,7 +199,7 @@ class CandidateRecord:
             ciphertext=item.get("ciphertext"),
             admission_id=item.get("admissionId"),
             entry_id=item.get("entryId"),
-            base_revision=_int(item.get("baseRevision")),
+            base_revision=optional_int(item.get("baseRevision")),
             decided_by=item.get("decidedBy"),
             decided_at=item.get("decidedAt"),
         )
@@ -216,7 +208,7 @@ class CandidateRecord:
         """A save candidate's item names no kind (`save` is what an absent one means)."""
         return {
             **keys.as_key(keys.entry_candidate(workspace_id, self.candidate_id)),
-            **_set(
+            **present(
                 {
                     "candidateId": self.candidate_id,
                     "kind": None if self.kind is CandidateKind.SAVE else self.kind.value,

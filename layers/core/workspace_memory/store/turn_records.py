@@ -15,10 +15,7 @@ from typing import Any, Self
 from workspace_memory.kernel.terms import MemoryState, Mode, RecallStatus, Scope
 from workspace_memory.store import keys
 from workspace_memory.store.ports import Item
-
-
-def _set(attributes: Item) -> Item:
-    return {name: value for name, value in attributes.items() if value is not None}
+from workspace_memory.store.record_fields import present
 
 
 def _bytes(value: Any) -> bytes | None:
@@ -118,7 +115,7 @@ class AdmissionRecord:
     def to_item(self) -> Item:
         return {
             **keys.as_key(keys.admission(self.id)),
-            **_set(
+            **present(
                 {
                     "admissionId": self.id,
                     "conversationId": self.conversation_id,
@@ -262,7 +259,7 @@ class RecallReceiptRecord:
         """Under the conversation, in the order of the calls (`at_ms`); `seq` tells apart two of one millisecond."""
         return {
             **keys.as_key(keys.receipt(conversation_id, at_ms, self.admission_id, seq)),
-            **_set(
+            **present(
                 {
                     "admissionId": self.admission_id,
                     "workspaceId": self.workspace_id,
@@ -309,7 +306,7 @@ class NotesRecord:
     def to_item(self, user_id: str, session_id: str) -> Item:
         return {
             **keys.as_key(keys.notes(self.workspace_id, user_id, session_id)),
-            **_set(
+            **present(
                 {
                     "workspaceId": self.workspace_id,
                     "ciphertext": self.ciphertext,

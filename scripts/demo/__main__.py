@@ -17,7 +17,8 @@ from scripts.demo.transcript import DemoFailure, Http
 from scripts.localstack.client import DevClient
 from scripts.localstack.processes import Interrupted, StartError
 from scripts.localstack.resources import isolate_environment
-from scripts.localstack.stack import LocalStack, StackConfig, signals_set
+from scripts.localstack.signals import signals_set
+from scripts.localstack.stack import LocalStack, StackConfig
 
 HTTP_TIMEOUT_SECONDS = 30.0
 

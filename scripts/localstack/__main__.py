@@ -26,7 +26,8 @@ from contextlib import suppress
 
 from scripts.localstack.processes import WORKER_MODULE, Interrupted, StartError, warn
 from scripts.localstack.resources import isolate_environment
-from scripts.localstack.stack import LocalStack, StackConfig, signals_set
+from scripts.localstack.signals import signals_set
+from scripts.localstack.stack import LocalStack, StackConfig
 from scripts.localstack.tether import tether
 
 

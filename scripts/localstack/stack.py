@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, ExitStack, contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType, TracebackType
+from types import TracebackType
 from typing import TYPE_CHECKING, Literal
 
 from scripts.localstack.functions import stack_environment
@@ -41,6 +40,7 @@ from scripts.localstack.processes import (
     stop,
 )
 from scripts.localstack.resources import LocalResources, provision
+from scripts.localstack.signals import signals_held
 from scripts.localstack.template import ROOT
 from scripts.localstack.temporal import TemporalStartCancelled, free_port, start_temporal
 from workspace_memory.kernel.settings import Settings
@@ -135,7 +135,7 @@ class LocalStack:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        with _signals_held():
+        with signals_held():
             self._exit.close()
 
     def checkpoint(self) -> None:
@@ -351,37 +351,3 @@ def _restore(saved: Mapping[str, str | None]) -> None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
-
-
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM ignored for the block (main thread only: elsewhere signals are not ours to set)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    with _handling(signal.SIG_IGN):
-        yield
-
-
-@contextmanager
-def signals_set(event: threading.Event) -> Iterator[threading.Event]:
-    """SIGINT and SIGTERM set `event` for the block instead of raising: an exception thrown into arbitrary
-    code (say, inside subprocess's waitpid lock) can wedge the very cleanup it triggers, so a stack starting
-    up checks the event at safe points instead (`LocalStack(cancel=event)`)."""
-
-    def on_signal(_signum: int, _frame: FrameType | None) -> None:
-        event.set()
-
-    with _handling(on_signal):
-        yield event
-
-
-@contextmanager
-def _handling(handler: Callable[[int, FrameType | None], None] | signal.Handlers) -> Iterator[None]:
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, before in previous.items():
-            if before is not None:  # None: a handler not installed from Python, which Python cannot restore
-                signal.signal(sig, before)

@@ -35,12 +35,16 @@ from temporalio.converter import PayloadCodec
 from workspace_memory.adapters.aws import build_clients
 from workspace_memory.adapters.temporal_codec import KmsPayloadCodec, payload_cipher
 from workspace_memory.kernel import loopback
-from workspace_memory.kernel.settings import Settings
+from workspace_memory.kernel.settings import Settings, SettingsError
 
 DEFAULT_PORT = 8888
 DEFAULT_UI_ORIGINS = ("http://localhost:8233", "http://127.0.0.1:8233")
 MAX_BODY = 32 * 1024 * 1024
 _ALLOW_HEADERS = "Content-Type, X-Namespace, Authorization"
+_SETUP = (
+    "Give it the service's environment (TABLE_NAME, KMS_KEY_ID, AWS_REGION and credentials; AWS_ENDPOINT_URL "
+    "for a local endpoint). `make dev` runs one for its own stack: see the line 'codec server' of its banner"
+)
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,20 @@ class _Handler(loopback.LoopbackOnlyHandler):
         self.wfile.write(response.body)
 
 
+def _settings(parser: argparse.ArgumentParser) -> Settings:
+    """The service's settings and credentials, or a usage error saying what to set: a codec server that
+    starts without them would answer every `/decode` with a 500."""
+    import boto3
+
+    try:
+        settings = Settings.from_environ(os.environ)
+    except SettingsError as exc:
+        parser.error(f"{exc}. {_SETUP}")
+    if boto3.session.Session(region_name=settings.region).get_credentials() is None:
+        parser.error(f"no AWS credentials (it calls KMS to decrypt). {_SETUP}")
+    return settings
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m workflows.codec_server", description="Loopback Temporal codec server (KMS)."
@@ -207,7 +225,7 @@ def main(argv: list[str] | None = None) -> None:
     for origin in args.origins or ():
         if not loopback.is_loopback_origin(origin):
             parser.error(f"--ui-origin must be a loopback origin such as http://localhost:8233, not {origin!r}")
-    settings = Settings.from_environ(os.environ)
+    settings = _settings(parser)
     codec = KmsPayloadCodec(payload_cipher(build_clients(settings).kms, settings.kms_key_id))
     server = CodecHTTPServer(codec, args.host, args.port, args.origins or DEFAULT_UI_ORIGINS)
     host, port = server.server_address[:2]

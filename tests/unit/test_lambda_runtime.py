@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pydantic import ValidationError
 
 from scripts.localstack.environments import Invocation
 from scripts.localstack.functions import FunctionSpec, declared_names, function_specs
@@ -31,7 +30,7 @@ from scripts.localstack.runtime import (
 )
 from scripts.localstack.template import load_template
 from workspace_memory.kernel.clock import FileClock
-from workspace_memory.kernel.settings import LOCAL_CLOCK_FILE, LOCAL_STACK_FLAG, Settings
+from workspace_memory.kernel.settings import LOCAL_CLOCK_FILE, LOCAL_STACK_FLAG, Settings, SettingsError
 
 pytestmark = pytest.mark.unit
 
@@ -180,7 +179,7 @@ def test_the_local_clock_is_honoured_only_on_the_local_stack(tmp_path: Path) -> 
         {**clock, LOCAL_STACK_FLAG: "1"},  # no endpoint: AWS itself
         {**clock, LOCAL_STACK_FLAG: "1", "AWS_ENDPOINT_URL": "https://dynamodb.us-east-1.amazonaws.com"},
     ):
-        with pytest.raises(ValidationError, match=LOCAL_CLOCK_FILE):
+        with pytest.raises(SettingsError, match=LOCAL_CLOCK_FILE):
             _settings(refused)
 
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from workspace_memory.kernel.loopback import is_loopback_host
 
@@ -14,6 +14,33 @@ LOCAL_STACK_FLAG = "WM_LOCAL_STACK"
 """`1` in the local stack's functions (scripts/localstack); never set by template.yaml."""
 LOCAL_CLOCK_FILE = "WM_LOCAL_CLOCK_FILE"
 """The local stack's clock file (`clock.FileClock`): honoured only with the flag and a loopback endpoint."""
+
+ENV_NAMES = {
+    "table_name": "TABLE_NAME",
+    "kms_key_id": "KMS_KEY_ID",
+    "key_store_table_name": "KEY_STORE_TABLE_NAME",
+    "region": "AWS_REGION",
+    "endpoint_url": "AWS_ENDPOINT_URL",
+    "temporal_address": "TEMPORAL_ADDRESS",
+    "temporal_namespace": "TEMPORAL_NAMESPACE",
+    "temporal_task_queue": "TEMPORAL_TASK_QUEUE",
+    "model_provider": "MODEL_PROVIDER",
+    "bedrock_model_id": "BEDROCK_MODEL_ID",
+    "automation_base_url": "AUTOMATION_BASE_URL",
+    "automation_auth": "AUTOMATION_AUTH",
+    "change_feed_bus": "CHANGE_FEED_BUS_NAME",
+    "embedder": "EMBEDDER",
+    "search_memory_budget": "SEARCH_MEMORY_BUDGET",
+    "entry_version_cap": "ENTRY_VERSION_CAP",
+    "local_stack": LOCAL_STACK_FLAG,
+    "local_clock_file": LOCAL_CLOCK_FILE,
+}
+"""The environment variable each setting comes from, so a refusal names what to set."""
+
+
+class SettingsError(ValueError):
+    """The environment makes no valid settings: the message names the variables and what is wrong with them,
+    never their values (a value may be a secret)."""
 
 
 class Settings(BaseModel):
@@ -88,4 +115,11 @@ class Settings(BaseModel):
             "local_stack": env.get(LOCAL_STACK_FLAG) == "1",
             "local_clock_file": opt(LOCAL_CLOCK_FILE),
         }
-        return cls.model_validate(values)
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{ENV_NAMES.get(str(e['loc'][0]), 'environment') if e['loc'] else 'environment'}: {e['msg']}"
+                for e in exc.errors(include_input=False)
+            )
+            raise SettingsError(f"settings from the environment: {problems}") from None

@@ -214,16 +214,19 @@ class LogTail:
         return data.decode("utf-8", errors="replace")
 
 
-def dev_stack_environment(state_dir: Path, moto: int, gateway: int, temporal: int, ui: int | None) -> dict[str, str]:
+def dev_stack_environment(
+    state_dir: Path, moto: int, gateway: int, temporal: int, ui: int | None, codec: int | None = None
+) -> dict[str, str]:
     """The environment of a child that starts `make dev`'s stack (`python -m scripts.localstack`, the demo) on
-    the given ports (`ui` None: no Temporal UI): this process's, without what the session's stack set here
-    for the in-process handlers, nor an explicit API."""
+    the given ports (`ui` None: no Temporal UI; `codec` None: no codec server): this process's, without what
+    the session's stack set here for the in-process handlers, nor an explicit API."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TEMPORAL_", "AUTOMATION_")) and k != "API"}
     env.update(
         MOTO_PORT=str(moto),
         GATEWAY_PORT=str(gateway),
         TEMPORAL_PORT=str(temporal),
         TEMPORAL_UI_PORT="off" if ui is None else str(ui),
+        CODEC_PORT="off" if codec is None else str(codec),
         LOCAL_STATE_DIR=str(state_dir),
         PYTHONUNBUFFERED="1",
     )

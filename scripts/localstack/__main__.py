@@ -2,12 +2,13 @@
 
 Starts, in order (`LocalStack.up`): the moto server (DynamoDB + KMS, serialized) with the table from
 template.yaml and a KMS key; the local gateway serving the API; the Temporal dev server (SQLite state, web
-UI); and the turn worker (`python -m workflows.worker`). Loopback only. Ctrl-C (or SIGTERM) stops everything
-it started, in reverse order.
+UI); the codec server the UI decodes histories with; and the turn worker (`python -m workflows.worker`).
+Loopback only. Ctrl-C (or SIGTERM) stops everything it started, in reverse order.
 
 Ports: MOTO_PORT (5000), GATEWAY_PORT (3000), TEMPORAL_PORT (7233), TEMPORAL_UI_PORT (8233; `off` for no
-UI). State: LOCAL_STATE_DIR (.local, relative to the repo root) holds temporal.db and temporal.log; the DB
-is reset at start, as moto's in-memory state is (old histories were encrypted under a key that is gone).
+UI), CODEC_PORT (8888; `off` for no codec server: the UI then shows histories encrypted). State:
+LOCAL_STATE_DIR (.local, relative to the repo root) holds temporal.db and temporal.log; the DB is reset at
+start, as moto's in-memory state is (old histories were encrypted under a key that is gone).
 TEMPORAL_NAMESPACE (default), TEMPORAL_TASK_QUEUE (workspace-memory-turns), MODEL_PROVIDER (scripted) and
 AUTOMATION_AUTH (dev:worker: the worker sends the gateway's dev credential for the IAM routes) are passed on
 to the worker.
@@ -37,6 +38,13 @@ def banner(stack: LocalStack) -> str:
     pids = dict(stack.children)
     moto, temporal, worker = pids["moto server"], pids["Temporal dev server"], pids.get("worker")
     ui = stack.temporal_ui or "off (TEMPORAL_UI_PORT=off)"
+    codec_proc = pids.get("codec server")
+    codec = (
+        "off (CODEC_PORT=off)"
+        if codec_proc is None
+        else f"{stack.codec_url}   (the Temporal UI decodes histories with it; CLI: temporal workflow show "
+        f"--codec-endpoint {stack.codec_url} -w <id>; pid {codec_proc.pid})"
+    )
     worker_line = (
         "not running" if worker is None else f"{WORKER_MODULE}   (task queue {config.task_queue}, pid {worker.pid})"
     )
@@ -48,6 +56,7 @@ def banner(stack: LocalStack) -> str:
             f"Temporal               {stack.temporal()}   (namespace {config.namespace}, pid {temporal.pid})",
             f"Temporal UI            {ui}",
             f"Temporal DB            {config.temporal_db}   (log {config.temporal_log})",
+            f"codec server           {codec}",
             f"worker                 {worker_line}",
             f"ready: curl -s {stack.api}/v1/health   (Ctrl-C stops everything)",
         ]

@@ -1,4 +1,5 @@
-"""The local stack's child processes: the moto server and the turn worker, started and stopped in order.
+"""The local stack's child processes: the moto server, the codec server and the turn worker, started and
+stopped in order.
 
 Each start waits for the child's own readiness line (`READY <port>`, `WORKER READY`), never a sleep. With
 `new_process_group`, a terminal's Ctrl-C reaches only the caller, which then stops its children in order.
@@ -52,25 +53,53 @@ def stop(proc: Process, timeout: float = 10.0) -> int:
 def start_moto(host: str = HOST, port: int = 0, *, new_process_group: bool = False) -> tuple[Process, str]:
     """`python -m scripts.localstack.moto_server`, once it listens; returns (process, endpoint URL).
     Port 0 lets the server pick a free one."""
-    proc = subprocess.Popen(
-        tethered([sys.executable, "-m", "scripts.localstack.moto_server", "--host", host, "--port", str(port)]),
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        process_group=0 if new_process_group else None,
-    )
-    assert proc.stdout is not None
-    try:
-        line = proc.stdout.readline()  # blocks until the server is listening (or has died)
-    except BaseException:
-        stop(proc)
-        raise
+    argv = ["-m", "scripts.localstack.moto_server", "--host", host, "--port", str(port)]
+    proc, line = _start_ready(argv, None, new_process_group)
     if not line.startswith("READY "):
         stop(proc)
         raise StartError(f"moto server failed to start on {host}:{port} (is the port in use?)")
     return proc, f"http://{host}:{int(line.split()[1])}"
+
+
+def start_codec(
+    env: Mapping[str, str], port: int, ui_origins: list[str], host: str = HOST, *, new_process_group: bool = False
+) -> tuple[Process, str]:
+    """`python -m workflows.codec_server` with the stack's environment (its table, key, fake credentials), once
+    it listens; returns (process, URL). Its errors (the port in use, say) go to this process's stderr."""
+    argv = ["-m", "workflows.codec_server", "--host", host, "--port", str(port)]
+    argv += [arg for origin in ui_origins for arg in ("--ui-origin", origin)]
+    proc, line = _start_ready(argv, env, new_process_group, stderr=None)
+    if not line.startswith("READY "):
+        stop(proc)
+        raise StartError(f"codec server failed to start on {host}:{port} (see above; CODEC_PORT=off for none)")
+    return proc, f"http://{host}:{int(line.split()[1])}"
+
+
+def _start_ready(
+    argv: list[str], env: Mapping[str, str] | None, new_process_group: bool, stderr: int | None = subprocess.DEVNULL
+) -> tuple[Process, str]:
+    """A Python child that prints `READY <port>` once it listens: the process and the first line it printed
+    that says so (or the last one, or nothing, if it died first)."""
+    proc = subprocess.Popen(
+        tethered([sys.executable, *argv]),
+        cwd=ROOT,
+        env=None if env is None else dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        text=True,
+        process_group=0 if new_process_group else None,
+    )
+    assert proc.stdout is not None
+    line = ""
+    try:
+        for line in proc.stdout:  # blocks until the server is listening (or has died)
+            if line.startswith("READY "):
+                break
+    except BaseException:
+        stop(proc)
+        raise
+    return proc, line
 
 
 def _relay(stream: IO[str], lines: queue.Queue[str | None], echo: Callable[[str], None]) -> None:

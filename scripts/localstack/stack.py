@@ -35,6 +35,7 @@ from scripts.localstack.processes import (
     Process,
     StartError,
     echo_worker_line,
+    start_codec,
     start_moto,
     start_worker,
     stop,
@@ -69,6 +70,9 @@ class StackConfig:
     """Deleted when the server starts: moto's table and key are new on every start, and histories left by
     an earlier run are encrypted under a key that no longer exists."""
     temporal_log: Path | None = None
+    codec_port: int | None = None
+    """The codec server `up()` starts (`workflows.codec_server`, so the UI and `temporal workflow show
+    --codec-endpoint` read the encrypted histories); None: none."""
     table_name: str = "workspace-memory"
     namespace: str = "default"
     task_queue: str = "workspace-memory-turns"
@@ -88,10 +92,10 @@ class StackConfig:
     @classmethod
     def from_environ(cls, env: Mapping[str, str]) -> StackConfig:
         """`make dev`'s variables: MOTO_PORT (5000), GATEWAY_PORT (3000), TEMPORAL_PORT (7233),
-        TEMPORAL_UI_PORT (8233, `off` for none), LOCAL_STATE_DIR (.local, below the repository unless
-        absolute: temporal.db and temporal.log), TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, AUTOMATION_AUTH
-        (dev:worker) and MODEL_PROVIDER (scripted)."""
-        ui = env.get("TEMPORAL_UI_PORT", "8233").strip()
+        TEMPORAL_UI_PORT (8233, `off` for none), CODEC_PORT (8888, `off` for none), LOCAL_STATE_DIR (.local,
+        below the repository unless absolute: temporal.db and temporal.log), TEMPORAL_NAMESPACE,
+        TEMPORAL_TASK_QUEUE, AUTOMATION_AUTH (dev:worker) and MODEL_PROVIDER (scripted)."""
+        ui, codec = env.get("TEMPORAL_UI_PORT", "8233").strip(), env.get("CODEC_PORT", "8888").strip()
         state = Path(env.get("LOCAL_STATE_DIR", ".local"))
         state = (state if state.is_absolute() else ROOT / state).resolve()
         return cls(
@@ -101,6 +105,7 @@ class StackConfig:
             temporal_ui_port=None if ui.lower() == "off" else int(ui),
             temporal_db=state / "temporal.db",
             temporal_log=state / "temporal.log",
+            codec_port=None if codec.lower() == "off" else int(codec),
             namespace=env.get("TEMPORAL_NAMESPACE", "default"),
             task_queue=env.get("TEMPORAL_TASK_QUEUE", "workspace-memory-turns"),
             worker_auth=env.get("AUTOMATION_AUTH", "dev:worker"),
@@ -197,6 +202,7 @@ class LocalStack:
                     config.temporal_db,
                     config.host,
                     namespaces=[config.namespace],
+                    codec_endpoint=self.codec_url,
                     log_file=config.temporal_log,
                     new_process_group=config.new_process_groups,
                     cancel=self._cancel,
@@ -210,6 +216,26 @@ class LocalStack:
     def temporal_ui(self) -> str | None:
         port = self.config.temporal_ui_port
         return None if port is None else f"http://{self.config.host}:{port}"
+
+    @property
+    def codec_url(self) -> str | None:
+        port = self.config.codec_port
+        return None if port is None else f"http://{self.config.host}:{port}"
+
+    def codec(self) -> str | None:
+        """The codec server, with the stack's environment and the UI's origins (None without CODEC_PORT)."""
+        config = self.config
+        if config.codec_port is None or "codec server" in dict(self.children):
+            return self.codec_url
+        ui = (
+            []
+            if config.temporal_ui_port is None
+            else [f"http://{h}:{config.temporal_ui_port}" for h in (config.host, "localhost")]
+        )
+        env = {**os.environ, **self.environment(), "PYTHONUNBUFFERED": "1"}
+        proc, url = start_codec(env, config.codec_port, ui, config.host, new_process_group=config.new_process_groups)
+        self._child("codec server", proc)
+        return url
 
     def environment(self) -> dict[str, str]:
         """What the stack resolves for its functions (`functions.stack_environment`): fake credentials, the
@@ -323,11 +349,12 @@ class LocalStack:
         return proc
 
     def up(self, worker: Literal["process", "thread"] | None = "process") -> LocalStack:
-        """Everything, in `make dev`'s order: moto and its resources, the gateway, Temporal, and a worker
-        (`process`, `thread` or None)."""
+        """Everything, in `make dev`'s order: moto and its resources, the gateway, Temporal, the codec server
+        (if configured) and a worker (`process`, `thread` or None)."""
         self.resources()
         self.gateway()
         self.temporal()
+        self.codec()
         if worker == "process":
             self.worker_process()
         elif worker == "thread":

@@ -91,6 +91,7 @@ def start_temporal(
     host: str = "127.0.0.1",
     *,
     namespaces: Sequence[str] = (),
+    codec_endpoint: str | None = None,
     log_file: Path | None = None,
     new_process_group: bool = False,
     timeout: float = READY_TIMEOUT_SECONDS,
@@ -99,7 +100,8 @@ def start_temporal(
     """Starts the dev server and waits until it serves gRPC; returns (process, "host:port").
 
     ui_port None runs it headless; db_file None keeps state in memory. Extra `namespaces` are created at
-    launch ("default" always is). The server's stderr goes to `log_file` if given, else is inherited.
+    launch ("default" always is); the UI decodes payloads through `codec_endpoint` when given. The server's
+    stderr goes to `log_file` if given, else is inherited.
     With `new_process_group`, a terminal's Ctrl-C reaches only the caller, which then stops it in order.
     Setting `cancel` (e.g. from a signal handler) abandons the wait: the server is stopped, and
     TemporalStartCancelled raised.
@@ -110,6 +112,8 @@ def start_temporal(
         _require_free(host, ui_port, "UI")
     command = [temporal_binary(), "server", "start-dev", "--ip", host, "--port", str(port)]
     command += ["--ui-port", str(ui_port)] if ui_port is not None else ["--headless"]
+    if ui_port is not None and codec_endpoint is not None:
+        command += ["--ui-codec-endpoint", codec_endpoint]  # the UI decodes histories through it
     if db_file is not None:
         command += ["--db-filename", str(db_file)]
     for namespace in namespaces:

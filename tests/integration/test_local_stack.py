@@ -8,6 +8,8 @@ It does not depend on the worker: with or without `workflows.worker`, the stack 
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import os
 import queue
 import re
@@ -17,7 +19,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO
 
@@ -108,10 +110,35 @@ async def count_workflows(address: str) -> int:
     return (await client.count_workflows()).count
 
 
+def assert_codec_round_trips(codec: str, ui: str) -> None:
+    """The stack's codec server works as the UI uses it, with the stack's key and credentials: a payload it
+    encodes is sealed (its data is not the plaintext) and decodes back, for a request from the UI's origin."""
+    plain = {
+        "metadata": {"encoding": base64.b64encode(b"json/plain").decode()},
+        "data": base64.b64encode(b'"hi"').decode(),
+    }
+
+    def post(operation: str, body: Mapping[str, object]) -> dict[str, list[dict[str, object]]]:
+        request = urllib.request.Request(
+            f"{codec}/{operation}",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", "Origin": ui},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            assert response.status == 200
+            answer: dict[str, list[dict[str, object]]] = json.load(response)
+            return answer
+
+    sealed = post("encode", {"payloads": [plain]})
+    assert sealed["payloads"][0]["data"] != plain["data"]
+    assert post("decode", sealed)["payloads"] == [plain]
+
+
 def test_local_stack_starts_serves_and_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
-    moto_port, gateway_port, temporal_port, ui_port = free_ports(4)
+    moto_port, gateway_port, temporal_port, ui_port, codec_port = free_ports(5)
     state_dir = tmp_path / "state"
-    env = dev_stack_environment(state_dir, moto_port, gateway_port, temporal_port, ui_port)
+    env = dev_stack_environment(state_dir, moto_port, gateway_port, temporal_port, ui_port, codec_port)
     stderr_path = tmp_path / "stderr.txt"
     child_pids: list[int] = []
     with stderr_path.open("w") as stderr:
@@ -131,11 +158,16 @@ def test_local_stack_starts_serves_and_stops_everything_on_ctrl_c(tmp_path: Path
         assert asyncio.run(count_workflows(address)) >= 0
         assert f"http://127.0.0.1:{ui_port}" in banner
         assert (state_dir / "temporal.db").is_file()
+        codec = f"http://127.0.0.1:{codec_port}"
+        assert re.search(rf"^codec server\s+{codec}\s.*pid \d+", banner, re.M), banner
+        assert_codec_round_trips(codec, f"http://127.0.0.1:{ui_port}")
+        with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/api/v1/settings", timeout=60) as response:
+            assert json.load(response)["Codec"]["Endpoint"] == codec  # the UI decodes through it, unasked
 
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=STOP_TIMEOUT_SECONDS) == 0, stderr_path.read_text()
         assert "stopped" in [line.strip() for line in drain(lines)]
-        for port in (moto_port, gateway_port, temporal_port, ui_port):
+        for port in (moto_port, gateway_port, temporal_port, ui_port, codec_port):
             assert refuses(port), f"port {port} still accepts connections after the stack stopped"
         for pid in child_pids:
             assert gone(pid), f"child process {pid} outlived the stack"

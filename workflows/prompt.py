@@ -1,4 +1,9 @@
-"""System prompt composition for one model round: persona, memory, working notes, tools - in that order.
+"""System prompt composition for one model round: persona, tools, working notes, memory - in that order.
+
+What changes least comes first, so a provider's prompt cache keeps the longest prefix: the persona and the
+offered tools (fixed per authority), the session's notes (changed only by a notes write), then the memory
+block, whose own order is the constitution, the rules, the index and, last of all, selective recall - the
+one part that depends on the user's message and so differs on every turn.
 
 Pure functions; the model-round activity calls them with what it just recalled and read, so the prompt
 (and the memory text in it) never leaves the activity.
@@ -46,5 +51,5 @@ NOTES_UNAVAILABLE = f"{NOTES_HEADING}\nWorking notes could not be read right now
 
 def compose(recall_block: str, notes: str, tools: list[ToolSpec], *, notes_unavailable: bool = False) -> str:
     notes_part = NOTES_UNAVAILABLE if notes_unavailable else notes_section(notes)
-    parts = [PERSONA, memory_section(recall_block), notes_part, tools_section(tools)]
+    parts = [PERSONA, tools_section(tools), notes_part, memory_section(recall_block)]
     return "\n\n".join(p for p in parts if p)

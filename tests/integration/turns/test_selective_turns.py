@@ -11,11 +11,12 @@ import pytest
 from tests.integration.turn_support import plain_client, run
 from tests.integration.turns.test_turns import _decoded_bytes, _history_bytes, auto_workspace, finish, start_turn
 from tests.support import Api, new_user
-from workflows.providers.base import ModelRequest, ModelResponse
+from workflows.providers.base import NOTES_HEADING, ModelRequest, ModelResponse
 from workflows.providers.scripted import ScriptedProvider
 from workflows.tools import ToolName
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.settings import Settings
+from workspace_memory.turns.framing import CLOSE_MARKER
 from workspace_memory.turns.recall import SELECTED_HEADING
 
 pytestmark = pytest.mark.integration
@@ -68,6 +69,9 @@ def test_selected_entries_reach_the_model_not_the_history_and_private_ones_stay_
     assert len(prompts) == 2  # the search round and the answer round
     for prompt in prompts:  # every round is handed the selection, the shared entry's body included
         section = prompt[prompt.index(SELECTED_HEADING) :]
+        assert section.endswith(CLOSE_MARKER)  # the selection is the prompt's tail: only the block's end follows
+        assert "### Tools" not in section  # every stable part comes before it
+        assert NOTES_HEADING not in section
         assert f"[{shared}]" in section
         assert body_marker in section
         assert private_marker not in prompt

@@ -8,7 +8,7 @@ from workflows.prompt import NOTES_PREAMBLE, PERSONA, compose
 from workflows.providers.base import MEMORY_HEADING, NOTES_CLOSE, NOTES_HEADING, NOTES_OPEN
 from workflows.providers.scripted import extract_notes
 from workflows.tools import ToolName, tools_for
-from workspace_memory.turns.recall import MemoryWrite
+from workspace_memory.turns.recall import SELECTED_HEADING, MemoryWrite
 
 pytestmark = pytest.mark.unit
 
@@ -16,12 +16,32 @@ TOOLS = tools_for(memory_write=MemoryWrite.COMMIT, session=True, memory_read=Tru
 BLOCK = "<<<WORKSPACE-MEMORY revision=3\npreamble\n\n- fact\nWORKSPACE-MEMORY>>>"
 
 
-def test_order_is_persona_memory_notes_tools() -> None:
+def test_order_is_persona_tools_notes_memory() -> None:
     prompt = compose(BLOCK, "a note", TOOLS)
-    positions = [prompt.index(part) for part in (PERSONA, MEMORY_HEADING, NOTES_HEADING, "### Tools")]
+    positions = [prompt.index(part) for part in (PERSONA, "### Tools", NOTES_HEADING, MEMORY_HEADING)]
     assert positions == sorted(positions)
+    assert prompt.endswith(BLOCK)
     assert f"{MEMORY_HEADING}\n{BLOCK}" in prompt
     assert f"{NOTES_HEADING}\n{NOTES_PREAMBLE}\n{NOTES_OPEN}\na note\n{NOTES_CLOSE}" in prompt
+
+
+def selective(message_hits: str) -> str:
+    """A recall block as `Recall` frames it: constitution, rules, index, then what the message selected."""
+    body = f"preamble\n\n- fact\n### Rules\n- rule\n### Index\n- other\n{SELECTED_HEADING}\n{message_hits}"
+    return f"<<<WORKSPACE-MEMORY revision=3\n{body}\nWORKSPACE-MEMORY>>>"
+
+
+def test_the_part_that_depends_on_the_message_is_the_tail_so_turns_share_the_prefix() -> None:
+    """Selective recall (the one query-dependent part) comes after every stable part: two turns whose messages
+    select different entries share the whole prompt up to its heading, which a provider's prompt cache keeps."""
+    first = compose(selective("- deploys — on Fridays [en_1]"), "a note", TOOLS)
+    second = compose(selective("- pager — rotation [en_2]"), "a note", TOOLS)
+    cut = first.index(SELECTED_HEADING)
+    assert cut == second.index(SELECTED_HEADING)
+    assert first[:cut] == second[:cut]
+    assert first != second
+    for stable in (PERSONA, "### Tools", NOTES_HEADING, MEMORY_HEADING, "### Rules", "### Index"):
+        assert first.index(stable) < cut
 
 
 def test_empty_memory_and_empty_notes_are_omitted_entirely() -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
-from tests.support import Api, new_user
+from tests.support import RUNTIME, Api, admission_headers, new_user
 
 pytestmark = pytest.mark.integration
 
@@ -148,3 +150,34 @@ def test_key_session_open_and_revoke(api: Api) -> None:
     assert missing.json()["error"]["code"] == "KEY_SESSION_NOT_FOUND"
     bad_ttl = api.call("POST", f"/v1/workspaces/{ws}/key-sessions", user=owner, json={"ttlSeconds": 5})
     assert bad_ttl.status_code == 400
+
+
+def test_people_save_undo_and_clear_while_the_policy_is_off(api: Api) -> None:
+    """`off` turns the assistant's memory off, never the people's: Save, Undo and Clear work as in any mode,
+    and the assistant's recall says `off` and hands over no text (seed 000: the policy governs agents)."""
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True})
+    off = api.call("PUT", f"/v1/workspaces/{ws}/memory/policy", user=owner, json={"mode": "off", "expectedRevision": 0})
+    assert off.json()["mode"] == "off", off.text
+    assert api.save(owner, ws, "# Team\n- first\n", 0).status_code == 200
+    assert api.save(owner, ws, "# Team\n- second\n", 1).status_code == 200
+    assert api.undo(owner, ws, 1, 2).status_code == 200
+    assert api.read(owner, ws)["content"] == "# Team\n- first\n"
+    assert api.clear(owner, ws, 3).status_code == 200
+    assert api.read(owner, ws)["content"] == ""
+    policy = api.call("GET", f"/v1/workspaces/{ws}/memory/policy", user=owner).json()
+    assert policy == {"mode": "off", "policyRevision": 1, "clearGeneration": 1}
+    assert api.save(owner, ws, "# Team\n- after the clear\n", 4).status_code == 200
+
+    admitted = api.admit(f"conv-{uuid.uuid4().hex[:8]}", ws, owner, api.key_session(owner, ws))
+    assert admitted.status_code == 201, admitted.text
+    recall = api.call(
+        "GET",
+        f"/v1/automation/workspaces/{ws}/memory?purpose=recall",
+        automation=RUNTIME,
+        headers=admission_headers(admitted.json()),
+    )
+    assert recall.status_code == 200, recall.text
+    assert recall.json()["status"] == "off"
+    assert "after the clear" not in recall.text

@@ -98,3 +98,33 @@ def test_selected_entries_reach_the_model_not_the_history_and_private_ones_stay_
     bobs_question = f"When do production releases go out? {uuid.uuid4().hex[:6]}"
     finish(worker, svc, start_turn(api, bob, ws, f"conv-{uuid.uuid4().hex[:8]}", bobs_question, None))
     assert private_marker in model.prompts[bobs_question][0]
+
+
+def test_a_superseded_fact_reaches_the_model_only_as_the_dated_note_of_its_successor(
+    api: Api, svc: Services, worker: Settings, model: SeenPrompts
+) -> None:
+    """Seed 001: a replaced statement is never asserted alone. The model is handed the current one with the old
+    one as `[previously, until DATE: "…"]` (the same note a read answers), and selective recall stays last."""
+    old, new = f"releases ship on Fridays {uuid.uuid4().hex[:8]}", f"releases ship on Tuesdays {uuid.uuid4().hex[:8]}"
+    owner, ws = auto_workspace(api, "# Memory\n- a team\n")
+    entry_id = create(api, owner, ws, "Release day", old, "body one")
+    moved = api.call(
+        "PUT",
+        f"/v1/workspaces/{ws}/entries/{entry_id}",
+        user=owner,
+        json={"type": "fact", "title": "Release day", "summary": new, "body": "body two"},
+        headers={"X-Base-Revision": "1"},
+    )
+    assert moved.status_code == 200, moved.text
+    read = api.call("GET", f"/v1/workspaces/{ws}/entries/{entry_id}", user=owner).json()
+    assert read["previously"]["summary"] == old
+    assert read["previously"]["until"] == read["validFrom"]
+
+    question = f"Which day do releases ship? {uuid.uuid4().hex[:6]}"
+    finish(worker, svc, start_turn(api, owner, ws, f"conv-{uuid.uuid4().hex[:8]}", question, None))
+    prompt = model.prompts[question][0]
+    note = f'{new} [previously, until {read["validFrom"][:10]}: "{old}"] [{entry_id}]'
+    assert note in prompt
+    assert prompt.count(old) == 1  # only inside the note: never a statement of its own
+    assert prompt.index(note) < prompt.index(SELECTED_HEADING)  # the index is stable; the selection is the tail
+    assert prompt.endswith(CLOSE_MARKER)

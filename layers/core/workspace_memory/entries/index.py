@@ -29,8 +29,13 @@ class Index:
     left_out: int
 
 
-def _index_line(title: str, summary: str, entry_id: str) -> str:
-    one_line = " ".join(f"{title} — {summary}".split())
+def _index_line(text: EntryText, entry_id: str) -> str:
+    """`- title — summary [id]`, and what the revision replaced as a dated note after it, so the replaced
+    statement is read only as history of the current one (`[previously, until 2026-11-03: "…"]`)."""
+    one_line = " ".join(f"{text.title} — {text.summary}".split())
+    if text.previously is not None:
+        before = " ".join(text.previously.summary.split())
+        one_line += f' [previously, until {text.previously.until[:10]}: "{before}"]'
     return f"- {one_line} [{entry_id}]"
 
 
@@ -93,7 +98,7 @@ RULES_HEADING = "### Rules (memory entries of type rule, always recalled; a huma
 
 
 def rule_line(text: EntryText, entry_id: str) -> str:
-    line = _index_line(text.title, text.summary, entry_id)
+    line = _index_line(text, entry_id)
     body = " ".join(text.body.split())
     return f"{line}\n  {body}" if body else line
 
@@ -134,9 +139,7 @@ def build_index(
     return _within_budget(
         INDEX_HEADING,
         (head for head in visible if head.entry_id not in skip),
-        lambda head: _head_line(
-            cipher, workspace_id, head, cache, lambda text, entry_id: _index_line(text.title, text.summary, entry_id)
-        ),
+        lambda head: _head_line(cipher, workspace_id, head, cache, _index_line),
         max_bytes=INDEX_MAX_BYTES - 100,  # room kept for the "left out" line
         max_lines=max_lines,
         more="{} more not shown; search_memory finds them.",

@@ -69,6 +69,20 @@ class SealedVector:
 
 
 @dataclass(frozen=True)
+class Previously:
+    """What the revision a new one superseded said, and until when: one hop, so a replaced statement is never
+    asserted alone but read as a dated note on the one that replaced it (seed 001)."""
+
+    summary: str
+    until: str
+    """When it stopped being the current statement (RFC 3339): the new revision's `validFrom`."""
+
+
+PREVIOUSLY_MAX_CHARS = 160
+"""How much of the replaced summary the note keeps: the index line stays one line, its budget the index's."""
+
+
+@dataclass(frozen=True)
 class EntryText:
     """The sealed part of a revision: everything a person wrote."""
 
@@ -80,6 +94,8 @@ class EntryText:
     reason: str | None = None
     """Why this revision superseded its predecessor (served as the predecessor's `supersededReason`): sealed
     here, never an attribute of its own (decisions/0055)."""
+    previously: Previously | None = None
+    """The predecessor's summary and when it was replaced (sealed here too; a first revision has none)."""
 
     def plaintext(self, vector: SealedVector | None = None) -> str:
         """The sealed JSON; the search vector, when there is one, is sealed with the text it was made from."""
@@ -94,13 +110,17 @@ class EntryText:
             payload["vector"] = {"model": vector.model, "f16": vector.packed}
         if self.reason is not None:
             payload["reason"] = self.reason
+        if self.previously is not None:
+            payload["previously"] = {"summary": self.previously.summary, "until": self.previously.until}
         return json.dumps(payload, ensure_ascii=False)
 
     @classmethod
     def parse(cls, text: str) -> EntryText:
         raw = json.loads(text)
         sources = tuple(Source.of(s) for s in raw.get("sources", []))
-        return cls(raw["title"], raw["summary"], raw["body"], sources, raw.get("key"), raw.get("reason"))
+        before = raw.get("previously")
+        previously = None if before is None else Previously(before["summary"], before["until"])
+        return cls(raw["title"], raw["summary"], raw["body"], sources, raw.get("key"), raw.get("reason"), previously)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING
 from workspace_memory.document.commit import DAY_SECONDS
 from workspace_memory.entries.key_secret import KeySecret
 from workspace_memory.entries.limits import Limits
-from workspace_memory.entries.model import Author, Draft, EntryText, SealedVector, Written, entry_context
+from workspace_memory.entries.model import (
+    PREVIOUSLY_MAX_CHARS,
+    Author,
+    Draft,
+    EntryText,
+    Previously,
+    SealedVector,
+    Written,
+    entry_context,
+)
 from workspace_memory.entries.reads import EntryReads
 from workspace_memory.entries.refusals import refusal
 from workspace_memory.entries.scopes import owner_of, rights
@@ -163,9 +172,11 @@ class EntryWrites:
         checks = rights(caller, head.scope, head.scope_owner, fence)
         if head.revision != base:
             raise StaleRevision(f"base revision {base} is not the current revision", current_revision=head.revision)
-        text = replace(draft.text, key=self._reads.open(workspace_id, head).key, reason=draft.reason)
-        revision = base + 1
         now = self._clock.now()
+        before = self._reads.open(workspace_id, head)
+        previously = Previously(before.summary[:PREVIOUSLY_MAX_CHARS], iso(now))  # one hop: not its own note
+        text = replace(draft.text, key=before.key, reason=draft.reason, previously=previously)
+        revision = base + 1
         made = self._revision(
             workspace_id, entry_id, revision, replace(draft, text=text), author, now, head.scope, head.scope_owner
         )

@@ -49,6 +49,13 @@ class CitationOut(OutModel):
     state: CitationState
 
 
+class PreviouslyOut(OutModel):
+    """What the revision this one replaced said (its summary, at most 160 characters), and until when."""
+
+    summary: str
+    until: str
+
+
 class EntryOut(OutModel):
     entry_id: str
     revision: int
@@ -65,6 +72,7 @@ class EntryOut(OutModel):
     author_kind: str
     superseded_by: int | None = omitted_when_none()
     superseded_reason: str | None = omitted_when_none()
+    previously: PreviouslyOut | None = omitted_when_none()
     citations: list[CitationOut]
 
     @classmethod
@@ -86,6 +94,9 @@ class EntryOut(OutModel):
             author_kind=view.author_kind,
             superseded_by=view.superseded_by,
             superseded_reason=view.superseded_reason,
+            previously=None
+            if text.previously is None
+            else PreviouslyOut(summary=text.previously.summary, until=text.previously.until),
             citations=[
                 CitationOut(
                     kind=c.source.kind,

@@ -167,6 +167,9 @@ class EntryView:
     superseded_by: int | None = None
     superseded_reason: str | None = None
     citations: tuple[Citation, ...] = ()
+    reads: int = 0
+    """How often the chain was read (advisory, counted off the read's path; this read not yet included)."""
+    last_read_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -184,6 +187,11 @@ class EntryRow:
     valid_to: str | None
     author: str | None
     superseded_reason: str | None = None
+    reads: int | None = None
+    """A list line's chain read count and last read (None on history lines: counts are the chain's)."""
+    last_read_at: str | None = None
+    size_bytes: int | None = None
+    """The UTF-8 bytes of the line's title, summary and body: what reading it in full costs a context."""
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,13 @@ from workspace_memory.store.ports import Cipher, Table
 from workspace_memory.workspaces.access import Caller, load_caller
 
 
-def _row(record: EntryHead, text: EntryText | None, reason: str | None = None) -> EntryRow:
-    """A list's or history's line; a forgotten chain's has no text, type, validity or author."""
+def _row(
+    record: EntryHead, text: EntryText | None, reason: str | None = None, head: EntryRecord | None = None
+) -> EntryRow:
+    """A list's or history's line; a forgotten chain's has no text, type, validity or author. A list line
+    (`head` given) carries its chain's read counts and its size."""
     live = None if isinstance(record, Tombstone) else record
+    size = None if text is None or head is None else len(f"{text.title}{text.summary}{text.body}".encode())
     return EntryRow(
         entry_id=record.entry_id,
         revision=record.revision,
@@ -46,6 +50,9 @@ def _row(record: EntryHead, text: EntryText | None, reason: str | None = None) -
         valid_to=None if live is None else live.superseded_at,
         author=None if live is None else live.author,
         superseded_reason=reason,
+        reads=None if head is None else head.read_count or 0,
+        last_read_at=None if head is None else head.last_read_at,
+        size_bytes=size,
     )
 
 
@@ -117,6 +124,8 @@ class EntryReads:
             superseded_by=record.superseded_by,
             superseded_reason=self.reason(workspace_id, record),
             citations=citations,
+            reads=head.read_count or 0,
+            last_read_at=head.last_read_at,
         )
 
     def _revision_at(self, workspace_id: str, head: EntryRecord, at: float) -> EntryRecord:
@@ -186,7 +195,7 @@ class EntryReads:
             except EntryNotFound:
                 return None
         workspace_id = caller.workspace.id
-        return _row(record, self.open(workspace_id, record), self.reason(workspace_id, record))
+        return _row(record, self.open(workspace_id, record), self.reason(workspace_id, record), head)
 
     def history(self, user_id: str, workspace_id: str, entry_id: str, limit: int, cursor: str | None) -> Page:
         caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])

@@ -74,6 +74,8 @@ class EntryOut(OutModel):
     superseded_reason: str | None = omitted_when_none()
     previously: PreviouslyOut | None = omitted_when_none()
     citations: list[CitationOut]
+    reads: int
+    last_read_at: str | None = omitted_when_none()
 
     @classmethod
     def of(cls, view: EntryView) -> EntryOut:
@@ -107,6 +109,8 @@ class EntryOut(OutModel):
                 )
                 for c in view.citations
             ],
+            reads=view.reads,
+            last_read_at=view.last_read_at,
         )
 
 
@@ -124,6 +128,11 @@ class EntryRowOut(OutModel):
     valid_to: str | None
     author: str | None
     superseded_reason: str | None = omitted_when_none()
+    reads: int | None = omitted_when_none()
+    """List lines: how often the chain was read (advisory); history lines leave it out."""
+    last_read_at: str | None = omitted_when_none()
+    size_bytes: int | None = omitted_when_none()
+    """List lines: the UTF-8 bytes of the title, summary and body."""
 
     @classmethod
     def of(cls, row: EntryRow) -> EntryRowOut:

@@ -214,6 +214,11 @@ def _body(response: ApiResponse[Answer]) -> Answer:
     raise ApiError(response.error.error.code, response.error.error.message, response.error.predicate)
 
 
+def unavailable(exc: ApiUnavailable) -> str:
+    """A failed transport as the text of a tool error: the code, then what failed (a route and a status)."""
+    return f"{errors.Unavailable.code}: the memory service did not answer ({exc}); try again"
+
+
 def _fresh_key() -> str:
     return f"mcp-{uuid.uuid4().hex}"
 
@@ -230,4 +235,4 @@ def build_delegation(config: McpConfig) -> Delegation:
     return Delegation(config, automation, user)
 
 
-__all__ = ["ApiError", "ApiUnavailable", "AskOut", "Delegation", "RememberOut", "build_delegation"]
+__all__ = ["ApiError", "ApiUnavailable", "AskOut", "Delegation", "RememberOut", "build_delegation", "unavailable"]

@@ -18,12 +18,13 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from workspace_memory.api.models.automation import EntrySaveOut, ForgetProposalOut, RecallOut
+from workspace_memory.api.models.base import FindingOut
 from workspace_memory.api.models.entries import EntriesOut, EntryOut
 from workspace_memory.kernel import errors
 from workspace_memory.kernel.terms import Outcome
 from workspace_memory.turns.framing import block_seal_of, closing_line
 
-from .delegation import ApiError, RememberOut
+from .delegation import ApiError, ApiUnavailable, RememberOut, unavailable
 from .memory_paths import (
     DOCUMENT,
     ENTRIES,
@@ -82,6 +83,8 @@ class MemoryTool:
             return {"content": invalid_arguments(exc), "is_error": True}
         except ApiError as exc:
             return {"content": str(exc), "is_error": True}
+        except ApiUnavailable as exc:
+            return {"content": unavailable(exc), "is_error": True}
 
     def run(self, command: View | Create | StrReplace | Insert | Delete | Rename) -> MemoryAnswer:
         match command:
@@ -177,9 +180,11 @@ class MemoryTool:
         match answer.outcome:
             case Outcome.COMMITTED:
                 self._seen[DOCUMENT] = answer.version or base
-                return MemoryAnswer(result=f"committed: {path} is now revision {answer.version}", outcome="committed")
+                done = f"committed: {path} is now revision {answer.version}{redacted(answer.redactions)}"
+                return MemoryAnswer(result=done, outcome="committed")
             case Outcome.PROPOSAL:
-                return _proposed(path, "workspace memory is read_only: a person applies or dismisses the edit")
+                why = "workspace memory is read_only: a person applies or dismisses the edit"
+                return _proposed(path, why + redacted(answer.redactions))
             case Outcome.CONFLICT:
                 raise ApiError.of(errors.StaleBaseVersion, f"{path} moved since revision {base}: view it again")
         return _other(answer.outcome, path, answer.predicate)
@@ -200,7 +205,8 @@ class MemoryTool:
                 self._seen[answer.entry_id] = answer.revision
                 shown = entry_path(answer.entry_id, target.key)
                 return MemoryAnswer(
-                    result=f"committed: {shown} (entry {answer.entry_id}, revision {answer.revision})",
+                    result=f"committed: {shown} (entry {answer.entry_id}, revision {answer.revision})"
+                    + redacted(answer.redactions),
                     outcome="committed",
                 )
             case Outcome.PROPOSAL:
@@ -295,6 +301,14 @@ def line_edits(before: list[str], after_text: str) -> list[dict[str, Any]]:
         elif now.strip():
             edits.append({"op": "add", "line": now, **({"heading": heading} if heading else {})})
     return edits
+
+
+def redacted(findings: list[FindingOut] | None) -> str:
+    """What redaction took out before storing, by kind and count (never the text), so the agent knows the stored
+    text is not what it sent."""
+    if not findings:
+        return ""
+    return "; redacted before storing: " + ", ".join(f"{f.count} {f.kind}" for f in findings)
 
 
 def invalid_arguments(exc: ValidationError) -> str:

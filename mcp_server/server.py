@@ -22,10 +22,9 @@ from pydantic import Field, ValidationError
 from workflows.automation import ApiUnavailable
 from workspace_memory.api.models.automation import EntrySaveOut, ForgetProposalOut, RecallOut
 from workspace_memory.api.models.entries import EntriesOut, EntryOut, SearchOut
-from workspace_memory.kernel import errors
 from workspace_memory.kernel.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K
 
-from .delegation import ApiError, AskOut, Delegation, RememberOut
+from .delegation import ApiError, AskOut, Delegation, RememberOut, unavailable
 from .memory_paths import MemoryCommand
 from .memory_tool import MemoryAnswer, MemoryTool, invalid_arguments
 from .schemas import Edits, EntryId, EntryInput
@@ -172,7 +171,7 @@ def _answer(call: Callable[[], T]) -> T:
     except ApiError as exc:
         raise ToolError(str(exc)) from None
     except ApiUnavailable as exc:
-        raise ToolError(f"{errors.Unavailable.code}: the memory service did not answer ({exc}); try again") from None
+        raise ToolError(unavailable(exc)) from None
 
 
 __all__ = ["CallToolResult", "build_server", "version"]

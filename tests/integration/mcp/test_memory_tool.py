@@ -4,6 +4,9 @@ into proposals, and the plain `MemoryTool` class a Messages-API loop calls."""
 
 from __future__ import annotations
 
+import json
+import random
+import string
 from typing import Any
 
 import pytest
@@ -180,3 +183,30 @@ def test_the_plain_class_answers_a_messages_api_loop(api: Api, gateway_url: str,
     done = tool.tool_result(insert)
     assert (done["is_error"], done["content"]) == (False, "committed: /memories/workspace.md is now revision 2")
     assert api.read(owner, ws)["content"] == DOC + "- x\n"
+
+
+def test_writes_are_redacted_as_any_agent_write_and_the_answer_says_so(api: Api, gateway_url: str) -> None:
+    """A secret the agent writes through the memory tool is redacted before it is stored, in an entry and in the
+    document alike, and never comes back in the answer."""
+    owner, ws, ks = workspace(api, "auto", DOC)
+    key = "AKIA" + "".join(random.choices(string.ascii_uppercase + string.digits, k=16))
+
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with stdio(server_env(gateway_url, owner, ws, ks)) as client:
+            entry = await memory(
+                client, command="create", path="/memories/entries/ops/deploy.md", file_text=f"deploy with {key}"
+            )
+            edit = await memory(
+                client, command="str_replace", path="/memories/workspace.md", old_str="Dana", new_str=f"Dana {key}"
+            )
+            return entry, edit
+
+    entry, edit = run(scenario())
+    for answer in (entry, edit):
+        assert answer["outcome"] == "committed"
+        assert "redacted before storing: 1 cloud_key" in answer["result"]
+        assert key not in answer["result"]
+    listed = api.call("GET", f"/v1/workspaces/{ws}/entries", user=owner).json()["entries"]
+    assert len(listed) == 1
+    assert key not in json.dumps(listed)
+    assert key not in api.read(owner, ws)["content"]

@@ -121,7 +121,7 @@ def build_server(delegation: Delegation) -> MCPServer:
         limit: Annotated[int, Field(ge=1, le=100, description="entries per page")] = 20,
         cursor: Annotated[str | None, Field(max_length=2000, description="nextCursor of the previous page")] = None,
     ) -> EntriesOut:
-        """The active memory entries the user may see, newest first, a page at a time (nextCursor). Needs
+        """The active memory entries the user may see, a page at a time (nextCursor). Needs
         memory:read, and the person's token (WM_USER_TOKEN on AWS): there is no agent list route yet."""
         return _answer(lambda: delegation.list_entries(limit, cursor))
 

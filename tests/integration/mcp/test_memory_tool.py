@@ -210,3 +210,34 @@ def test_writes_are_redacted_as_any_agent_write_and_the_answer_says_so(api: Api,
     assert len(listed) == 1
     assert key not in json.dumps(listed)
     assert key not in api.read(owner, ws)["content"]
+
+
+def test_an_entry_a_person_revised_after_the_view_is_a_stale_revision(api: Api, gateway_url: str) -> None:
+    """Attack-style: the agent's edit was computed from revision 1; a person wrote revision 2 since. The write is
+    refused with the entry's conflict code and the person's revision stays the head."""
+    owner, ws, ks = workspace(api, "auto", DOC)
+    fields = {"type": "fact", "title": "Rota", "summary": "Dana on call", "body": "weekly"}
+    created = api.call(
+        "POST", f"/v1/workspaces/{ws}/entries", user=owner, json={**fields, "scope": "workspace", "key": "team/rota"}
+    )
+    assert created.status_code == 201, created.text
+    entry_id = created.json()["entryId"]
+    path = "/memories/entries/team/rota.md"
+
+    async def scenario() -> str:
+        async with stdio(server_env(gateway_url, owner, ws, ks)) as client:
+            await memory(client, command="view", path=path)
+            revised = api.call(
+                "PUT",
+                f"/v1/workspaces/{ws}/entries/{entry_id}",
+                user=owner,
+                json={**fields, "summary": "Eve on call"},
+                headers={"X-Base-Revision": "1"},
+            )
+            assert revised.status_code == 200, revised.text
+            replace = {"command": "str_replace", "path": path, "old_str": "weekly", "new_str": "daily"}
+            return error_code(await call(client, "memory", {"input": replace}))
+
+    assert run(scenario()) == "STALE_REVISION"
+    head = api.call("GET", f"/v1/workspaces/{ws}/entries/{entry_id}", user=owner).json()
+    assert (head["revision"], head["summary"], head["body"]) == (2, "Eve on call", "weekly")

@@ -4,10 +4,15 @@ enforced, the package's version, and `INVALID_ARGUMENTS` (never pydantic's own m
 
 from __future__ import annotations
 
+import sys
 import tomllib
+import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import Tool
 
 from scripts.localstack.resources import LocalResources
@@ -99,3 +104,45 @@ def test_a_call_that_fails_the_schema_is_invalid_arguments_and_stores_nothing(
         assert "é" not in message
         assert "validation error" not in message  # not pydantic's own text
     assert api.read(owner, ws)["version"] == 1
+
+
+def test_memory_text_never_reaches_the_servers_log(api: Api, gateway_url: str, tmp_path: Path) -> None:
+    """The SDK logs every failed call (its message) and every refused one (its fields): calls that carry a
+    marker as memory text, refused and answered alike, leave no trace of it in the server's stderr."""
+    owner, ws, ks = workspace(api, "auto", "# Team\n")
+    marker = f"MARK{uuid.uuid4().hex}"
+    steps: list[tuple[str, dict[str, Any]]] = [
+        ("remember", {"edits": [{"op": "add", "line": "é" * 251 + marker}], "base_version": 1}),
+        ("remember", {"edits": [{"op": "remove", "line": f"- {marker}"}], "base_version": 1}),
+        ("remember", {"edits": [{"op": "add", "line": f"- {marker}"}], "base_version": 0}),
+        (
+            "memory",
+            {
+                "input": {
+                    "command": "str_replace",
+                    "path": "/memories/workspace.md",
+                    "old_str": marker,
+                    "new_str": marker,
+                }
+            },
+        ),
+        ("memory", {"input": {"command": "create", "path": f"/memories/{marker}.md", "file_text": marker}}),
+        ("memory", {"input": {"command": "create", "path": "/memories/entries/t/m.md", "file_text": marker}}),
+        ("save_entry", {"entry": {"type": "rule", "title": marker, "summary": marker}}),
+        ("search_memory", {"query": marker}),
+    ]
+    log = tmp_path / "server.log"
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "mcp_server"], env=server_env(gateway_url, owner, ws, ks), cwd=ROOT
+    )
+
+    async def scenario() -> list[bool]:
+        with log.open("w", encoding="utf-8") as errlog:
+            async with Client(stdio_client(params, errlog=errlog)) as client:
+                return [(await call(client, tool, arguments)).is_error for tool, arguments in steps]
+
+    failed = run(scenario())
+    assert failed == [True, True, False, True, True, False, True, False]  # refused and answered calls alike
+    written = log.read_text(encoding="utf-8")
+    assert "rejected arguments" in written  # the log is the server's, and it did log the calls
+    assert marker not in written

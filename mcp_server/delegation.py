@@ -6,7 +6,7 @@ conversation takes its credential slot (docs/architecture.md#admission), so two 
 each other. `ask_agent` runs on another conversation (by default the server's own with `-ask` appended), so a
 running turn is never superseded by a tool call.
 The API's stable errors become `ApiError`s carrying their code; the tools turn them into MCP tool errors.
-`list_entries` has no automation route yet: it is the person's own list (their token), shown only after an agent
+`list_entries` has no automation route yet: it is the person's own list (their token), read only after an agent
 read under a fresh admission of the key session, so a session without `memory:read` is refused as a read is.
 """
 
@@ -37,8 +37,8 @@ POLL_MAX_SECONDS = 2.0
 
 
 PROBE_ENTRY_ID = "en_probe"
-"""A well-formed id no entry has: `list_entries` reads it under the key session when the page is empty, so the
-session's scope is checked even when there is no entry to read (the answer must be ENTRY_NOT_FOUND)."""
+"""A well-formed id no entry has (entry ids are `en_` and hex): `list_entries` reads it under the key session first,
+so the session's scope, revocation and memory `off` are judged as a read's, and no entry's read is counted."""
 
 
 class ApiError(Exception):
@@ -145,16 +145,15 @@ class Delegation:
             return _body(self._automation.forget_entry(held, self._config.workspace_id, entry_id, _fresh_key()))
 
     def list_entries(self, limit: int, cursor: str | None = None, key: str | None = None) -> EntriesOut:
-        """The person's page of entries, shown only once an agent read under the key session has passed."""
+        """The person's page of entries, read only once an agent read under the key session has passed: of an id
+        no entry has, so the gate reads (and counts) no entry, and must answer ENTRY_NOT_FOUND."""
         user = self._person("list_entries")
         with self._lock:
-            held = self._held()
-            page = _body(user.entries(self._config.workspace_id, limit, cursor, key))
-            probe = page.entries[0].entry_id if page.entries else PROBE_ENTRY_ID
-            gate = self._automation.read_entry(held, self._config.workspace_id, probe)
-        if gate.body is None and not (probe == PROBE_ENTRY_ID and gate.error_code == errors.EntryNotFound.code):
+            gate = self._automation.read_entry(self._held(), self._config.workspace_id, PROBE_ENTRY_ID)
+        if gate.error_code != errors.EntryNotFound.code:
             _body(gate)  # the key session's refusal (SCOPE_NOT_GRANTED, KEY_SESSION_INVALID, MEMORY_OFF, ...)
-        return page
+            raise ApiError.of(errors.Unavailable, "the key session's read gate answered an entry")  # never: no such id
+        return _body(user.entries(self._config.workspace_id, limit, cursor, key))
 
     def remember(self, edits: list[dict[str, Any]], base_version: int) -> RememberOut:
         with self._lock:

@@ -21,7 +21,7 @@ from workspace_memory.api.models.automation import EntrySaveOut, ForgetProposalO
 from workspace_memory.api.models.base import FindingOut
 from workspace_memory.api.models.entries import EntriesOut, EntryOut
 from workspace_memory.kernel import errors
-from workspace_memory.kernel.terms import Outcome
+from workspace_memory.kernel.terms import Outcome, RecallStatus
 from workspace_memory.turns.framing import block_seal_of, closing_line
 
 from .delegation import ApiError, ApiUnavailable, RememberOut, unavailable
@@ -115,7 +115,7 @@ class MemoryTool:
                 found = "\n".join(rows) or "(no entries)"
                 return MemoryAnswer(result=f"Directory {ROOT}/{ENTRIES}:\n{found}{more}", outcome="viewed")
             case Document():
-                recall = self._memory.recall()
+                recall = self._recall()
                 lines, revision = document_lines(recall), recall.revision or 0
                 self._seen[DOCUMENT] = revision
                 head = f"{path} (revision {revision}, recall {recall.status})"
@@ -247,8 +247,15 @@ class MemoryTool:
             )
         return entry
 
-    def _fresh_document(self) -> RecallOut:
+    def _recall(self) -> RecallOut:
+        """The document as recalled; memory `off` is the entry reads' refusal, `MEMORY_OFF`, not an empty file."""
         recall = self._memory.recall()
+        if recall.status == RecallStatus.OFF:
+            raise ApiError.of(errors.MemoryOff, "workspace memory is off: the document is neither read nor written")
+        return recall
+
+    def _fresh_document(self) -> RecallOut:
+        recall = self._recall()
         revision = recall.revision or 0
         seen = self._seen.get(DOCUMENT, revision)
         if seen != revision:

@@ -241,3 +241,42 @@ def test_an_entry_a_person_revised_after_the_view_is_a_stale_revision(api: Api, 
     assert run(scenario()) == "STALE_REVISION"
     head = api.call("GET", f"/v1/workspaces/{ws}/entries/{entry_id}", user=owner).json()
     assert (head["revision"], head["summary"], head["body"]) == (2, "Eve on call", "weekly")
+
+
+def test_memory_off_and_an_entry_without_a_key_refuse_with_their_codes(
+    api: Api, gateway_url: str, resources: LocalResources
+) -> None:
+    """Memory `off` is MEMORY_OFF for the document as for entries (not an empty file to write into); a person's
+    entry without a key is read-only to the memory tool (a save could not name its chain)."""
+    owner, ws, ks = workspace(api, "auto", DOC)
+    made = api.call(
+        "POST",
+        f"/v1/workspaces/{ws}/entries",
+        user=owner,
+        json={"type": "fact", "title": "Rota", "summary": "Dana on call", "scope": "workspace"},
+    )
+    assert made.status_code == 201, made.text
+    entry_id = made.json()["entryId"]
+    keyless = f"/memories/entries/{entry_id}.md"
+
+    async def scenario() -> list[tuple[str, bool]]:
+        outcomes = []
+        async with stdio(server_env(gateway_url, owner, ws, ks)) as client:
+            await memory(client, command="view", path=keyless)
+            edit = {"command": "str_replace", "path": keyless, "old_str": "Dana", "new_str": "Eve"}
+            code = error_code(await call(client, "memory", {"input": edit}))
+            head = api.call("GET", f"/v1/workspaces/{ws}/entries/{entry_id}", user=owner).json()
+            outcomes.append((code, (head["revision"], head["summary"]) == (1, "Dana on call")))
+            off = {"mode": "off", "expectedRevision": 1}
+            assert api.call("PUT", f"/v1/workspaces/{ws}/memory/policy", user=owner, json=off).status_code == 200
+            for command in (
+                {"command": "view", "path": "/memories/workspace.md"},
+                {"command": "insert", "path": "/memories/workspace.md", "insert_line": 0, "insert_text": "- x"},
+            ):
+                before = workspace_items(resources, ws)
+                result = await call(client, "memory", {"input": command})
+                outcomes.append((error_code(result), workspace_items(resources, ws) == before))
+        return outcomes
+
+    assert run(scenario()) == [("COMMAND_NOT_SUPPORTED", True), ("MEMORY_OFF", True), ("MEMORY_OFF", True)]
+    assert api.read(owner, ws)["content"] == DOC

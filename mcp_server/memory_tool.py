@@ -5,7 +5,8 @@ capture route: the fence, redaction, the policy), an entry write a `save_memory`
 a delete a `forget_memory` proposal; so `read_only` turns every write into a proposal or candidate, and the
 answer says so. A write checks the revision the agent last viewed of that file: if the file moved since, it is
 refused as a conflict (`STALE_BASE_VERSION` for the document, `STALE_REVISION` for an entry) before anything is
-admitted, and a move between this read and the write is the fence's to catch (the same codes).
+admitted. For the document, a move between this read and the write is the capture fence's conflict (the same
+code); the agent entry route takes no base revision, so for an entry that short window is not caught.
 `MemoryTool` is the plain class a Messages-API loop calls; the MCP tool `memory` calls the same one.
 """
 

@@ -1,29 +1,31 @@
 """What each tool does over HTTP, under the user's delegated key session.
 
-Every `recall_memory`/`search_memory`/`remember` call is its own admission (a fresh idempotency key) on the server's own
-conversation, taken and used under one lock: a second admission on a conversation takes its credential
-slot (docs/architecture.md#admission), so two interleaved calls would retire each other. `ask_agent` runs on another
-conversation (by default the server's own with `-ask` appended), so a running turn is never superseded by a tool call.
+Every call on the automation routes (recall, search, remember and the entry tools) is its own admission (a
+fresh idempotency key) on the server's own conversation, taken and used under one lock: a second admission on a
+conversation takes its credential slot (docs/architecture.md#admission), so two interleaved calls would retire
+each other. `ask_agent` runs on another conversation (by default the server's own with `-ask` appended), so a
+running turn is never superseded by a tool call.
 The API's stable errors become `ApiError`s carrying their code; the tools turn them into MCP tool errors.
+`list_entries` has no automation route yet: it is the person's own list (their token), read only after an agent
+read under a fresh admission of the key session, so a session without `memory:read` is refused as a read is.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from workflows.automation import Admission, ApiResponse, ApiUnavailable, AutomationApi, DevAuth, HttpApi, SigV4Auth
-from workspace_memory.api.body import MAX_BODY_BYTES
-from workspace_memory.api.models.automation import AdmissionOut, CaptureOut, RecallOut
+from workspace_memory.api.models.automation import AdmissionOut, CaptureOut, EntrySaveOut, ForgetProposalOut, RecallOut
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.conversations import TurnOut, TurnStarted
-from workspace_memory.api.models.entries import SearchOut
+from workspace_memory.api.models.entries import EntriesOut, EntryOut, SearchOut
+from workspace_memory.kernel import errors
 from workspace_memory.kernel.terms import Outcome
 
 from .config import McpConfig
@@ -34,12 +36,22 @@ POLL_FIRST_SECONDS = 0.2
 POLL_MAX_SECONDS = 2.0
 
 
+PROBE_ENTRY_ID = "en_probe"
+"""A well-formed id no entry has (entry ids are `en_` and hex): `list_entries` reads it under the key session first,
+so the session's scope, revocation and memory `off` are judged as a read's, and no entry's read is counted."""
+
+
 class ApiError(Exception):
-    """A refused call: the API's stable code and message (never memory text), or a code of this server's."""
+    """A refused call: the API's stable code and message (never memory text), or a code of this server's, from
+    the one registry (`workspace_memory.kernel.errors`)."""
 
     def __init__(self, code: str, message: str, predicate: str | None = None) -> None:
         super().__init__(f"{code}: {message}" + (f" (predicate: {predicate})" if predicate else ""))
         self.code = code
+
+    @classmethod
+    def of(cls, error: type[errors.DomainError], message: str) -> ApiError:
+        return cls(error.code, message)
 
 
 @dataclass(frozen=True)
@@ -68,6 +80,10 @@ class UserApi(HttpApi):
 
     def turn(self, conversation_id: str, turn_id: str) -> ApiResponse[TurnOut]:
         return self._call(TurnOut, "GET", f"/v1/conversations/{quote(conversation_id)}/turns/{quote(turn_id)}")
+
+    def entries(self, workspace_id: str, limit: int, cursor: str | None, key: str | None) -> ApiResponse[EntriesOut]:
+        query = {"limit": limit, **({"cursor": cursor} if cursor else {}), **({"key": key} if key else {})}
+        return self._call(EntriesOut, "GET", f"/v1/workspaces/{quote(workspace_id)}/entries?{urlencode(query)}")
 
 
 class RememberOut(CaptureOut):
@@ -111,13 +127,35 @@ class Delegation:
 
     def search(self, query: str, k: int) -> SearchOut:
         with self._lock:
-            admission = self._admit()
-            held = Admission(admission.admission_id, admission.credential)
-            return _body(self._automation.search_entries(held, self._config.workspace_id, query, k))
+            return _body(self._automation.search_entries(self._held(), self._config.workspace_id, query, k))
+
+    def save_entry(self, fields: dict[str, Any]) -> EntrySaveOut:
+        """`save_memory` under a fresh admission; the idempotency key is fresh too (one call, one save)."""
+        with self._lock:
+            held = self._held()
+            return _body(self._automation.save_entry(held, self._config.workspace_id, fields, _fresh_key()))
+
+    def read_entry(self, entry_id: str) -> EntryOut:
+        with self._lock:
+            return _body(self._automation.read_entry(self._held(), self._config.workspace_id, entry_id))
+
+    def forget_entry(self, entry_id: str) -> ForgetProposalOut:
+        with self._lock:
+            held = self._held()
+            return _body(self._automation.forget_entry(held, self._config.workspace_id, entry_id, _fresh_key()))
+
+    def list_entries(self, limit: int, cursor: str | None = None, key: str | None = None) -> EntriesOut:
+        """The person's page of entries, read only once an agent read under the key session has passed: of an id
+        no entry has, so the gate reads (and counts) no entry, and must answer ENTRY_NOT_FOUND."""
+        user = self._person("list_entries")
+        with self._lock:
+            gate = self._automation.read_entry(self._held(), self._config.workspace_id, PROBE_ENTRY_ID)
+        if gate.error_code != errors.EntryNotFound.code:
+            _body(gate)  # the key session's refusal (SCOPE_NOT_GRANTED, KEY_SESSION_INVALID, MEMORY_OFF, ...)
+            raise ApiError.of(errors.Unavailable, "the key session's read gate answered an entry")  # never: no such id
+        return _body(user.entries(self._config.workspace_id, limit, cursor, key))
 
     def remember(self, edits: list[dict[str, Any]], base_version: int) -> RememberOut:
-        if len(json.dumps(edits).encode("utf-8")) > MAX_BODY_BYTES:  # the route's own limit, before admitting
-            raise ApiError("PAYLOAD_TOO_LARGE", f"request body over {MAX_BODY_BYTES} bytes")
         with self._lock:
             admission = self._admit()
             answer = _body(
@@ -128,31 +166,37 @@ class Delegation:
         return RememberOut(**dict(answer), remembered=answer.outcome == Outcome.COMMITTED)
 
     def ask(self, message: str, conversation_id: str | None) -> AskOut:
-        if self._user is None:
-            raise ApiError("USER_TOKEN_REQUIRED", "ask_agent runs a turn as the person: set WM_USER_TOKEN to their JWT")
+        user = self._person("ask_agent")
         conv = conversation_id or f"{self._config.conversation_id}-ask"
         if conv == self._config.conversation_id:
-            raise ApiError("INVALID_REQUEST", "that conversation is this server's own tool conversation")
+            raise ApiError.of(errors.InvalidInput, "that conversation is this server's own tool conversation")
         started = _body(
-            self._user.start_turn(
-                conv, self._config.workspace_id, message, f"mcp-{uuid.uuid4().hex}", self._config.key_session_id
-            )
+            user.start_turn(conv, self._config.workspace_id, message, _fresh_key(), self._config.key_session_id)
         )
         deadline = self._clock() + self._config.ask_timeout_seconds
         wait = POLL_FIRST_SECONDS
         while True:
-            view = _body(self._user.turn(conv, started.turn_id))
+            view = _body(user.turn(conv, started.turn_id))
             if view.status != "running":
                 committed = any(o.outcome == Outcome.COMMITTED for o in view.tool_outcomes)
                 return AskOut(**dict(view), conversation_id=conv, remembered=committed)
             if self._clock() + wait > deadline:
-                raise ApiError(
-                    "TURN_TIMEOUT",
+                raise ApiError.of(
+                    errors.TurnTimeout,
                     f"turn {started.turn_id} of conversation {conv} still running after "
                     f"{self._config.ask_timeout_seconds:g} s; it goes on, and GET …/turns/{{turnId}} shows it",
                 )
             self._sleep(wait)
             wait = min(wait * 2, POLL_MAX_SECONDS)
+
+    def _person(self, tool: str) -> UserApi:
+        if self._user is None:
+            raise ApiError.of(errors.UserTokenRequired, f"{tool} acts as the person: set WM_USER_TOKEN to their JWT")
+        return self._user
+
+    def _held(self) -> Admission:
+        admission = self._admit()
+        return Admission(admission.admission_id, admission.credential)
 
     def _admit(self) -> AdmissionOut:
         c = self._config
@@ -165,8 +209,17 @@ def _body(response: ApiResponse[Answer]) -> Answer:
     if response.body is not None:
         return response.body
     if response.error is None:
-        raise ApiError("HTTP_ERROR", f"HTTP {response.status} without the API's error envelope")
+        raise ApiError.of(errors.Unavailable, f"HTTP {response.status} without the API's error envelope")
     raise ApiError(response.error.error.code, response.error.error.message, response.error.predicate)
+
+
+def unavailable(exc: ApiUnavailable) -> str:
+    """A failed transport as the text of a tool error: the code, then what failed (a route and a status)."""
+    return f"{errors.Unavailable.code}: the memory service did not answer ({exc}); try again"
+
+
+def _fresh_key() -> str:
+    return f"mcp-{uuid.uuid4().hex}"
 
 
 def build_delegation(config: McpConfig) -> Delegation:
@@ -181,4 +234,4 @@ def build_delegation(config: McpConfig) -> Delegation:
     return Delegation(config, automation, user)
 
 
-__all__ = ["ApiError", "ApiUnavailable", "AskOut", "Delegation", "RememberOut", "build_delegation"]
+__all__ = ["ApiError", "ApiUnavailable", "AskOut", "Delegation", "RememberOut", "build_delegation", "unavailable"]

@@ -10,7 +10,6 @@ import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -19,9 +18,19 @@ import requests
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import CallToolResult, TextContent
 
 from scripts.localstack.resources import LocalResources
+from tests.integration.mcp.support import (
+    ROOT,
+    call,
+    error_code,
+    server_env,
+    stdio,
+    structured,
+    text,
+    workspace,
+    workspace_items,
+)
 from tests.integration.turn_support import run
 from tests.support import Api, new_user, scan_all
 from workspace_memory.api.body import MAX_BODY_BYTES
@@ -29,65 +38,17 @@ from workspace_memory.kernel.settings import Settings
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[2]
-TOOLS = {"recall_memory", "search_memory", "remember", "ask_agent"}
-
-
-def workspace(api: Api, mode: str, content: str) -> tuple[str, str, str]:
-    """A workspace with AI on, `mode`, one saved version, and a key session of its owner: (owner, ws, ks)."""
-    owner = new_user("owner")
-    ws = api.workspace(owner)
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
-    policy = api.call(
-        "PUT", f"/v1/workspaces/{ws}/memory/policy", user=owner, json={"mode": mode, "expectedRevision": 0}
-    )
-    assert policy.status_code == 200, policy.text
-    assert api.save(owner, ws, content, 0).status_code == 200
-    return owner, ws, api.key_session(owner, ws)
-
-
-def server_env(gateway_url: str, owner: str, ws: str, ks: str) -> dict[str, str]:
-    return {
-        "WM_API_URL": gateway_url,
-        "WM_USER_ID": owner,
-        "WM_WORKSPACE_ID": ws,
-        "WM_KEY_SESSION_ID": ks,
-        "WM_AUTH": "dev",
-        "WM_ASK_TIMEOUT_SECONDS": "120",
-    }
-
-
-def stdio(env: dict[str, str]) -> Client:
-    """The SDK's client, spawning `python -m mcp_server` (stdio) from the repository's root."""
-    return Client(StdioServerParameters(command=sys.executable, args=["-m", "mcp_server"], env=env, cwd=ROOT))
-
-
-async def call(client: Client, tool: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
-    return await client.call_tool(tool, arguments or {})
-
-
-def structured(result: CallToolResult) -> dict[str, Any]:
-    assert not result.is_error, text(result)
-    content: dict[str, Any] | None = result.structured_content
-    assert content is not None
-    return content
-
-
-def text(result: CallToolResult) -> str:
-    return "".join(block.text for block in result.content if isinstance(block, TextContent))
-
-
-def error_code(result: CallToolResult) -> str:
-    """The stable code a tool error leads with (after the SDK's "Error executing tool <name>: ")."""
-    assert result.is_error
-    found = re.search(r"\b([A-Z][A-Z_]{2,}): ", text(result))
-    assert found is not None, text(result)
-    return found[1]
-
-
-def workspace_items(resources: LocalResources, ws: str) -> list[dict[str, Any]]:
-    """Everything stored under the workspace: document head and versions, policy, members, key sessions."""
-    return [item for item in scan_all(resources) if item["pk"]["S"] == f"WS#{ws}"]
+TOOLS = {
+    "recall_memory",
+    "search_memory",
+    "remember",
+    "ask_agent",
+    "read_entry",
+    "list_entries",
+    "save_entry",
+    "forget_entry",
+    "memory",
+}
 
 
 def test_stdio_lists_typed_tools_recalls_and_remembers_in_auto(
@@ -196,7 +157,7 @@ def test_bad_input_shows_the_stable_code_and_changes_nothing(
     api: Api, gateway_url: str, resources: LocalResources
 ) -> None:
     owner, ws, ks = workspace(api, "auto", "# Team\n")
-    huge = "x" * (MAX_BODY_BYTES + 1024)  # over the routes' body cap: refused before anything is admitted
+    huge = "x" * (MAX_BODY_BYTES + 1024)  # over the routes' body cap (and a line's): refused before admitting
 
     async def scenario() -> list[tuple[str, bool]]:
         outcomes: list[tuple[str, bool]] = []
@@ -221,7 +182,7 @@ def test_bad_input_shows_the_stable_code_and_changes_nothing(
         return outcomes
 
     assert run(scenario()) == [
-        ("PAYLOAD_TOO_LARGE", True),
+        ("INVALID_ARGUMENTS", True),  # over the tool's 500-byte line, by its schema
         ("PAYLOAD_TOO_LARGE", True),
         ("KEY_SESSION_INVALID", True),
         ("KEY_SESSION_INVALID", True),

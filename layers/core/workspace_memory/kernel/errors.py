@@ -231,3 +231,60 @@ class MemoryOff(Forbidden):
     """The workspace's memory policy is `off`: an agent reads no entries."""
 
     code = "MEMORY_OFF"
+
+
+# -- The MCP server's own refusals (mcp_server/): answered before, or instead of, any call to the API ------------
+
+
+class InvalidArguments(InvalidInput):
+    """A tool call's arguments fail the tool's input schema; nothing was called."""
+
+    code = "INVALID_ARGUMENTS"
+
+
+class UserTokenRequired(Unauthenticated):
+    """A tool that acts as the person (`ask_agent`, `list_entries`) without the person's token."""
+
+    code = "USER_TOKEN_REQUIRED"
+
+
+class TurnTimeout(Unavailable):
+    """A turn `ask_agent` started is still running at the server's deadline; it goes on."""
+
+    code = "TURN_TIMEOUT"
+
+
+class PathNotAllowed(InvalidInput):
+    """A memory-tool path outside `/memories`, or with an empty, `.` or `..` segment."""
+
+    code = "PATH_NOT_ALLOWED"
+
+
+class PathNotMapped(NotFound):
+    """A memory-tool path under `/memories` that names neither the document nor an entry (docs/mcp.md)."""
+
+    code = "PATH_NOT_MAPPED"
+
+
+class TextNotFound(InvalidInput):
+    """A memory-tool `str_replace` whose `old_str` is not in the file."""
+
+    code = "TEXT_NOT_FOUND"
+
+
+class TextAmbiguous(InvalidInput):
+    """A memory-tool `str_replace` whose `old_str` occurs more than once: it must name one place."""
+
+    code = "TEXT_AMBIGUOUS"
+
+
+class LineOutOfRange(InvalidInput):
+    """A memory-tool `insert_line` or `view_range` outside the file."""
+
+    code = "LINE_OUT_OF_RANGE"
+
+
+class CommandNotSupported(InvalidInput):
+    """A memory-tool command this file cannot take (the document is never created, deleted or renamed)."""
+
+    code = "COMMAND_NOT_SUPPORTED"

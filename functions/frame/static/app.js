@@ -95,12 +95,20 @@ function wire() {
       state.user = jwt ? "" : user;
       forgetWorkspace();
       $("whoami").textContent = `Signed in as ${jwt ? "(JWT)" : user}.`;
+      $("jwt").value = "";
+      $("signin-form").hidden = true;
+      $("switch-user").hidden = false;
       $("workspace").hidden = false;
       $("ws-pick").replaceChildren();
       await loadWorkspaces();
       say("Signed in.");
     }),
   );
+  $("switch-user").addEventListener("click", () => {
+    $("signin-form").hidden = false;
+    $("switch-user").hidden = true;
+    $("dev-user").focus();
+  });
   $("pick-form").addEventListener(
     "submit",
     action(() => {

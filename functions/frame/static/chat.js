@@ -29,8 +29,8 @@ function transcript(who, text, { className, markdown = false } = {}) {
 }
 
 function outcomeLine(text, className) {
-  const li = element("li", undefined, `outcome ${className || ""}`.trim());
-  li.append(element("span", text, className === "remembered" ? "remembered" : ""));
+  const li = element("li", undefined, "outcome");
+  li.append(element("span", text, className));
   $("transcript").append(li);
   return li;
 }

@@ -82,7 +82,14 @@ def sign_in(page: Page, gateway_url: str, user: str) -> None:
     expect(page.locator("#whoami")).to_have_text(f"Signed in as {user}.")
 
 
+def switcher(page: Page) -> None:
+    """The workspace forms, folded away while a workspace is open: unfolded as a person would."""
+    if not page.locator("#ws-switch").evaluate("d => d.open"):
+        page.get_by_text("Switch to another workspace, or create one").click()
+
+
 def open_workspace(page: Page, ws: str) -> None:
+    switcher(page)
     page.get_by_label("Workspace id").fill(ws)
     page.get_by_role("button", name="Open", exact=True).click()
 
@@ -405,6 +412,7 @@ def test_the_picker_lists_the_callers_workspaces(page: Page, api: Api, gateway_u
     expect(page.locator("#status")).to_have_text(f"Opened workspace {theirs}.")
     expect(page.get_by_role("button", name="Save", exact=True)).to_be_disabled()
 
+    switcher(page)
     page.get_by_label("New workspace name").fill("fresh")
     page.get_by_role("button", name="Create").click()
     expect(page.locator("#status")).to_contain_text("Opened workspace ws_")

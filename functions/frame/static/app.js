@@ -31,6 +31,9 @@ function forgetWorkspace() {
   state.saved = "";
   $("draft").value = "";
   $("views").hidden = true;
+  $("ws-current").hidden = true;
+  $("ws-summary").textContent = "Open or create a workspace";
+  $("ws-switch").open = true;
   for (const id of ["editor", "inbox", "chat", "entries", "changes", "settings"]) $(id).hidden = true;
   $("conflict").hidden = true;
   hideEntries();
@@ -50,6 +53,10 @@ async function openWorkspace(id) {
   $("ws-id").value = id;
   if ([...$("ws-pick").options].some((o) => o.value === id)) $("ws-pick").value = id;
   $("views").hidden = false;
+  $("ws-current").textContent = `Open: ${view.name} (${view.role}).`;
+  $("ws-current").hidden = false;
+  $("ws-summary").textContent = "Switch to another workspace, or create one";
+  $("ws-switch").open = false;
   showView("editor");
   showWorkspace(view);
   showDocument(doc);

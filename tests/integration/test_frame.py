@@ -999,6 +999,16 @@ def test_a_wrong_workspace_id_keeps_the_open_one_and_the_page_loads_without_a_40
     assert_accessible(page)
 
 
+def test_the_axe_check_fails_on_a_page_with_a_violation(page: Page) -> None:
+    """The helper is not vacuous: the very violation the issue found (an empty `<pre>` with a name) is reported."""
+    page.set_content(
+        '<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main><h1>t</h1>'
+        '<pre aria-label="Diff"></pre></main></body></html>'
+    )
+    with pytest.raises(AssertionError, match="aria-prohibited-attr"):
+        assert_accessible(page)
+
+
 VIEWS = ["Memory", "Review inbox", "Chat", "Entries", "Changes", "Settings"]
 
 

@@ -38,7 +38,7 @@ from workspace_memory.kernel.terms import SEARCH_DEFAULT_K
 from workspace_memory.turns.capture import Outcome
 from workspace_memory.turns.framing import seal
 from workspace_memory.turns.recall import MemoryWrite, RecallStatus
-from workspace_memory.turns.turn_contract import RoundReceipt, ToolOutcome
+from workspace_memory.turns.turn_contract import RoundReceipt, ToolOutcome, TurnProposal
 
 NO_ADMISSION_BLOCK = "Workspace memory not provided because this turn's admission is not valid."
 
@@ -106,7 +106,17 @@ class TurnActivities:
             problems = (response.error.problems if response.error else None) or []
             detail = ", ".join(f"edit {p.index}: {p.reason}" for p in problems) or response.error_code
             return _run(tool, data, CallOutcome.INVALID, detail=detail)
-        return _run(tool, data, answer.outcome, version=answer.version, predicate=answer.predicate)
+        run = _run(tool, data, answer.outcome, version=answer.version, predicate=answer.predicate)
+        proposed = answer.proposal
+        if proposed is None:
+            return run
+        proposal = TurnProposal(
+            round=data.round,
+            edits=proposed.edits,
+            base_version=proposed.base_version,
+            clear_generation=proposed.clear_generation,
+        )
+        return run.model_copy(update={"proposal": proposal})
 
     @activity.defn(name=ToolName.NOTES_GET)
     def notes_get(self, data: ToolInput) -> ToolRun:

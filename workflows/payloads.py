@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from workflows.providers.base import Message, ModelResponse, ToolCall, ToolResult
-from workspace_memory.turns.turn_contract import RoundReceipt, ToolOutcome, TurnInput
+from workspace_memory.turns.turn_contract import RoundReceipt, ToolOutcome, TurnInput, TurnProposal
 
 
 class RoundInput(BaseModel):
@@ -31,3 +31,5 @@ class ToolInput(BaseModel):
 class ToolRun(BaseModel):
     result: ToolResult
     outcome: ToolOutcome
+    proposal: TurnProposal | None = None
+    """A capture's proposal, kept apart from the text-free outcome: the turn's owner reviews it."""

@@ -69,6 +69,8 @@ async def run_turn(turn: TurnInput, view: TurnView, model_round: ModelRound, too
                 run = await tool(name, ToolInput(turn=turn, round=number, call=call, base_version=base_version))
             results.append(run.result)
             view.tool_outcomes.append(run.outcome)
+            if run.proposal is not None:
+                view.proposals.append(run.proposal)
         messages.append(Message(role="tool", tool_results=results))
     else:
         view.answer = ROUND_LIMIT_ANSWER

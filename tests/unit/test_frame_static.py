@@ -49,7 +49,24 @@ def test_no_inline_script_or_style_and_nothing_from_elsewhere() -> None:
     assert re.findall(r"<script(?![^>]*\bsrc=)[^>]*>", page) == []
     assert re.findall(r"\son[a-z]+=|\sstyle=", page) == []
     for text in (p.read_text(encoding="utf-8") for p in STATIC.iterdir()):
+        text = text.replace('xmlns="http://www.w3.org/2000/svg"', "")  # a name, never fetched: the favicon's
         assert re.findall(r"https?://|//cdn", text) == []
+
+
+def test_the_favicon_is_linked_and_served_as_svg(gateway: Gateway) -> None:
+    page = (STATIC / "index.html").read_text(encoding="utf-8")
+    assert '<link rel="icon" href="favicon.svg" type="image/svg+xml">' in page
+    answer = gateway.invoke("GET", "/app/favicon.svg", {}, b"")
+    assert answer["statusCode"] == 200
+    assert {k.lower(): v for k, v in answer["headers"].items()}["content-type"] == "image/svg+xml"
+    assert "<script" not in answer["body"]
+
+
+def test_no_module_is_over_400_lines_and_no_stored_text_becomes_html() -> None:
+    for module in STATIC.glob("*.js"):
+        text = module.read_text(encoding="utf-8")
+        assert text.count("\n") <= 400, module.name
+        assert re.findall(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(", text) == [], module.name
 
 
 def test_every_module_import_is_a_shipped_file() -> None:

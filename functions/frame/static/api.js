@@ -49,6 +49,12 @@ export const api = {
     call("POST", `${ws(id)}/memory/undo`, { body: { restoreVersion }, headers: base(version) }),
   versions: (id, limit = 100) => call("GET", `${ws(id)}/memory/versions?limit=${limit}`),
   version: (id, n) => call("GET", `${ws(id)}/memory/versions/${n}`),
+  /** A document proposal as the turn gave it, applied on `version` (its own base, or the current one). */
+  applyProposal: (id, proposal, version) => {
+    const { edits, baseVersion, clearGeneration } = proposal;
+    const body = { proposal: { edits, baseVersion, clearGeneration } };
+    return call("POST", `${ws(id)}/memory/proposals/apply`, { body, headers: base(version) });
+  },
   policy: (id) => call("GET", `${ws(id)}/memory/policy`),
   setPolicy: (id, mode, expectedRevision) =>
     call("PUT", `${ws(id)}/memory/policy`, { body: { mode, expectedRevision } }),

@@ -1,37 +1,29 @@
-// Memory entries and the agents' candidates (docs/architecture.md#entries): list, open, history, create, supersede on the revision
-// shown, forget after a confirm step; accept or reject a candidate on its revision. Stored text only ever goes into
-// the page as text (textContent, value): never as HTML, so a title like `<img onerror=…>` stays a title.
+// Memory entries (docs/architecture.md#entries): list, open, history, create, supersede on the revision shown,
+// forget after a confirm step (the agents' candidates are in the review inbox, inbox.js). Stored text only ever
+// goes into the page as text (textContent, value): never as HTML, so a title like `<img onerror=…>` stays a title.
 import { ApiError, api } from "./api.js";
+import * as helpers from "./ui.js";
 
-const $ = (id) => document.getElementById(id);
-const state = { ws: null, canWrite: false, role: null, filters: {}, cursor: null, entry: null, candidatesCursor: null };
-let ui = null; // {say, fail, action, cell} of app.js
-
-function button(text, onClick) {
-  const b = document.createElement("button");
-  b.type = "button";
-  b.textContent = text;
-  b.addEventListener("click", ui.action(onClick));
-  return b;
-}
+const { $, button, empty } = helpers;
+const state = { ws: null, canWrite: false, role: null, filters: {}, cursor: null, entry: null };
+const ui = helpers;
 
 const warned = (written) =>
   written.warnings && written.warnings.length
     ? ` Warning: it holds ${written.warnings.map((w) => `${w.kind} ×${w.count}`).join(", ")} (stored as you typed it).`
     : "";
 
-/** Empties every entries and candidates view (another workspace, another sign-in). */
+/** Empties every entries view (another workspace, another sign-in). */
 export function hideEntries() {
   Object.assign(state, { ws: null, canWrite: false, role: null, filters: {}, cursor: null, entry: null });
-  state.candidatesCursor = null;
-  for (const id of ["entry-list", "candidate-list", "entry-history"]) $(id).tBodies[0].replaceChildren();
-  for (const id of ["entry", "entries-more", "candidates-more", "entries-note"]) $(id).hidden = true;
+  for (const id of ["entry-list", "entry-history"]) $(id).tBodies[0].replaceChildren();
+  for (const id of ["entry", "entries-more", "entries-note", "entry-list", "entry-list-empty"]) $(id).hidden = true;
   for (const id of ["entry-title", "entry-summary", "entry-body", "entries-note"]) $(id).textContent = "";
   $("entry-citations").replaceChildren();
   for (const form of ["entries-filter", "entry-create", "supersede-form", "entry-open-form"]) $(form).reset();
 }
 
-/** The workspace's entries and pending candidates, as this person may see them, on opening it. */
+/** The workspace's entries, as this person may see them, on opening it. */
 export async function showEntries(ws, view) {
   hideEntries();
   state.ws = ws;
@@ -44,10 +36,10 @@ export async function showEntries(ws, view) {
     $("entries-note").hidden = false;
     $("new-scope").value = "member";
   }
-  await Promise.all([listEntries(), listCandidates()]);
+  await listEntries();
 }
 
-async function listEntries(more = false) {
+export async function listEntries(more = false) {
   const cursor = more ? state.cursor : undefined;
   const { entries, nextCursor } = await api.entries(state.ws, { ...state.filters, cursor });
   const body = $("entry-list").tBodies[0];
@@ -60,6 +52,7 @@ async function listEntries(more = false) {
   }
   state.cursor = nextCursor;
   $("entries-more").hidden = !nextCursor;
+  empty("entry-list", body.rows.length);
   return entries;
 }
 
@@ -183,82 +176,7 @@ async function create() {
   ui.say(`${what}${warned(written)}`);
 }
 
-function pre(className, text) {
-  const p = document.createElement("pre");
-  p.className = className;
-  p.textContent = text;
-  return p;
-}
-
-/** Everything accepting a save candidate would store besides title and summary: its key, body and sources. */
-function candidateBody(c) {
-  if (c.kind === "forget") return document.createTextNode("");
-  const lines = [c.key ? `key ${c.key}` : "", c.body || "(no body)"];
-  for (const s of c.sources) lines.push(`source ${s.kind} ${s.ref}${s.locator ? ` (${s.locator})` : ""}`);
-  return pre("candidate-body", lines.filter(Boolean).join("\n"));
-}
-
-/** What the candidate changes: the revision it supersedes as stored now, the fields it changes, the body diff. */
-function candidateChanges(c, changes) {
-  const box = document.createElement("div");
-  box.append(changes);
-  const d = c.diff;
-  if (d) {
-    const what = document.createElement("p");
-    const stale = d.current ? "" : "No longer the current revision: accepting is refused. ";
-    what.textContent = `${stale}Replaces revision ${d.revision} (${d.type} “${d.title}” — ${d.summary}); changes ${
-      d.changed.join(", ") || "nothing"
-    }.`;
-    box.append(what, pre("candidate-diff", d.bodyDiff || "(same body)"));
-  }
-  return box;
-}
-
-async function listCandidates(more = false) {
-  const { candidates, nextCursor } = await api.candidates(state.ws, more ? state.candidatesCursor : undefined);
-  const body = $("candidate-list").tBodies[0];
-  if (!more) body.replaceChildren();
-  for (const c of candidates) {
-    const row = body.insertRow();
-    row.dataset.candidateId = c.candidateId;
-    const target = `entry ${c.entryId} (revision ${c.baseRevision})`;
-    const changes = c.kind === "forget" ? `forget ${target}` : c.entryId ? target : "a new entry";
-    const title = c.title ?? "(no longer readable)";
-    for (const text of [title, c.summary ?? ""]) ui.cell(row, text);
-    row.insertCell().append(candidateBody(c));
-    for (const text of [c.type, c.scope]) ui.cell(row, text);
-    row.insertCell().append(candidateChanges(c, changes));
-    for (const text of [c.proposedBy, c.createdAt]) ui.cell(row, text);
-    row.insertCell().append(button("Accept", () => decide(c, "accept")), button("Reject", () => decide(c, "reject")));
-  }
-  state.candidatesCursor = nextCursor;
-  $("candidates-more").hidden = !nextCursor;
-  return candidates;
-}
-
-/** Accept or reject on the candidate's revision as listed (compare-and-set): a stale one reloads the list. */
-async function decide(candidate, decision) {
-  let written;
-  try {
-    written = await api.decideCandidate(state.ws, candidate.candidateId, decision, candidate.revision);
-  } catch (error) {
-    if (error instanceof ApiError && ["STALE_REVISION", "CANDIDATE_NOT_FOUND"].includes(error.code)) {
-      await listCandidates();
-    }
-    throw error;
-  }
-  await Promise.all([listCandidates(), listEntries()]);
-  ui.say(
-    decision === "accept"
-      ? written.forgotten
-        ? `Accepted: entry ${written.entryId} was forgotten.`
-        : `Accepted: entry ${written.entryId} (revision ${written.revision}).`
-      : "Rejected: the candidate was dropped.",
-  );
-}
-
-export function wireEntries(helpers) {
-  ui = helpers;
+export function wireEntries() {
   const { action } = helpers;
   $("entries-filter").addEventListener(
     "submit",
@@ -284,9 +202,4 @@ export function wireEntries(helpers) {
   $("forget-no").addEventListener("click", () => ($("forget-confirm").hidden = true));
   $("forget-yes").addEventListener("click", action(forget));
   $("entry-create").addEventListener("submit", action(create));
-  $("candidates-load").addEventListener(
-    "click",
-    action(async () => ui.say(`${(await listCandidates()).length} pending candidates.`)),
-  );
-  $("candidates-more").addEventListener("click", action(() => listCandidates(true)));
 }

@@ -38,7 +38,7 @@ from workspace_memory.turns.capture import CaptureResult, InvalidEdits, Outcome,
 from workspace_memory.turns.notes import Notes, NotesConflict, NotesTooLarge
 from workspace_memory.turns.recall import MemoryWrite, Recall, RecallReceipt, RecallStatus, ReceiptsPage
 from workspace_memory.turns.service import StartedTurn
-from workspace_memory.turns.turn_contract import RoundReceipt, ToolOutcome, TurnView
+from workspace_memory.turns.turn_contract import RoundReceipt, ToolOutcome, TurnProposal, TurnView
 from workspace_memory.workspaces.access import Role, ShareType, Workspace
 from workspace_memory.workspaces.keysessions import KeySession, Scope
 
@@ -64,6 +64,7 @@ TURN = TurnView(
         ToolOutcome(round=2, tool="working_notes_get", ok=True, outcome="read"),
     ],
     receipts=[RoundReceipt(round=1, status=RecallStatus.OK, revision=4), RoundReceipt(round=2, status="no_access")],
+    proposals=[TurnProposal(round=2, edits=[{"op": "add", "line": "- x"}], base_version=4, clear_generation=1)],
 )
 
 CASES: list[tuple[str, OutModel, str]] = [
@@ -127,7 +128,8 @@ CASES: list[tuple[str, OutModel, str]] = [
         '{"round":1,"tool":"remember_in_memory","ok":true,"outcome":"committed","version":5},'
         '{"round":1,"tool":"remember_in_memory","ok":false,"outcome":"refused","predicate":"policy"},'
         '{"round":2,"tool":"working_notes_get","ok":true,"outcome":"read"}],'
-        '"receipts":[{"round":1,"status":"ok","revision":4},{"round":2,"status":"no_access","revision":null}]}',
+        '"receipts":[{"round":1,"status":"ok","revision":4},{"round":2,"status":"no_access","revision":null}],'
+        '"proposals":[{"round":2,"edits":[{"op":"add","line":"- x"}],"baseVersion":4,"clearGeneration":1}]}',
     ),
     (
         "receipts (turnId and revision null)",

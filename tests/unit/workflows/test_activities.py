@@ -201,6 +201,19 @@ def test_capture_outcomes_and_only_committed_says_remembered(body: dict[str, Any
     assert api.calls[0][1][-1] == 3  # the base version is the turn's last recalled revision, not the model's
 
 
+def test_a_proposal_reaches_the_turns_owner_apart_from_the_text_free_outcome() -> None:
+    edits = [{"op": "add", "line": "- x", "heading": "## D"}]
+    proposal = {"edits": edits, "baseVersion": 3, "clearGeneration": 2}
+    api = FakeApi(capture=answered(CaptureOut, {"outcome": "proposal", "proposal": proposal}))
+    run = TurnActivities(api, RecordingModel()).remember(tool(ToolName.REMEMBER, edits=edits))
+    assert run.proposal is not None
+    assert (run.proposal.edits, run.proposal.base_version, run.proposal.clear_generation) == (edits, 3, 2)
+    assert run.proposal.round == run.outcome.round
+    assert "- x" not in run.outcome.model_dump_json()  # the outcome stays text-free
+    committed = FakeApi(capture=answered(CaptureOut, {"outcome": "committed", "version": 4}))
+    assert TurnActivities(committed, RecordingModel()).remember(tool(ToolName.REMEMBER, edits=edits)).proposal is None
+
+
 def test_bad_edits_are_a_tool_error_the_model_sees() -> None:
     api = FakeApi(
         capture=refused(

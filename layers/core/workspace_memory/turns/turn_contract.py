@@ -7,7 +7,7 @@ it must stay free of boto3 and anything else the Temporal workflow sandbox would
 from __future__ import annotations
 
 import hashlib
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -51,6 +51,17 @@ class ToolOutcome(BaseModel):
     predicate: str | None = None
 
 
+class TurnProposal(BaseModel):
+    """A memory edit the agent proposed in round `round` (policy read_only, or its base was stale), for the person
+    whose turn it was to review and apply (`POST …/memory/proposals/apply`). The edits' text is memory text as the
+    capture redacted it: it lives only in the encrypted workflow state and the turn's owner's own view."""
+
+    round: int
+    edits: list[dict[str, Any]]
+    base_version: int
+    clear_generation: int
+
+
 class TurnView(BaseModel):
     conversation_id: str
     status: Literal["running", "completed", "failed"]
@@ -58,6 +69,7 @@ class TurnView(BaseModel):
     rounds: int = 0
     tool_outcomes: list[ToolOutcome] = []
     receipts: list[RoundReceipt] = []
+    proposals: list[TurnProposal] = []
 
 
 def turn_id_for(conversation_id: str, idempotency_key: str) -> str:

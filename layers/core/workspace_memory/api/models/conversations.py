@@ -8,7 +8,7 @@ from pydantic import field_validator
 
 from workspace_memory.api.models.base import OutModel, omitted_when_none
 from workspace_memory.kernel.terms import RecallStatus
-from workspace_memory.turns.turn_contract import RoundReceipt, ToolOutcome, TurnView
+from workspace_memory.turns.turn_contract import RoundReceipt, ToolOutcome, TurnProposal, TurnView
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
     from workspace_memory.turns.recall import ReceiptsPage
@@ -39,6 +39,16 @@ class RoundReceiptOut(OutModel):
     revision: int | None
 
 
+class TurnProposalOut(OutModel):
+    """A memory edit the agent proposed in this turn and did not save: apply it as it is with
+    `POST …/memory/proposals/apply` (its `baseVersion` as `X-Base-Version`)."""
+
+    round: int
+    edits: list[dict[str, Any]]
+    base_version: int
+    clear_generation: int
+
+
 class TurnOut(OutModel):
     turn_id: str
     status: Literal["running", "completed", "failed"]
@@ -46,6 +56,9 @@ class TurnOut(OutModel):
     rounds: int
     tool_outcomes: list[ToolOutcomeOut]
     receipts: list[RoundReceiptOut]
+    proposals: list[TurnProposalOut]
+    """The document edits the agent proposed in this turn (read_only, or on a stale base): only the turn's owner
+    reads them."""
 
     @classmethod
     def of(cls, turn_id: str, view: TurnView) -> TurnOut:
@@ -56,11 +69,16 @@ class TurnOut(OutModel):
             rounds=view.rounds,
             tool_outcomes=[_tool_outcome(o) for o in view.tool_outcomes],
             receipts=[_round_receipt(r) for r in view.receipts],
+            proposals=[_proposal(p) for p in view.proposals],
         )
 
 
 def _tool_outcome(outcome: ToolOutcome) -> ToolOutcomeOut:
     return ToolOutcomeOut.model_validate(outcome, from_attributes=True)
+
+
+def _proposal(proposal: TurnProposal) -> TurnProposalOut:
+    return TurnProposalOut.model_validate(proposal, from_attributes=True)
 
 
 def _round_receipt(receipt: RoundReceipt) -> RoundReceiptOut:

@@ -1,0 +1,125 @@
+// The memory document: edit, save, a conflict with the draft's diff against the newer text, clear, undo.
+import { ApiError, api } from "./api.js";
+import { lines, diffLines } from "./diff.js";
+import { $, action, diffInto, fail, say, state } from "./ui.js";
+
+export const dirty = () => $("draft").value !== state.saved;
+
+function showDirty() {
+  $("dirty").textContent = dirty() ? "Unsaved changes (a draft is never sent as saved memory)." : "";
+}
+
+const WRITE_CONTROLS = ["save", "clear", "undo", "overwrite", "clear-save-first", "clear-discard"];
+
+/** Read only when the person's role cannot write, said before any attempt (`reason` is shown beside it). */
+export function setReadOnly(readOnly, reason = "") {
+  state.readOnly = readOnly;
+  $("draft").readOnly = readOnly;
+  for (const id of WRITE_CONTROLS) $(id).disabled = readOnly;
+  $("read-only").textContent = readOnly ? `Read only: ${reason}` : "";
+  $("read-only").hidden = !readOnly;
+}
+
+export function showDocument(doc) {
+  state.base = doc.version;
+  state.saved = doc.content;
+  $("draft").value = doc.content;
+  $("doc-meta").textContent = doc.version
+    ? `Version ${doc.version}, ${doc.bytes} bytes, by ${doc.updatedBy} at ${doc.updatedAt}`
+    : "No memory yet (version 0): write the first version below, or let the assistant propose it.";
+  $("conflict").hidden = true;
+  $("clear-dirty").hidden = true;
+  showDirty();
+}
+
+export async function load() {
+  showDocument(await api.read(state.ws));
+}
+
+async function save(content, base) {
+  try {
+    const saved = await api.save(state.ws, content, base);
+    await load();
+    const warned = (saved.warnings || []).map((w) => `${w.kind} ×${w.count}`).join(", ");
+    say(`Saved version ${saved.version}.${warned ? ` It holds ${warned}.` : ""}`);
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "STALE_BASE_VERSION") {
+      await showConflict();
+    } else if (error instanceof ApiError && error.code === "FORBIDDEN") {
+      setReadOnly(true, "your role no longer lets you save here (it changed after you opened the workspace).");
+    }
+    fail(error);
+    return false;
+  }
+}
+
+/** The newer text, and what the draft would change in it, line by line; the draft stays in the editor. */
+async function showConflict() {
+  const newer = await api.read(state.ws);
+  state.newer = newer;
+  $("newer").value = newer.content;
+  $("newer-version").textContent = String(newer.version);
+  diffInto($("conflict-diff"), diffLines(lines(newer.content), lines($("draft").value)));
+  $("conflict").hidden = false;
+}
+
+async function clearMemory() {
+  const cleared = await api.clear(state.ws, state.base);
+  await load();
+  say(`Cleared: version ${cleared.version} is empty.`);
+}
+
+async function undo() {
+  if (dirty()) {
+    fail("Resolve your unsaved draft first: Save it, or Reload to discard it.");
+    return;
+  }
+  const { versions } = await api.versions(state.ws, 10);
+  const previous = versions.find((v) => v.version < state.base && !v.purgedAt);
+  if (!previous) {
+    fail("Nothing to undo.");
+    return;
+  }
+  const restored = await api.undo(state.ws, previous.version, state.base);
+  await load();
+  say(`Undone: version ${restored.version} restores version ${previous.version}.`);
+}
+
+export function wireEditor() {
+  $("draft").addEventListener("input", showDirty);
+  $("save").addEventListener("click", action(() => save($("draft").value, state.base)));
+  $("reload").addEventListener("click", action(load));
+  $("overwrite").addEventListener("click", action(() => save($("draft").value, state.newer.version)));
+  $("take-newer").addEventListener("click", action(load));
+  $("clear").addEventListener(
+    "click",
+    action(async () => {
+      if (dirty()) {
+        $("clear-dirty").hidden = false;
+        $("clear-save-first").focus();
+        return;
+      }
+      await clearMemory();
+    }),
+  );
+  $("clear-save-first").addEventListener(
+    "click",
+    action(async () => {
+      $("clear-dirty").hidden = true;
+      if (await save($("draft").value, state.base)) await clearMemory();
+    }),
+  );
+  $("clear-discard").addEventListener(
+    "click",
+    action(async () => {
+      $("draft").value = state.saved;
+      await clearMemory();
+    }),
+  );
+  $("clear-cancel").addEventListener("click", () => {
+    $("clear-dirty").hidden = true;
+    $("draft").focus();
+  });
+  $("undo").addEventListener("click", action(undo));
+}

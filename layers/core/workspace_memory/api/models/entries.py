@@ -74,7 +74,7 @@ class EntryOut(OutModel):
     superseded_reason: str | None = omitted_when_none()
     previously: PreviouslyOut | None = omitted_when_none()
     citations: list[CitationOut]
-    reads: int
+    reads: int = 0
     last_read_at: str | None = omitted_when_none()
 
     @classmethod

@@ -25,8 +25,10 @@ Code = NewType("Code", str)
 
 Value = StrEnum | Code
 
-_VALUE = re.compile(r"[a-z][a-z0-9_:]{0,39}|[A-Z][A-Z0-9_]{1,63}")
-"""An enumeration's value (`key_session`, `memory:write`) or an error code: nothing else passes."""
+_ENUM = re.compile(r"[a-z][a-z_:]{0,39}")
+"""An enumeration member's value (`key_session`, `memory:write`): no digit, so no id either."""
+_CODE = re.compile(r"[A-Z][A-Z0-9_]{1,63}")
+"""An error code (`STALE_BASE_VERSION`)."""
 
 
 class Metric(StrEnum):
@@ -79,10 +81,10 @@ def install(sink: Sink | None) -> None:
 
 def dimension_value(value: Value) -> str:
     """`value` as a dimension, or ValueError: an enumeration member or a code, never free text."""
-    text = str(value)
-    if not _VALUE.fullmatch(text):
+    shape = _ENUM if isinstance(value, StrEnum) else _CODE
+    if not shape.fullmatch(value):
         raise ValueError("a metric dimension must be an enumeration value or an error code")
-    return text
+    return str(value)
 
 
 def emit(metric: Metric, unit: Unit, value: float, dimensions: Mapping[str, Value]) -> None:

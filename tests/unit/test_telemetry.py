@@ -85,3 +85,20 @@ def test_make_dev_says_where_logs_metrics_and_traces_go(tmp_path: Path) -> None:
     assert "POWERTOOLS_TRACE_DISABLED=true" in lines
     assert "ApiAccessLogGroup" in lines
     assert "stderr" in "\n".join(telemetry_lines(None, load_template()))
+
+
+class RecordingTracer:
+    def __init__(self) -> None:
+        self.options: dict[str, object] = {}
+
+    def capture_lambda_handler(self, handler: object, **options: object) -> object:
+        self.options = options
+        return handler
+
+
+def test_a_trace_holds_neither_the_response_nor_an_errors_message() -> None:
+    """powertools records both by default: a response is a document's or an entry's text."""
+    tracer = RecordingTracer()
+    bootstrap.Telemetry(tracer).around(lambda event, context: event)
+    assert tracer.options == {"capture_response": False, "capture_error": False}
+    assert bootstrap.TRACED_MODULES == ("botocore",), "an HTTP client's subsegment records the URL with `q`"

@@ -193,6 +193,7 @@ def deletion_service() -> DeletionService:
     return DeletionService(base.table, base.key_store, base.clock, runner)
 
 
+TRACED_MODULES = ("botocore",)
 _NAMESPACE = re.compile(r"[A-Za-z0-9._/#:-]{1,255}")
 _TRUE = frozenset({"1", "true", "yes", "on"})
 
@@ -204,9 +205,13 @@ class Telemetry:
     tracer: Any
 
     def around(self, handler: LambdaHandler[R]) -> LambdaHandler[R]:
+        """Neither the handler's response (a document's text, an entry's) nor an error's message (it could
+        carry anything) is put into the trace: powertools would record both by default."""
         if self.tracer is None:
             return handler
-        traced: LambdaHandler[R] = self.tracer.capture_lambda_handler(handler)
+        traced: LambdaHandler[R] = self.tracer.capture_lambda_handler(
+            handler, capture_response=False, capture_error=False
+        )
         return traced
 
 
@@ -237,7 +242,9 @@ def build_telemetry(env: Mapping[str, str]) -> Telemetry:
         return Telemetry(None)
     from aws_lambda_powertools import Tracer
 
-    return Telemetry(Tracer(service=service))
+    # Only the AWS SDK is patched: its X-Ray subsegments name the operation and the table, never a key or a
+    # value. HTTP clients are not: their subsegments record the URL, and the worker's `/search?q=` is memory text.
+    return Telemetry(Tracer(service=service, patch_modules=TRACED_MODULES))
 
 
 @functools.cache

@@ -35,6 +35,7 @@ from temporalio.contrib.aws.lambda_worker import LambdaWorkerConfig, run_worker
 
 from workflows.liveness import with_liveness
 from workflows.worker import WORKFLOWS, WorkerParts, activities_of, build_worker_parts
+from workspace_memory.bootstrap import instrumented
 from workspace_memory.kernel.settings import Settings
 
 DEFAULT_DEPLOYMENT_NAME = "workspace-memory"
@@ -112,4 +113,4 @@ SETTINGS = Settings.from_environ(os.environ)
 PARTS = build_worker_parts(SETTINGS)
 VERSION = deployment_version(os.environ)
 configure = make_configure(SETTINGS, PARTS, _secret_api_key_from(os.environ, SETTINGS.region))
-handler = run_worker(VERSION, configure)
+handler = instrumented(run_worker(VERSION, configure))

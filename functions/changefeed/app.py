@@ -7,14 +7,17 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes import DynamoDBStreamEvent
+from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from workspace_memory.bootstrap import change_feed
+from workspace_memory.bootstrap import change_feed, instrumented
 
 logger = Logger(service="workspace-memory")
 
 
-def handler(event: dict[str, Any], _context: Any) -> dict[str, Any]:
-    """Parse the batch, publish it, answer Lambda's partial batch response. Logs counts, never keys."""
+@logger.inject_lambda_context(clear_state=True)
+def _handle(event: dict[str, Any], _context: LambdaContext) -> dict[str, Any]:
+    """Parse the batch, publish it, answer Lambda's partial batch response. Logs counts, never keys: one line
+    per batch, with the invocation's request id and cold start (inject_lambda_context)."""
     result = change_feed().handle(DynamoDBStreamEvent(event).records)
     logger.info(
         "change feed batch",
@@ -26,3 +29,6 @@ def handler(event: dict[str, Any], _context: Any) -> dict[str, Any]:
         },
     )
     return result.response()
+
+
+handler: Any = instrumented(_handle)

@@ -24,11 +24,15 @@ import os
 import signal
 import threading
 from contextlib import suppress
+from pathlib import Path
+from typing import Any
 
+from scripts.localstack.functions import TRACE_DISABLED
 from scripts.localstack.processes import WORKER_MODULE, Interrupted, StartError, warn
 from scripts.localstack.resources import isolate_environment
 from scripts.localstack.signals import signals_set
 from scripts.localstack.stack import LocalStack, StackConfig
+from scripts.localstack.template import load_template
 from scripts.localstack.tether import tether
 
 
@@ -58,9 +62,24 @@ def banner(stack: LocalStack) -> str:
             f"Temporal DB            {config.temporal_db}   (log {config.temporal_log})",
             f"codec server           {codec}",
             f"worker                 {worker_line}",
+            *telemetry_lines(config.function_log, load_template()),
             f"ready: curl -s {stack.api}/v1/health   (Ctrl-C stops everything)",
         ]
     )
+
+
+def telemetry_lines(function_log: Path | None, template: dict[str, Any]) -> list[str]:
+    """Where the functions' logs, metrics and traces go on this stack, and where they go in AWS
+    (docs/operations.md)."""
+    variables = template["Globals"]["Function"]["Environment"]["Variables"]
+    namespace = variables.get("POWERTOOLS_METRICS_NAMESPACE", "unset")
+    logs = "this terminal (stderr)" if function_log is None else str(function_log)
+    return [
+        f"function logs          {logs}: one JSON line per request or batch (AWS: each function's log group)",
+        f"metrics                EMF JSON lines with an `_aws` key, in the same stream (AWS: CloudWatch {namespace})",
+        f"traces                 off ({TRACE_DISABLED}=true: no X-Ray daemon here; AWS: X-Ray, Tracing: Active)",
+        "API access logs        none here (AWS: the ApiAccessLogGroup log group, one JSON line per request)",
+    ]
 
 
 def watch(stack: LocalStack, stopping: threading.Event) -> None:

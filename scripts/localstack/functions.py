@@ -25,6 +25,7 @@ DEFAULT_TIMEOUT_SECONDS = 3.0
 DEFAULT_MEMORY_MB = 128
 """Lambda's defaults, for a function and Globals that say nothing."""
 LAYER_SOURCE = "layers/core"
+TRACE_DISABLED = "POWERTOOLS_TRACE_DISABLED"
 
 
 TIME_SCALE = "WM_LOCAL_TIME_SCALE"
@@ -102,7 +103,8 @@ def stack_environment(
     extra: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """What the local stack resolves for its functions: fake credentials, the local endpoint, the table, the
-    key, Temporal, the local-stack flag and (when given) its clock file, then `extra`."""
+    key, Temporal, the local-stack flag, tracing off (no X-Ray daemon listens here: powertools' Tracer would
+    otherwise be on, the environments set LAMBDA_TASK_ROOT) and (when given) its clock file, then `extra`."""
     clock = {} if clock_file is None else {LOCAL_CLOCK_FILE: str(clock_file)}
     return {
         **resources.environment(),
@@ -110,6 +112,7 @@ def stack_environment(
         "TEMPORAL_NAMESPACE": namespace,
         "TEMPORAL_TASK_QUEUE": task_queue,
         LOCAL_STACK_FLAG: "1",
+        TRACE_DISABLED: "true",
         **clock,
         **(extra or {}),
     }

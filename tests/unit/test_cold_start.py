@@ -27,6 +27,7 @@ DEFERRED = (  # powertools itself imports botocore's bare package (0.5 ms) for i
     "detect_secrets",  # redaction's detectors: imported on the first text they look at
     "phonenumbers",
     "stdnum",
+    "aws_xray_sdk",  # the Tracer's provider: built at the first invocation, tracing on (bootstrap.instrumented)
 )
 
 

@@ -634,7 +634,8 @@ def test_roles_are_least_privilege(template: dict[str, Any], function: str) -> N
         assert "NotResource" not in statement
         for action in _as_list(statement["Action"]):
             assert "*" not in action, f"{function}: wildcard action {action}"
-        assert "*" not in _as_list(statement["Resource"]), f"{function}: wildcard resource"
+        if set(_as_list(statement["Action"])) != TRACE_WRITES:  # X-Ray has no resource-level permissions
+            assert "*" not in _as_list(statement["Resource"]), f"{function}: wildcard resource"
         if any(a.startswith("dynamodb:") for a in _as_list(statement["Action"])):
             assert statement["Resource"] in (
                 MEMORY_TABLE,
@@ -682,6 +683,9 @@ GET, QUERY, PUT, UPDATE, CHECK, DELETE = (
     "dynamodb:DeleteItem",
 )
 LOGS = frozenset({"logs:CreateLogStream", "logs:PutLogEvents"})
+TRACE_WRITES = frozenset({"xray:PutTraceSegments", "xray:PutTelemetryRecords"})
+"""What `Tracing: Active` needs of every function role: X-Ray's two write actions, on "*" (no resource-level
+permissions exist for them), and no other X-Ray action."""
 STREAM_READ = frozenset({"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"})
 ALL_KINDS = frozenset(
     {
@@ -914,9 +918,8 @@ def test_role_actions_are_exactly_what_the_code_uses(template: dict[str, Any], f
     assert dynamodb == access.table | access.key_store | access.stream
     kms = {a for s in statements for a in _as_list(s["Action"]) if a.startswith("kms:")}
     assert kms == set().union(*access.kms.values())
-    assert {a for s in statements for a in _as_list(s["Action"]) if not a.startswith(("dynamodb:", "kms:"))} == (
-        access.other
-    )
+    others = {a for s in statements for a in _as_list(s["Action"]) if not a.startswith(("dynamodb:", "kms:"))}
+    assert others == access.other | TRACE_WRITES
 
 
 @pytest.mark.parametrize("function", list(ACCESS))
@@ -1080,6 +1083,60 @@ def test_http_api_is_throttled(template: dict[str, Any]) -> None:
         assert int(parameter["MinValue"]) <= int(parameter["Default"]) <= 1000
 
 
+# -- observability (docs/operations.md) -------------------------------------------------------------------------
+
+
+def test_every_function_is_traced_and_may_write_traces(template: dict[str, Any]) -> None:
+    """Tracing: Active reaches every function (none turns it off), each role may write traces and nothing else
+    of X-Ray, and the metrics' namespace and service name are set for every function."""
+    globals_ = template["Globals"]["Function"]
+    assert globals_["Tracing"] == "Active"
+    variables = globals_["Environment"]["Variables"]
+    assert variables["POWERTOOLS_SERVICE_NAME"] == "workspace-memory"
+    assert variables["POWERTOOLS_METRICS_NAMESPACE"] == "WorkspaceMemory"
+    for function in (*API_FUNCTIONS, *STREAM_FUNCTIONS, "TurnWorkerFunction"):
+        properties = template["Resources"][function]["Properties"]
+        assert properties.get("Tracing", "Active") == "Active", function
+        own = (properties.get("Environment") or {}).get("Variables") or {}
+        assert not {name for name in own if name.startswith("POWERTOOLS_")}, f"{function}: overrides Globals"
+        traces = [s for s in _role_statements(template, function) if "xray:PutTraceSegments" in _as_list(s["Action"])]
+        assert [(frozenset(_as_list(s["Action"])), s["Resource"]) for s in traces] == [(TRACE_WRITES, "*")], function
+        assert "Condition" not in traces[0]
+
+
+ACCESS_LOG_FIELDS = {
+    "requestId": "$context.requestId",
+    "time": "$context.requestTimeEpoch",
+    "route": "$context.routeKey",
+    "status": "$context.status",
+    "latencyMs": "$context.responseLatency",
+    "integrationLatencyMs": "$context.integrationLatency",
+    "responseLength": "$context.responseLength",
+    "principal": "$context.authorizer.claims.sub",
+    "iamPrincipal": "$context.identity.userArn",
+    "error": "$context.error.responseType",
+}
+"""The access log's fields, as docs/operations.md documents them."""
+
+
+def test_http_api_writes_access_logs_without_text(template: dict[str, Any]) -> None:
+    """CKV_AWS_95: the stage logs every request, one JSON object each, to a log group with retention. The
+    format names the route template, never the path (ids, entry keys) nor anything carrying the query string
+    (`q` of /search is memory-derived text), a body, a header or the source IP."""
+    (api,) = _resources(template, "AWS::Serverless::HttpApi").values()
+    settings = api["Properties"]["AccessLogSettings"]
+    assert settings["DestinationArn"] == {"Fn::GetAtt": ["ApiAccessLogGroup", "Arn"]}
+    fmt = settings["Format"]
+    assert json.loads(fmt) == ACCESS_LOG_FIELDS
+    variables = set(re.findall(r"\$context\.[A-Za-z.]+", fmt))
+    assert variables == set(ACCESS_LOG_FIELDS.values())
+    for forbidden in ("path", "querystring", "body", "header", "sourceIp", "userAgent", "integrationErrorMessage"):
+        assert forbidden.lower() not in fmt.lower(), forbidden
+    group = template["Resources"]["ApiAccessLogGroup"]
+    assert group["Type"] == "AWS::Logs::LogGroup"
+    assert 1 <= group["Properties"]["RetentionInDays"] <= 90
+
+
 # -- the change feed ------------------------------------------------------------------------------------------
 
 
@@ -1129,6 +1186,7 @@ def test_change_feed_role_reads_one_stream_and_puts_on_one_bus(template: dict[st
         ("sqs:SendMessage", json.dumps({"Fn::GetAtt": ["ChangeFeedFailures", "Arn"]}, sort_keys=True)),
         ("logs:CreateLogStream", logs),
         ("logs:PutLogEvents", logs),
+        *((action, json.dumps("*")) for action in TRACE_WRITES),
     }
     assert all("Condition" not in s for s in statements)
     assert "DependsOn" not in template["Resources"]["ChangeFeedFunction"], "no key use to wait for"

@@ -3,15 +3,18 @@
 The adapters (boto3, the encryption SDK and the Material Providers Library, the Temporal client) are
 imported when the services are first built, not when a handler module is imported: a handler pays at import
 only for its routes and models. The Temporal client is loaded by the conversations function and by the
-workspaces function's deletion routes only, on first use.
+workspaces function's deletion routes only, on first use. So is the telemetry (`instrumented`): the metrics
+sink and, where tracing is on, powertools' Tracer, whose X-Ray SDK imports botocore's session.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from workspace_memory.adapters.aws import AwsClients
@@ -37,6 +40,9 @@ if TYPE_CHECKING:
     from workspace_memory.workspaces.access import AccessService
     from workspace_memory.workspaces.deletion import DeletionService, WorkspacePurgeService
     from workspace_memory.workspaces.keysessions import KeySessionService
+
+R = TypeVar("R")
+LambdaHandler = Callable[[dict[str, Any], Any], R]
 
 
 @dataclass(frozen=True)
@@ -185,3 +191,77 @@ def deletion_service() -> DeletionService:
     connect = ClientConfig.load_client_connect_config(override_env_vars=dict(os.environ))
     runner = TemporalDeletions(base.settings, base.cipher, connect)
     return DeletionService(base.table, base.key_store, base.clock, runner)
+
+
+TRACED_MODULES = ("botocore",)
+_NAMESPACE = re.compile(r"[A-Za-z0-9._/#:-]{1,255}")
+_TRUE = frozenset({"1", "true", "yes", "on"})
+
+
+@dataclass(frozen=True)
+class Telemetry:
+    """What every function's entry point runs inside: a Tracer when tracing is on (None: off)."""
+
+    tracer: Any
+
+    def around(self, handler: LambdaHandler[R]) -> LambdaHandler[R]:
+        """Neither the handler's response (a document's text, an entry's) nor an error's message (it could
+        carry anything) is put into the trace: powertools would record both by default."""
+        if self.tracer is None:
+            return handler
+        traced: LambdaHandler[R] = self.tracer.capture_lambda_handler(
+            handler, capture_response=False, capture_error=False
+        )
+        return traced
+
+
+def tracing_on(env: Mapping[str, str]) -> bool:
+    """Powertools' own rule: on in Lambda (LAMBDA_TASK_ROOT), off under `sam local` or with
+    POWERTOOLS_TRACE_DISABLED; the local stack sets the latter (there is no X-Ray daemon to send to)."""
+    disabled = env.get("POWERTOOLS_TRACE_DISABLED", "").strip().lower() in _TRUE
+    return bool(env.get("LAMBDA_TASK_ROOT")) and not env.get("AWS_SAM_LOCAL") and not disabled
+
+
+def build_telemetry(env: Mapping[str, str]) -> Telemetry:
+    """Installs the EMF sink of the metrics port (unless POWERTOOLS_METRICS_DISABLED, or outside a function:
+    no POWERTOOLS_METRICS_NAMESPACE) and builds the Tracer when tracing is on. A namespace CloudWatch would
+    refuse fails here, at the first invocation, not at the first count."""
+    from workspace_memory.kernel import metrics
+
+    namespace = env.get("POWERTOOLS_METRICS_NAMESPACE")
+    service = env.get("POWERTOOLS_SERVICE_NAME", "").strip() or "workspace-memory"
+    if namespace is not None and not _NAMESPACE.fullmatch(namespace):
+        raise ValueError("POWERTOOLS_METRICS_NAMESPACE must be 1-255 of [A-Za-z0-9._/#:-]")
+    if namespace is None or env.get("POWERTOOLS_METRICS_DISABLED", "").strip().lower() in _TRUE:
+        metrics.install(None)
+    else:
+        from workspace_memory.adapters.emf_metrics import EmfMetrics
+
+        metrics.install(EmfMetrics(namespace, service))
+    if not tracing_on(env):
+        return Telemetry(None)
+    from aws_lambda_powertools import Tracer
+
+    # Only the AWS SDK is patched: its X-Ray subsegments name the operation and the table, never a key or a
+    # value. HTTP clients are not: their subsegments record the URL, and the worker's `/search?q=` is memory text.
+    return Telemetry(Tracer(service=service, patch_modules=TRACED_MODULES))
+
+
+@functools.cache
+def telemetry() -> Telemetry:
+    return build_telemetry(os.environ)
+
+
+def instrumented(handler: LambdaHandler[R]) -> LambdaHandler[R]:
+    """`handler` inside the process's telemetry, built at its first invocation rather than at import: a
+    handler's cold import stays what it was (tests/unit/test_cold_start.py), and a function with tracing off
+    never imports the X-Ray SDK."""
+    built: list[LambdaHandler[R]] = []
+
+    @functools.wraps(handler)
+    def entry(event: dict[str, Any], context: Any) -> R:
+        if not built:
+            built.append(telemetry().around(handler))
+        return built[0](event, context)
+
+    return entry

@@ -178,3 +178,18 @@ def test_a_failed_publish_is_reported_as_batch_item_failures(
     assert result.response() == {"batchItemFailures": [{"itemIdentifier": s} for s in sequences]}
     assert (result.published, result.failed) == (0, sequences)
     assert feed.drain(1, timeout=2.0) == []
+
+
+def test_a_batch_is_one_log_line_with_the_invocations_context(
+    stack_env: dict[str, str], capfd: pytest.CaptureFixture[str]
+) -> None:
+    """inject_lambda_context: the batch's one line carries the request id and the cold start, as every HTTP
+    function's request line does (the environment's output is this process's stderr here)."""
+    capfd.readouterr()
+    assert _run({"Records": []}, stack_env) == {"batchItemFailures": []}
+    err = capfd.readouterr().err
+    lines = [json.loads(line) for line in err.splitlines() if line.startswith("{") and '"_aws"' not in line]
+    assert [line["message"] for line in lines] == ["change feed batch"]
+    assert lines[0]["function_name"] == "ChangeFeedFunction"
+    assert lines[0]["function_request_id"]
+    assert lines[0]["cold_start"] is True

@@ -34,7 +34,8 @@ from workspace_memory.api.errors import (
 )
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.envelope import ErrorOut
-from workspace_memory.kernel import errors
+from workspace_memory.bootstrap import instrumented
+from workspace_memory.kernel import errors, metrics
 
 logger = Logger(service="workspace-memory")
 
@@ -102,8 +103,9 @@ def build_resolver() -> APIGatewayHttpResolver:
 
     @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
     def _unexpected(exc: Exception) -> Response[str]:
-        # The type only: an exception's message could carry anything, including memory text.
-        logger.error("unhandled error", extra={"error_type": type(exc).__name__})
+        # The type only: an exception's message could carry anything, including memory text. Said on the
+        # request's one line (`lambda_entry`).
+        logger.append_keys(error_type=type(exc).__name__)
         return error_response(500, error_envelope(INTERNAL, "internal error"))
 
     @app.not_found
@@ -114,10 +116,12 @@ def build_resolver() -> APIGatewayHttpResolver:
 
 
 def refusal(exc: errors.DomainError) -> Response[str]:
-    """A domain error's answer: its class's status, its envelope, `Retry-After` when it has one; logged by
-    code (never by message)."""
+    """A domain error's answer: its class's status, its envelope, `Retry-After` when it has one. Its code (never
+    its message) goes on the request's one log line; a 409 is counted by code (`Conflict`)."""
     status = status_for(exc)
-    logger.info("request refused", extra={"code": exc.code, "status": status})
+    logger.append_keys(code=exc.code)
+    if status == HTTPStatus.CONFLICT:
+        metrics.count(metrics.Metric.CONFLICT, code=metrics.Code(exc.code))
     retry_after = exc.details.get("retry_after")
     headers = {"Retry-After": str(int(retry_after))} if retry_after is not None else None
     return error_response(status, error_of(exc), headers)
@@ -150,21 +154,23 @@ def automation_caller(app: APIGatewayHttpResolver) -> str:
 
 
 def lambda_entry(app: APIGatewayHttpResolver) -> Callable[[dict[str, Any], LambdaContext], dict[str, Any]]:
-    """The Lambda handler for a route group: correlation id, the body vetted (api/body.py), then the resolver."""
+    """The Lambda handler for a route group: telemetry (bootstrap.instrumented), correlation id, the body vetted
+    (api/body.py), then the resolver; one log line per request, with its status (and code when refused)."""
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
     def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         path = event.get("pathParameters") or {}
         logger.append_keys(route=event.get("routeKey"), workspace_id=path.get("ws"), conversation_id=path.get("conv"))
         try:
-            event = readable(event)
+            result: dict[str, Any] = app.resolve(readable(event), context)
         except errors.DomainError as exc:
-            return _raw(refusal(exc))
-        result: dict[str, Any] = app.resolve(event, context)
-        logger.info("request", extra={"status": result.get("statusCode")})
+            result = _raw(refusal(exc))
+        status = result.get("statusCode")
+        log = logger.error if isinstance(status, int) and status >= HTTPStatus.INTERNAL_SERVER_ERROR else logger.info
+        log("request", extra={"status": status})
         return result
 
-    return handler
+    return instrumented(handler)
 
 
 def _raw(response: Response[str]) -> dict[str, Any]:

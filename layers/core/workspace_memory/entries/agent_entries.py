@@ -32,6 +32,7 @@ from workspace_memory.entries.rule_quotes import check_quote
 from workspace_memory.entries.service import EntryService
 from workspace_memory.entries.validation import redacted, validate
 from workspace_memory.governance.redaction import Finding
+from workspace_memory.kernel import metrics
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import (
     IdempotencyKeyReused,
@@ -40,6 +41,7 @@ from workspace_memory.kernel.errors import (
     Unavailable,
 )
 from workspace_memory.kernel.ids import require_identifier
+from workspace_memory.kernel.metrics import Metric, Operation
 from workspace_memory.kernel.terms import EntryScope, EntryType, Outcome
 from workspace_memory.search.entry_search import (
     SearchFilters,
@@ -159,8 +161,8 @@ class AgentEntryService:
             authority.require_scope(Scope.MEMORY_WRITE)
             result = attempt(authority)
             if result is not None:
-                return result
-        return SaveResult(Outcome.REFUSED, predicate=Predicate.CONSENT)
+                return _counted(result)
+        return _counted(SaveResult(Outcome.REFUSED, predicate=Predicate.CONSENT))
 
     def _opening(
         self, authority: Authority, digest: str, idempotency_key: str
@@ -367,3 +369,10 @@ class AgentEntryService:
         if authority.policy.mode is Mode.OFF:
             raise MemoryOff("workspace memory is off")
         return authority
+
+
+def _counted(result: SaveResult) -> SaveResult:
+    """`result`, counted as a fence refusal by its predicate when it names one."""
+    if result.predicate is not None:
+        metrics.count(Metric.FENCE_REFUSAL, operation=Operation.ENTRY_WRITE, predicate=result.predicate)
+    return result

@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING
 from workspace_memory.document.versions import utf8_size
 from workspace_memory.entries.model import EntryText, SealedVector, entry_context
 from workspace_memory.entries.validation import validate_key_prefix
+from workspace_memory.kernel import metrics
 from workspace_memory.kernel.clock import Clock, epoch_time
 from workspace_memory.kernel.errors import InvalidInput
+from workspace_memory.kernel.metrics import Metric, SearchOrigin
 from workspace_memory.kernel.sealed import unseal
 from workspace_memory.kernel.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K, EntryScope, EntryStatus, EntryType
 from workspace_memory.search import search_snapshot
@@ -183,7 +185,8 @@ class SearchService:
         if filters.key_prefix is not None:
             validate_key_prefix(filters.key_prefix)
         caller, (counter,) = load_caller(self._table, workspace_id, user_id, [keys.entry_counter(workspace_id)])
-        return self.ranked(caller, entries_revision(counter), query, k, filters)
+        with metrics.elapsed(Metric.SEARCH_LATENCY, origin=SearchOrigin.ROUTE):
+            return self.ranked(caller, entries_revision(counter), query, k, filters)
 
     def ranked(
         self, caller: Caller, entries_revision: int, query: str, k: int, filters: SearchFilters

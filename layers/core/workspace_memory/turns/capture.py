@@ -31,8 +31,10 @@ from workspace_memory.document.policy import Mode, Policy
 from workspace_memory.document.service import RECALL_MAX_BYTES
 from workspace_memory.document.versions import Op, head_text
 from workspace_memory.governance.redaction import Finding, findings, merge_findings, redact_written
+from workspace_memory.kernel import metrics
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import Conflict, Forbidden, InvalidInput, StaleBaseVersion
+from workspace_memory.kernel.metrics import Metric, Operation
 from workspace_memory.kernel.terms import Outcome as Outcome
 from workspace_memory.store import keys
 from workspace_memory.store.changes import Change, ClearGenerationIs, Label
@@ -132,6 +134,8 @@ class CaptureService:
         digest = request_hash(edits, base_version)  # of the request as sent, so a retry of it replays
         redacted, redactions = redact_edits(edits)
         result = self._capture(workspace_id, admission_id, credential, redacted, base_version, digest)
+        if result.predicate is not None:  # refused, or a conflict on the head: the fence decided
+            metrics.count(Metric.FENCE_REFUSAL, operation=Operation.CAPTURE, predicate=result.predicate)
         return result if result.outcome is Outcome.REFUSED else replace(result, redactions=redactions)
 
     def _capture(

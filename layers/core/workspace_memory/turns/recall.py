@@ -22,9 +22,11 @@ from workspace_memory.entries.agent_entries import caller_of
 from workspace_memory.entries.index import Index, IndexLines, build_index, build_rules, visible_heads
 from workspace_memory.entries.index import rule_line as entry_with_body
 from workspace_memory.entries.model import EntryText
+from workspace_memory.kernel import metrics
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import ConversationNotFound, DecryptionFailed, Unavailable
 from workspace_memory.kernel.ids import new_id
+from workspace_memory.kernel.metrics import Metric, SearchOrigin
 from workspace_memory.kernel.terms import MemoryWrite as MemoryWrite
 from workspace_memory.kernel.terms import RecallStatus as RecallStatus
 from workspace_memory.search.entry_search import (
@@ -196,7 +198,13 @@ class RecallService:
         self._rule_lines = IndexLines()
 
     def recall(self, workspace_id: str, admission_id: str, credential: str) -> Recall:
-        """Raises InvalidAdmission for a caller that does not hold this admission; otherwise always answers."""
+        """Raises InvalidAdmission for a caller that does not hold this admission; otherwise always answers,
+        counted by status."""
+        result = self._recall(workspace_id, admission_id, credential)
+        metrics.count(Metric.RECALL, status=result.status)
+        return result
+
+    def _recall(self, workspace_id: str, admission_id: str, credential: str) -> Recall:
         ref = AdmissionRef.parse(admission_id)
         now = self._clock.now()
         try:
@@ -260,13 +268,14 @@ class RecallService:
         revision = entries_revision(counter)
         if revision == 0:  # no entry was ever written here: nothing to rank, no index to build
             return Index("", (), 0)
-        results = self._search.ranked(
-            caller_of(authority),
-            revision,
-            selection_query(message),
-            SELECTED_K,
-            SearchFilters(exclude=shown),
-        )
+        with metrics.elapsed(Metric.SEARCH_LATENCY, origin=SearchOrigin.RECALL):
+            results = self._search.ranked(
+                caller_of(authority),
+                revision,
+                selection_query(message),
+                SELECTED_K,
+                SearchFilters(exclude=shown),
+            )
         return build_selection(results)
 
     def _unavailable(self, ref: AdmissionRef, admission_id: str, turn_id: str | None) -> Recall:

@@ -2,7 +2,8 @@
 
 `redact` replaces every finding with `[redacted:<kind>]` and counts the findings per kind; `findings` only
 counts (a human's text is stored as typed and answered with warnings); `redact_written` is `redact` for a
-text an agent writes, refused when nothing but markers would be left of it. Pure and deterministic: no I/O,
+text an agent writes, refused when nothing but markers would be left of it. `redact` counts what it replaces
+by kind on the metrics port (`Redaction`, never the text); otherwise pure and deterministic: no I/O,
 no network (detect-secrets' verification, which calls the providers, is never run), the same text always
 redacts the same way. Redaction is idempotent: markers are masked before detection, so a marker is never
 found again, and the lines a new marker lands on are read again until nothing new is found (a finding can
@@ -31,7 +32,9 @@ from dataclasses import dataclass
 from workspace_memory.governance.redaction import credentials, emails, passwords, payments, phones
 from workspace_memory.governance.redaction.normal import NormalText, normalise
 from workspace_memory.governance.redaction.payments import is_card_number
+from workspace_memory.kernel import metrics
 from workspace_memory.kernel.errors import InvalidInput, RedactedToNothing
+from workspace_memory.kernel.metrics import Metric
 from workspace_memory.kernel.terms import RedactionKind as Kind
 
 __all__ = [
@@ -111,7 +114,10 @@ def redact(text: str) -> Redacted:
     spans = _spans(text)
     if not spans:
         return Redacted(text, ())
-    return Redacted(_apply(text, spans)[0], _count(spans))
+    counts = _count(spans)
+    for finding in counts:  # by kind, never the text
+        metrics.count(Metric.REDACTION, finding.count, kind=finding.kind)
+    return Redacted(_apply(text, spans)[0], counts)
 
 
 def redact_written(text: str) -> Redacted:

@@ -95,6 +95,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         errors.RuleNotInQuote,
         errors.EntryCap,
         errors.StaleRevision,
+        errors.RateLimited,
     ),
     "GET /v1/automation/workspaces/{ws}/entries/{entryId}": (
         *_ADMISSION,
@@ -106,6 +107,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         *_ADMISSION,
         *_ENTRY,
         errors.IdempotencyKeyReused,
+        errors.RateLimited,
     ),
     "GET /v1/automation/workspaces/{ws}/search": (
         *_ADMISSION,

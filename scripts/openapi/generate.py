@@ -21,6 +21,7 @@ from pydantic.json_schema import models_json_schema
 from scripts.localstack.template import ROOT, Route, load_template, routes
 from scripts.openapi.route_errors import error_statuses
 from workspace_memory.api.models.envelope import ErrorOut
+from workspace_memory.kernel.errors import RateLimited
 
 DOCUMENT = ROOT / "functions" / "docs" / "openapi.json"
 TITLE = "workspace-memory"
@@ -227,10 +228,16 @@ def _error_response(codes: list[str], gateway: bool) -> dict[str, Any]:
     """One schema per status: the envelope, or where API Gateway may answer too, the one shape both bodies
     fit (GatewayOrErrorOut). The codes are listed in `x-error-codes`, machine-readable, and in the text."""
     listed = ", ".join(f"`{code}`" for code in codes)
+    answer: dict[str, Any] = {"description": f"{listed}.", "content": _json("ErrorOut"), "x-error-codes": codes}
     if gateway:
-        text = f"{listed}; or API Gateway's own refusal before the function runs (`message`, no code)."
-        return {"description": text, "content": _json("GatewayOrErrorOut"), "x-error-codes": codes}
-    return {"description": f"{listed}.", "content": _json("ErrorOut"), "x-error-codes": codes}
+        answer["description"] = f"{listed}; or API Gateway's own refusal before the function runs (`message`)."
+        answer["content"] = _json("GatewayOrErrorOut")
+    if RateLimited.code in codes:  # the one error with `retryAfter`, also sent as a header (api/http.py `refusal`)
+        answer["headers"] = {"Retry-After": {"description": "Seconds until a retry can succeed.", "schema": _SECONDS}}
+    return answer
+
+
+_SECONDS = {"type": "integer", "minimum": 1}
 
 
 def success_statuses(func: Any) -> list[int]:

@@ -115,6 +115,14 @@ def test_the_documented_errors_name_their_codes(document: dict[str, Any]) -> Non
     ]
 
 
+def test_a_rate_limited_answer_documents_retry_after(document: dict[str, Any]) -> None:
+    ops = _operations(document)
+    limited = ops["PUT /v1/automation/workspaces/{ws}/entries"]["responses"]["429"]
+    assert limited["x-error-codes"] == ["RATE_LIMITED"]
+    assert limited["headers"]["Retry-After"]["schema"] == {"type": "integer", "minimum": 1}
+    assert "headers" not in ops["PUT /v1/workspaces/{ws}/memory"]["responses"]["429"]  # API Gateway's alone
+
+
 def test_success_statuses_are_read_from_the_handlers(document: dict[str, Any]) -> None:
     ops = _operations(document)
 

@@ -155,8 +155,8 @@ def revoke_key_session(ws: str, session_id: str) -> Response[str]:
     summary="Delete a workspace",
     description=(
         "Owners only, confirmed by `X-Confirm-Workspace` naming the workspace again. The workspace is tombstoned "
-        "at once (every route answers 404 from then on), its branch key destroyed and the purge of its items "
-        "started; 202 with the deletion's progress. A repeat answers the same progress."
+        "at once (its routes answer 404 from then on, but for `GET …/deletion`), its branch key destroyed and "
+        "the purge of its items started; 202 with the deletion's progress. A repeat answers the same progress."
     ),
 )
 def delete_workspace(

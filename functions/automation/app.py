@@ -36,14 +36,31 @@ if TYPE_CHECKING:
 app = build_resolver()
 
 
-@app.post("/v1/automation/conversations/<conv>/admissions")
+@app.post(
+    "/v1/automation/conversations/<conv>/admissions",
+    summary="Admit a turn for a user (agent runtime)",
+    description=(
+        "An agent runtime (IAM-signed) admits a turn for `userId` under a live key session that user opened in the "
+        "workspace. Freezes the authority the turn runs under for 15 minutes and issues the delivery credential "
+        "later calls carry; retires every older turn of the conversation. 201, or 200 with the same admission for "
+        "a resend with the same `idempotencyKey`."
+    ),
+)
 def admit(conv: str, body: Annotated[Admit, Body()]) -> Response[AdmissionOut]:
     automation_caller(app)
     admitted = services().admission.admit_for_runtime(body.request(conv))
     return respond(200 if admitted.replayed else 201, AdmissionOut.of(admitted))
 
 
-@app.get("/v1/automation/workspaces/<ws>/memory")
+@app.get(
+    "/v1/automation/workspaces/<ws>/memory",
+    summary="Recall memory before a model call",
+    description=(
+        "The framed memory block for the admission's next model call (or a one-line reason it is not provided), "
+        "and what a write could do now (`memoryWrite`). Needs the admission's `memory:read`. Records a receipt on "
+        "the conversation; changes no memory."
+    ),
+)
 def recall(
     ws: str,
     purpose: Annotated[str, Query()],
@@ -56,7 +73,16 @@ def recall(
     return respond(200, RecallOut.of(services().recall.recall(ws, admission_id, credential)))
 
 
-@app.put("/v1/automation/workspaces/<ws>/memory")
+@app.put(
+    "/v1/automation/workspaces/<ws>/memory",
+    summary="Capture an agent's edits to the document",
+    description=(
+        "One to five single-line edits on `baseVersion`, under the admission. In `auto` they commit through the "
+        "fence (a receipt), in `read_only` they come back as a proposal, in `off` nothing; a moved head answers a "
+        "proposal on the newer text. Redacted first. Needs `memory:write`; idempotent by `Idempotency-Key: "
+        "memory:<admissionId>`."
+    ),
+)
 def capture(
     ws: str,
     body: Annotated[Capture, Body()],
@@ -80,7 +106,14 @@ def _open_notes(sid: str, admission_id: str | None, credential: str | None) -> t
     return notes_service, notes_service.open(admission_id, credential, sid)
 
 
-@app.get("/v1/automation/sessions/<sid>/notes")
+@app.get(
+    "/v1/automation/sessions/<sid>/notes",
+    summary="Read the turn's working notes",
+    description=(
+        "The notes of the admission's own session notebook and their revision. Needs the `notes` scope and a "
+        "session on the admission. Changes nothing."
+    ),
+)
 def get_notes(
     sid: str, admission_id: AdmissionIdHeader = None, credential: CredentialHeader = None
 ) -> Response[NotesOut]:
@@ -88,7 +121,15 @@ def get_notes(
     return respond(200, NotesOut.with_text(notes_service.get(notebook)))
 
 
-@app.put("/v1/automation/sessions/<sid>/notes")
+@app.put(
+    "/v1/automation/sessions/<sid>/notes",
+    summary="Write the turn's working notes",
+    description=(
+        "Replaces the notebook's notes (at most 32 KiB, redacted, never truncated). With `X-Expected-Revision` it "
+        "is compare-and-set (409 when not current); without, the tool's write with one bounded retry. Needs the "
+        "`notes` scope."
+    ),
+)
 def put_notes(
     sid: str,
     body: Annotated[PutNotes, Body()],
@@ -106,7 +147,11 @@ def put_notes(
     return respond(200, NotesMetaOut.of(notes))
 
 
-@app.delete("/v1/automation/sessions/<sid>/notes")
+@app.delete(
+    "/v1/automation/sessions/<sid>/notes",
+    summary="Clear the turn's working notes",
+    description=("Writes an empty revision of the admission's session notebook. Needs the `notes` scope."),
+)
 def clear_notes(
     sid: str, admission_id: AdmissionIdHeader = None, credential: CredentialHeader = None
 ) -> Response[NotesMetaOut]:
@@ -114,7 +159,16 @@ def clear_notes(
     return respond(200, NotesMetaOut.of(notes_service.clear(notebook)))
 
 
-@app.put("/v1/automation/workspaces/<ws>/entries")
+@app.put(
+    "/v1/automation/workspaces/<ws>/entries",
+    summary="Save an entry for the admission's user (`save_memory`)",
+    description=(
+        "An agent's entry write under the admission: through the fence in `auto`, held as a candidate for people "
+        "in `read_only`, nothing in `off`. A rule must quote the user's own words. Needs `memory:write`; "
+        "idempotent by `Idempotency-Key` (another body with the same key: 409); at most 120 agent writes per user, "
+        "workspace and hour (429)."
+    ),
+)
 def agent_save_entry(
     ws: str,
     body: Annotated[SaveEntry, Body()],
@@ -134,7 +188,14 @@ def agent_save_entry(
     return respond(200, EntrySaveOut.of(result))
 
 
-@app.get("/v1/automation/workspaces/<ws>/entries/<entry_id>")
+@app.get(
+    "/v1/automation/workspaces/<ws>/entries/<entry_id>",
+    summary="Read an entry for the admission's user (`read_memory`)",
+    description=(
+        "One entry the admission's user may see, while the admission still has access. Needs `memory:read`; memory "
+        "`off` is 403 `MEMORY_OFF`. Changes nothing."
+    ),
+)
 def agent_read_entry(
     ws: str, entry_id: str, admission_id: AdmissionIdHeader = None, credential: CredentialHeader = None
 ) -> Response[EntryOut]:
@@ -143,7 +204,15 @@ def agent_read_entry(
     return respond(200, EntryOut.of(services().agent_entries.read(ws, admission_id, credential, entry_id)))
 
 
-@app.post("/v1/automation/workspaces/<ws>/entries/<entry_id>/forget")
+@app.post(
+    "/v1/automation/workspaces/<ws>/entries/<entry_id>/forget",
+    summary="Propose forgetting an entry (`forget_memory`)",
+    description=(
+        "Holds a forget proposal (a candidate of kind `forget`) for a member with write right on the entry's scope "
+        "to decide; never the forget itself, and nothing in `off`. Needs `memory:write`; idempotent by "
+        "`Idempotency-Key`."
+    ),
+)
 def agent_forget_entry(
     ws: str,
     entry_id: str,
@@ -158,7 +227,15 @@ def agent_forget_entry(
     return respond(200, ForgetProposalOut.of(result))
 
 
-@app.get("/v1/automation/workspaces/<ws>/search")
+@app.get(
+    "/v1/automation/workspaces/<ws>/search",
+    summary="Search entries for the admission's user (`search_memory`)",
+    description=(
+        "The admission's user's best `k` entries for `q` (1 B to 1 KiB; `k` 1 to 20, default 5), best first, never "
+        "a body; under the checks of `read_memory`. An undeclared query parameter is 400 `UNKNOWN_PARAMETER`. "
+        "Changes nothing."
+    ),
+)
 def agent_search(
     ws: str,
     q: Annotated[str, Query()],

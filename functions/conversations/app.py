@@ -15,18 +15,41 @@ from workspace_memory.bootstrap import services, turn_service
 app = build_resolver()
 
 
-@app.post("/v1/conversations/<conv>/turns")
+@app.post(
+    "/v1/conversations/<conv>/turns",
+    summary="Start an agent turn",
+    description=(
+        "Admits a turn for the caller (a member of the workspace with AI on) and starts it as a durable workflow; "
+        "202 with the turn's id, then poll `GET …/turns/{turnId}`. A resend with the same `idempotencyKey` returns "
+        "the same turn; the new turn retires every older one of the conversation."
+    ),
+)
 def start_turn(conv: str, body: Annotated[StartTurn, Body()]) -> Response[TurnStarted]:
     started = turn_service().start(body.request(conv, human_user(app)))
     return respond(202, TurnStarted.of(started))
 
 
-@app.get("/v1/conversations/<conv>/turns/<turn_id>")
+@app.get(
+    "/v1/conversations/<conv>/turns/<turn_id>",
+    summary="Read a turn's status",
+    description=(
+        "The turn's status (`running`, `completed` or `failed`), its rounds and, once done, the reply with what "
+        "each tool call did. Only the conversation's own user may read it (anyone else: 404). Changes nothing."
+    ),
+)
 def get_turn(conv: str, turn_id: str) -> Response[TurnOut]:
     return respond(200, TurnOut.of(turn_id, turn_service().view(human_user(app), conv, turn_id)))
 
 
-@app.get("/v1/conversations/<conv>/memory-receipts")
+@app.get(
+    "/v1/conversations/<conv>/memory-receipts",
+    summary="List a conversation's memory receipts",
+    description=(
+        "What memory each recall of the conversation gave the model: its status, the document revision and the "
+        "entry ids recalled and selected, never text. Only the conversation's own user may read them. Changes "
+        "nothing."
+    ),
+)
 def memory_receipts(
     conv: str,
     limit: Annotated[int, Query(ge=1, le=200)] = 100,

@@ -19,13 +19,29 @@ from workspace_memory.bootstrap import services
 app = build_resolver()
 
 
-@app.post("/v1/automation/workspaces/<ws>/deletion/branch-key")
+@app.post(
+    "/v1/automation/workspaces/<ws>/deletion/branch-key",
+    summary="Destroy a deleted workspace's branch key",
+    description=(
+        "The deletion workflow's step (IAM): destroys the branch key of a workspace already tombstoned, so nothing "
+        "of it can be decrypted again; answers how many key items went. Repeatable; a workspace not deleted is "
+        "refused (409 `WORKSPACE_NOT_DELETED`)."
+    ),
+)
 def destroy_branch_key(ws: str) -> Response[BranchKeyDestroyedOut]:
     automation_caller(app)
     return respond(200, BranchKeyDestroyedOut(items_deleted=services().workspace_purge.destroy_branch_key(ws)))
 
 
-@app.post("/v1/automation/workspaces/<ws>/deletion/batches")
+@app.post(
+    "/v1/automation/workspaces/<ws>/deletion/batches",
+    summary="Purge a batch of a deleted workspace's items",
+    description=(
+        "The deletion workflow's step (IAM): deletes up to `limit` items of a tombstoned workspace and says "
+        "whether more remain; its record goes last. A workspace not deleted is refused (409 "
+        "`WORKSPACE_NOT_DELETED`)."
+    ),
+)
 def purge_batch(ws: str, body: Annotated[PurgeBatch, Body()]) -> Response[PurgeBatchOut]:
     automation_caller(app)
     batch = services().workspace_purge.purge_batch(ws, body.limit)

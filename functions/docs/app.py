@@ -42,7 +42,11 @@ def _swagger_page() -> str:
     return page.replace('currentUrl.pathname + "?format=json"', '"/v1/openapi.json"')
 
 
-@app.get("/v1/openapi.json")
+@app.get(
+    "/v1/openapi.json",
+    summary="This API's OpenAPI document",
+    description=("The OpenAPI 3.1 document of every route, generated from the handlers. No authentication."),
+)
 def openapi_document() -> Response[dict[str, Any]]:
     """This API's OpenAPI 3.1 document."""
     document: dict[str, Any] = json.loads(_document_text())
@@ -51,6 +55,11 @@ def openapi_document() -> Response[dict[str, Any]]:
 
 @app.get(
     "/v1/docs",
+    summary="Swagger UI for this API",
+    description=(
+        "An interactive page over the OpenAPI document, its assets inlined (nothing loaded from elsewhere). No "
+        "authentication."
+    ),
     responses={200: {"description": "Swagger UI", "content": {"text/html": {"schema": {"type": "string"}}}}},
 )
 def swagger_ui() -> Response[str]:

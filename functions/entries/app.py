@@ -63,14 +63,29 @@ def _draft(
     return Draft(fields.type, text, scope, agent, reason)
 
 
-@app.post("/v1/workspaces/<ws>/entries")
+@app.post(
+    "/v1/workspaces/<ws>/entries",
+    summary="Create an entry",
+    description=(
+        "A titled memory beside the document, in `workspace`, `member` (private) or `agent` scope. Workspace and "
+        "agent entries need write right; a private one is its member's own. A key already in use supersedes that "
+        "chain instead (200 with `superseded: true`)."
+    ),
+)
 def create_entry(ws: str, body: Annotated[CreateEntry, Body()]) -> Response[EntryWritten]:
     draft = _draft(body, key=body.key, scope=body.scope, agent=body.agent)
     written = services().entries.create(human_user(app), ws, draft)
     return respond(200 if written.superseded else 201, EntryWritten.of(written))
 
 
-@app.get("/v1/workspaces/<ws>/entries")
+@app.get(
+    "/v1/workspaces/<ws>/entries",
+    summary="List entries",
+    description=(
+        "The active entries the caller may see, filtered by scope, type, key or `asOf`, a page at a time; another "
+        "member's private entries never appear. Changes nothing."
+    ),
+)
 def list_entries(
     ws: str,
     scope: Annotated[EntryScope | None, Query()] = None,
@@ -87,12 +102,27 @@ def list_entries(
     return respond(200, EntriesOut.of(services().entries.list_entries(human_user(app), ws, filters, limit, cursor)))
 
 
-@app.get("/v1/workspaces/<ws>/entries/<entry_id>")
+@app.get(
+    "/v1/workspaces/<ws>/entries/<entry_id>",
+    summary="Read an entry",
+    description=(
+        "The entry's current revision (or the one valid at `asOf`) with its citations re-checked. Private entries "
+        "are their member's only (anyone else: 404); a forgotten entry is 410. Changes nothing."
+    ),
+)
 def read_entry(ws: str, entry_id: str, as_of: AsOf = None) -> Response[EntryOut]:
     return respond(200, EntryOut.of(services().entries.read(human_user(app), ws, entry_id, parse_as_of(as_of))))
 
 
-@app.put("/v1/workspaces/<ws>/entries/<entry_id>")
+@app.put(
+    "/v1/workspaces/<ws>/entries/<entry_id>",
+    summary="Change an entry",
+    description=(
+        "Writes the next revision if `X-Base-Revision` is still the current one (409 `STALE_REVISION` with the "
+        "revision it lost to); the chain never forks. Changes type and text only: scope, key and agent belong to "
+        "the chain. Needs write right on the entry's scope."
+    ),
+)
 def supersede_entry(
     ws: str, entry_id: str, body: Annotated[SupersedeEntry, Body()], base: BaseRevision = None
 ) -> Response[EntryWritten]:
@@ -101,35 +131,79 @@ def supersede_entry(
     return respond(200, EntryWritten.of(written))
 
 
-@app.delete("/v1/workspaces/<ws>/entries/<entry_id>")
+@app.delete(
+    "/v1/workspaces/<ws>/entries/<entry_id>",
+    summary="Forget an entry",
+    description=(
+        "Deletes every revision of the chain and its key, leaving a tombstone (reading it then answers 410). Needs "
+        "write right on the entry's scope. 204 with no body."
+    ),
+)
 def forget_entry(ws: str, entry_id: str) -> Response[str]:
     services().entries.forget(human_user(app), ws, entry_id)
     return no_content()
 
 
-@app.get("/v1/workspaces/<ws>/entries/<entry_id>/history")
+@app.get(
+    "/v1/workspaces/<ws>/entries/<entry_id>/history",
+    summary="List an entry's revisions",
+    description=(
+        "The chain's revisions newest first, a page at a time; expired ones are left out. Same visibility as "
+        "reading the entry. Changes nothing."
+    ),
+)
 def entry_history(ws: str, entry_id: str, limit: Limit = 20, cursor: Cursor = None) -> Response[EntriesOut]:
     return respond(200, EntriesOut.of(services().entries.history(human_user(app), ws, entry_id, limit, cursor)))
 
 
-@app.delete("/v1/workspaces/<ws>/members/<user_id>/entries")
+@app.delete(
+    "/v1/workspaces/<ws>/members/<user_id>/entries",
+    summary="Forget all of a member's private entries",
+    description=(
+        "Owners only: forgets every private entry of `userId` without reading them; answers how many. Other scopes "
+        "are untouched."
+    ),
+)
 def forget_member_entries(ws: str, user_id: str) -> Response[ForgottenOut]:
     return respond(200, ForgottenOut(forgotten=services().entries.forget_member(human_user(app), ws, user_id)))
 
 
-@app.get("/v1/workspaces/<ws>/candidates")
+@app.get(
+    "/v1/workspaces/<ws>/candidates",
+    summary="List candidates awaiting a decision",
+    description=(
+        "What agents saved in `read_only`, and the forgets they proposed, with everything accepting would store "
+        "and, for a change, a diff against the revision it replaces. A member sees their own private candidates, "
+        "and the others when they may write them (who decides them). Changes nothing."
+    ),
+)
 def list_candidates(ws: str, limit: Limit = 20, cursor: Cursor = None) -> Response[CandidatesOut]:
     views, next_cursor = services().entries.candidates(human_user(app), ws, limit, cursor)
     return respond(200, CandidatesOut(candidates=[CandidateOut.of(v) for v in views], next_cursor=next_cursor))
 
 
-@app.post("/v1/workspaces/<ws>/candidates/<candidate_id>/accept")
+@app.post(
+    "/v1/workspaces/<ws>/candidates/<candidate_id>/accept",
+    summary="Accept a candidate",
+    description=(
+        "Stores the candidate (or forgets its entry) by compare-and-set on the candidate's `revision`, in the same "
+        "transaction as the entry write. A candidate whose base is no longer the head is 409 `STALE_REVISION`: it "
+        "never overwrites text it did not show. Needs write right on its scope."
+    ),
+)
 def accept_candidate(ws: str, candidate_id: str, body: Annotated[DecideCandidate, Body()]) -> Response[EntryWritten]:
     written = services().entries.accept(human_user(app), ws, candidate_id, body.revision)
     return respond(200, EntryWritten.of(written))
 
 
-@app.post("/v1/workspaces/<ws>/candidates/<candidate_id>/reject")
+@app.post(
+    "/v1/workspaces/<ws>/candidates/<candidate_id>/reject",
+    summary="Reject a candidate",
+    description=(
+        "Decides the candidate as rejected (by compare-and-set on its `revision`); nothing is stored and its text "
+        "is dropped. Needs write right on its scope. 204 with no body."
+    ),
+)
 def reject_candidate(ws: str, candidate_id: str, body: Annotated[DecideCandidate, Body()]) -> Response[str]:
     services().entries.reject(human_user(app), ws, candidate_id, body.revision)
     return no_content()
@@ -138,7 +212,15 @@ def reject_candidate(ws: str, candidate_id: str, body: Annotated[DecideCandidate
 SEARCH_PARAMETERS = frozenset({"q", "k", "scope", "type", "keyPrefix", "asOf"})
 
 
-@app.get("/v1/workspaces/<ws>/search")
+@app.get(
+    "/v1/workspaces/<ws>/search",
+    summary="Search entries",
+    description=(
+        "Any member's best `k` entries for `q` (BM25 and embeddings, fused), filtered by scope, type, key prefix "
+        "and `asOf`; another member's private entries never take part. An undeclared query parameter is 400 "
+        "`UNKNOWN_PARAMETER`. Changes nothing."
+    ),
+)
 def search_entries(
     ws: str,
     q: Annotated[str, Query(min_length=1, max_length=1024)],

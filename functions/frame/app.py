@@ -54,6 +54,11 @@ def _serve(name: str) -> Response[str]:
 
 @app.get(
     "/app/",
+    summary="The memory frame (web page)",
+    description=(
+        "The page people use to read, edit and govern a workspace's memory in a browser. No authentication on the "
+        "page itself; it calls the API as the signed-in person."
+    ),
     responses={200: {"description": "the page", "content": {"text/html": {"schema": {"type": "string"}}}}},
 )
 def frame_page() -> Response[str]:
@@ -63,6 +68,11 @@ def frame_page() -> Response[str]:
 
 @app.get(
     "/app/<file>",
+    summary="One of the memory frame's files",
+    description=(
+        "A stylesheet or ES module of the frame's page, by name; any other name is 404 `ASSET_NOT_FOUND`. No "
+        "authentication."
+    ),
     responses={
         200: {"description": "a stylesheet or an ES module", "content": {"text/plain": {"schema": {"type": "string"}}}}
     },

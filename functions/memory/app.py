@@ -33,41 +33,95 @@ app = build_resolver()
 BaseVersion = Annotated[str | None, Header(alias="x-base-version")]
 
 
-@app.get("/v1/workspaces/<ws>/memory/policy")
+@app.get(
+    "/v1/workspaces/<ws>/memory/policy",
+    summary="Read the memory policy",
+    description=(
+        "The mode (`off`, `read_only`, `auto`), the policy revision to compare-and-set on, and the clear "
+        "generation. Any member may read it; a workspace that never set one reads as `read_only`, 0, 0. Changes "
+        "nothing."
+    ),
+)
 def get_policy(ws: str) -> Response[PolicyOut]:
     return respond(200, PolicyOut.of(services().policy.get(human_user(app), ws)))
 
 
-@app.put("/v1/workspaces/<ws>/memory/policy")
+@app.put(
+    "/v1/workspaces/<ws>/memory/policy",
+    summary="Change the memory policy",
+    description=(
+        "Owners only, by compare-and-set on `expectedRevision` (409 `STALE_POLICY_REVISION` naming the current "
+        "policy). Every change bumps the revision, even to the same mode, so every turn admitted before it is "
+        "retired."
+    ),
+)
 def set_policy(ws: str, body: Annotated[SetPolicy, Body()]) -> Response[PolicyOut]:
     policy = services().policy.set(human_user(app), ws, body.mode, body.expected_revision)
     return respond(200, PolicyOut.of(policy))
 
 
-@app.get("/v1/workspaces/<ws>/memory")
+@app.get(
+    "/v1/workspaces/<ws>/memory",
+    summary="Read the memory document",
+    description=(
+        "The current version's Markdown text, its version number and who wrote it. Any member may read it. Changes "
+        "nothing."
+    ),
+)
 def read_memory(ws: str) -> Response[DocumentOut]:
     return respond(200, DocumentOut.of(services().document.read(human_user(app), ws)))
 
 
-@app.put("/v1/workspaces/<ws>/memory")
+@app.put(
+    "/v1/workspaces/<ws>/memory",
+    summary="Save the memory document",
+    description=(
+        "Writes a new version if `X-Base-Version` is still the current one (0 creates the first version). A member "
+        "with write right may save; a stale base writes nothing and answers 409 `STALE_BASE_VERSION` with "
+        "`currentVersion`. At most 64 KiB; text redaction would remove from an agent's edit is kept and reported "
+        "in `warnings`."
+    ),
+)
 def save_memory(ws: str, body: Annotated[SaveDocument, Body()], base: BaseVersion = None) -> Response[CommitOut]:
     commit = services().document.save(human_user(app), ws, body.content, parse_base_version(base))
     return respond(200, CommitOut.of(commit))
 
 
-@app.post("/v1/workspaces/<ws>/memory/clear")
+@app.post(
+    "/v1/workspaces/<ws>/memory/clear",
+    summary="Clear the memory document",
+    description=(
+        "Writes an empty version on `X-Base-Version` and bumps the clear generation in the same transaction, so "
+        "proposals made before it can no longer be applied; the mode is kept. A member with write right may clear."
+    ),
+)
 def clear_memory(ws: str, base: BaseVersion = None) -> Response[CommitOut]:
     commit = services().document.clear(human_user(app), ws, parse_base_version(base))
     return respond(200, CommitOut.of(commit))
 
 
-@app.post("/v1/workspaces/<ws>/memory/undo")
+@app.post(
+    "/v1/workspaces/<ws>/memory/undo",
+    summary="Undo to an earlier version",
+    description=(
+        "Restores `restoreVersion`'s text as a new version on `X-Base-Version` (nothing is rewound: the clear "
+        "generation and the policy stay). A member with write right may undo; an expired version is 404, a purged "
+        "one 410."
+    ),
+)
 def undo_memory(ws: str, body: Annotated[Undo, Body()], base: BaseVersion = None) -> Response[CommitOut]:
     commit = services().document.undo(human_user(app), ws, body.restore_version, parse_base_version(base))
     return respond(200, CommitOut.of(commit))
 
 
-@app.get("/v1/workspaces/<ws>/memory/versions")
+@app.get(
+    "/v1/workspaces/<ws>/memory/versions",
+    summary="List the document's versions",
+    description=(
+        "Versions newest first with op, author, size and time, a page at a time; expired versions are left out, "
+        "purged ones listed as stubs. Any member may list them. Changes nothing."
+    ),
+)
 def list_versions(
     ws: str,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
@@ -76,13 +130,28 @@ def list_versions(
     return respond(200, HistoryOut.of(services().document.history(human_user(app), ws, limit, cursor)))
 
 
-@app.get("/v1/workspaces/<ws>/memory/versions/<number>")
+@app.get(
+    "/v1/workspaces/<ws>/memory/versions/<number>",
+    summary="Read one version",
+    description=(
+        "One version's text and metadata. Any member may read it; a version that expired under retention is 404, a "
+        "purged one 410 `VERSION_PURGED`. Changes nothing."
+    ),
+)
 def read_version(ws: str, number: int) -> Response[VersionContentOut]:
     info, content = services().document.read_version(human_user(app), ws, number)
     return respond(200, VersionContentOut.with_content(info, content))
 
 
-@app.post("/v1/workspaces/<ws>/memory/proposals/apply")
+@app.post(
+    "/v1/workspaces/<ws>/memory/proposals/apply",
+    summary="Apply an agent's proposal",
+    description=(
+        "Applies a proposal an agent made in `read_only` as a save on `X-Base-Version`. A member with write right "
+        "may apply it; one made before a Clear is refused (409 `PROPOSAL_CLEARED`), so cleared text never comes "
+        "back."
+    ),
+)
 def apply_proposal(ws: str, body: Annotated[ApplyProposal, Body()], base: BaseVersion = None) -> Response[CommitOut]:
     proposal = body.proposal
     commit = services().capture.apply_proposal(
@@ -91,17 +160,39 @@ def apply_proposal(ws: str, body: Annotated[ApplyProposal, Body()], base: BaseVe
     return respond(200, CommitOut.of(commit))
 
 
-@app.post("/v1/workspaces/<ws>/memory/purge")
+@app.post(
+    "/v1/workspaces/<ws>/memory/purge",
+    summary="Forget a line from the whole history",
+    description=(
+        "Owners only. Every retained version holding the line loses its text and becomes a stub (reading it "
+        "answers 410). The current version is never purged: if it still holds the line the request is refused (409 "
+        "`LINE_IN_HEAD`); edit it out first."
+    ),
+)
 def purge_line(ws: str, body: Annotated[PurgeLine, Body()]) -> Response[PurgeOut]:
     return respond(200, PurgeOut.of(services().purge.purge(human_user(app), ws, body.line)))
 
 
-@app.get("/v1/workspaces/<ws>/retention")
+@app.get(
+    "/v1/workspaces/<ws>/retention",
+    summary="Read the history retention",
+    description=(
+        "How many days superseded versions and entry revisions are kept (1 to 365, default 90). Any member may "
+        "read it. Changes nothing."
+    ),
+)
 def get_retention(ws: str) -> Response[RetentionOut]:
     return respond(200, RetentionOut(history_days=services().retention.get(human_user(app), ws)))
 
 
-@app.put("/v1/workspaces/<ws>/retention")
+@app.put(
+    "/v1/workspaces/<ws>/retention",
+    summary="Change the history retention",
+    description=(
+        "Owners only. Rewrites the expiry of every version and entry revision already superseded; a longer "
+        "retention never brings an expired version back."
+    ),
+)
 def set_retention(ws: str, body: Annotated[PutRetention, Body()]) -> Response[RetentionOut]:
     days = services().retention.set(human_user(app), ws, body.history_days)
     return respond(200, RetentionOut(history_days=days))

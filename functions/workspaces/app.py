@@ -27,19 +27,41 @@ from workspace_memory.workspaces.access import MAX_WORKSPACES_PAGE
 app = build_resolver()
 
 
-@app.get("/v1/health")
+@app.get(
+    "/v1/health",
+    summary="Check that the service is up",
+    description=(
+        "Answers `ok` when the function can reach its table. No authentication; reads nothing of any workspace and "
+        "changes nothing."
+    ),
+)
 def health() -> Response[HealthOut]:
     services().table.get("HEALTH", "HEALTH")
     return respond(200, HealthOut())
 
 
-@app.post("/v1/workspaces")
+@app.post(
+    "/v1/workspaces",
+    summary="Create a workspace",
+    description=(
+        "Creates a workspace with its own branch key and makes the caller its owner. A `shared` workspace lets "
+        "editors write; in a `private` one only owners write (the share type never changes). AI starts off, "
+        "retention at 90 days, with no document."
+    ),
+)
 def create_workspace(body: Annotated[CreateWorkspace, Body()]) -> Response[WorkspaceCreated]:
     workspace_id = services().access.create_workspace(human_user(app), body.name, body.share_type)
     return respond(201, WorkspaceCreated(workspace_id=workspace_id))
 
 
-@app.get("/v1/workspaces")
+@app.get(
+    "/v1/workspaces",
+    summary="List my workspaces",
+    description=(
+        "The caller's own memberships with their roles, a page at a time (`cursor` from the previous page). A "
+        "workspace joined a moment ago may take a moment to appear. Changes nothing."
+    ),
+)
 def list_workspaces(
     limit: Annotated[int, Query(ge=1, le=MAX_WORKSPACES_PAGE)] = MAX_WORKSPACES_PAGE,
     cursor: Annotated[str | None, Query(max_length=200)] = None,
@@ -47,29 +69,65 @@ def list_workspaces(
     return respond(200, WorkspacesOut.of(services().access.memberships(human_user(app), limit, cursor)))
 
 
-@app.get("/v1/workspaces/<ws>")
+@app.get(
+    "/v1/workspaces/<ws>",
+    summary="Read a workspace",
+    description=(
+        "The workspace's name, share type, AI switch and the caller's role. Any member may read it; anyone else "
+        "gets the 404 a missing workspace gets. Changes nothing."
+    ),
+)
 def get_workspace(ws: str) -> Response[WorkspaceOut]:
     return respond(200, WorkspaceOut.of(services().access.view(human_user(app), ws)))
 
 
-@app.put("/v1/workspaces/<ws>/members/<user_id>")
+@app.put(
+    "/v1/workspaces/<ws>/members/<user_id>",
+    summary="Add a member or change a role",
+    description=(
+        "Makes `userId` an `owner`, `editor` or `viewer` of the workspace. Owners only; the creator's own role "
+        "cannot be changed, so a workspace is never locked out of its owner."
+    ),
+)
 def put_member(ws: str, user_id: str, body: Annotated[PutMember, Body()]) -> Response[MemberOut]:
     services().access.put_member(human_user(app), ws, user_id, body.role)
     return respond(200, MemberOut(user_id=user_id, role=body.role))
 
 
-@app.put("/v1/workspaces/<ws>/ai")
+@app.put(
+    "/v1/workspaces/<ws>/ai",
+    summary="Turn the assistant on or off",
+    description=(
+        "Owners only. Every toggle, even to the same value, bumps the workspace's consent revision: every turn "
+        "admitted before it is retired at its next step. While AI is off no turn is admitted (403 `AI_DISABLED`)."
+    ),
+)
 def set_ai(ws: str, body: Annotated[SetAi, Body()]) -> Response[AiOut]:
     return respond(200, AiOut.of(services().access.set_ai(human_user(app), ws, body.enabled)))
 
 
-@app.post("/v1/workspaces/<ws>/key-sessions")
+@app.post(
+    "/v1/workspaces/<ws>/key-sessions",
+    summary="Delegate to an agent runtime (open a key session)",
+    description=(
+        "Any member opens an expiring, scoped delegation (60 s to 12 h, default 1 h) for an agent runtime of their "
+        "own. Without `scopes` it holds `memory:read` only; a viewer may delegate reading only (403 "
+        "`SCOPE_EXCEEDS_ROLE`, nothing stored). Needs workspace AI on."
+    ),
+)
 def open_key_session(ws: str, body: Annotated[OpenKeySession, Body()]) -> Response[KeySessionOut]:
     session = services().key_sessions.open(human_user(app), ws, body.ttl_seconds, body.scopes)
     return respond(201, KeySessionOut.of(session))
 
 
-@app.get("/v1/workspaces/<ws>/key-sessions")
+@app.get(
+    "/v1/workspaces/<ws>/key-sessions",
+    summary="List my key sessions",
+    description=(
+        "The key sessions the caller opened in this workspace, newest first, with their scopes, expiry and "
+        "revocation; never another member's. Changes nothing."
+    ),
+)
 def list_key_sessions(
     ws: str,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 20,
@@ -79,13 +137,28 @@ def list_key_sessions(
     return respond(200, KeySessionsOut.of(services().key_sessions.list_own(human_user(app), ws, limit, cursor)))
 
 
-@app.delete("/v1/workspaces/<ws>/key-sessions/<session_id>")
+@app.delete(
+    "/v1/workspaces/<ws>/key-sessions/<session_id>",
+    summary="Revoke a key session",
+    description=(
+        "Its opener or an owner revokes it for good: every turn and automation call admitted under it is cut off "
+        "at its next step, and it can never come back. 204 with no body."
+    ),
+)
 def revoke_key_session(ws: str, session_id: str) -> Response[str]:
     services().key_sessions.revoke(human_user(app), ws, session_id)
     return no_content()
 
 
-@app.delete("/v1/workspaces/<ws>")
+@app.delete(
+    "/v1/workspaces/<ws>",
+    summary="Delete a workspace",
+    description=(
+        "Owners only, confirmed by `X-Confirm-Workspace` naming the workspace again. The workspace is tombstoned "
+        "at once (its routes answer 404 from then on, but for `GET …/deletion`), its branch key destroyed and "
+        "the purge of its items started; 202 with the deletion's progress. A repeat answers the same progress."
+    ),
+)
 def delete_workspace(
     ws: str, confirmation: Annotated[str | None, Header(alias="x-confirm-workspace")] = None
 ) -> Response[DeletionOut]:
@@ -94,7 +167,14 @@ def delete_workspace(
     return respond(202, DeletionOut.of(deletion_service().delete(human_user(app), ws, confirmation)))
 
 
-@app.get("/v1/workspaces/<ws>/deletion")
+@app.get(
+    "/v1/workspaces/<ws>/deletion",
+    summary="Follow a workspace's deletion",
+    description=(
+        "The progress of a deletion, for the owner who asked for it only (anyone else, or no deletion: 404). "
+        "Changes nothing."
+    ),
+)
 def get_deletion(ws: str) -> Response[DeletionOut]:
     return respond(200, DeletionOut.of(deletion_service().progress(human_user(app), ws)))
 

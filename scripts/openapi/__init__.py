@@ -6,9 +6,15 @@ and merges them into one document. It then adds what the handler signatures do n
 
 - paths and path parameters as template.yaml spells them (the deployed API Gateway's routes);
 - the success statuses the handler really answers (read from its `respond(...)` / `no_content()` calls);
-- the security each route has in the template (JWT bearer, SigV4/IAM, none);
-- the error envelope for each status the route can give, the statuses derived from the domain errors each
-  route can raise (ROUTE_ERRORS) through the one mapping in `workspace_memory.api.errors`.
+- the security each route has in the template (JWT bearer, SigV4/IAM the way API Gateway's
+  `x-amazon-apigateway-authtype: awsSigv4` declares it, none);
+- the headers the service refuses a request without, as required (REQUIRED_HEADERS), though the handlers read
+  them as optional so that their absence answers the service's own code;
+- for each status the route can give, one schema and the codes behind it (`x-error-codes`), derived from the
+  domain errors each route can raise (ROUTE_ERRORS) through the one mapping in `workspace_memory.api.errors`.
+
+Summaries and descriptions are the route decorators' own (`summary=`, `description=`): a route without them
+is refused.
 
 `scripts.openapi.generate` builds the document; `scripts.openapi.route_errors` holds ROUTE_ERRORS and the
 statuses they answer. `python -m scripts.openapi` writes functions/docs/openapi.json, which the docs function

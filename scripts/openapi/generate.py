@@ -21,6 +21,7 @@ from pydantic.json_schema import models_json_schema
 from scripts.localstack.template import ROOT, Route, load_template, routes
 from scripts.openapi.route_errors import error_statuses
 from workspace_memory.api.models.envelope import ErrorOut
+from workspace_memory.kernel.errors import RateLimited
 
 DOCUMENT = ROOT / "functions" / "docs" / "openapi.json"
 TITLE = "workspace-memory"
@@ -32,14 +33,41 @@ DESCRIPTION = (
 )
 
 HEADER_DESCRIPTIONS = {
-    "x-base-version": "The document version this write is based on (a non-negative integer). Absent: 428 "
-    "BASE_VERSION_REQUIRED; not the current version: 409 STALE_BASE_VERSION with `currentVersion`.",
+    "x-base-version": "The document version this write is based on (a non-negative integer; 0 creates the "
+    "first version). Absent: 428 BASE_VERSION_REQUIRED; not the current version: 409 STALE_BASE_VERSION with "
+    "`currentVersion`.",
+    "x-base-revision": "The entry revision this edit is based on (a positive integer). Absent: 428 "
+    "BASE_REVISION_REQUIRED; not the current revision: 409 STALE_REVISION.",
     "x-admission-id": "The admission this call is made under (from `POST …/admissions`).",
     "x-delivery-credential": "The admission's delivery credential (from `POST …/admissions`).",
-    "idempotency-key": "Repeating a capture with the same key answers the stored receipt (`replayed: true`).",
+    "idempotency-key": "The write's identity: repeating it with the same key answers the stored result "
+    "instead of writing twice. A capture's key is `memory:<admissionId>`; absent: 400 INVALID_REQUEST.",
     "x-expected-revision": "Compare-and-set: the notes revision this write replaces (409 when it is not current).",
     "x-confirm-workspace": "The workspace id again, to confirm a destructive call.",
 }
+
+REQUIRED_HEADERS = frozenset(
+    {
+        "x-base-version",
+        "x-base-revision",
+        "idempotency-key",
+        "x-admission-id",
+        "x-delivery-credential",
+        "x-confirm-workspace",
+    }
+)
+"""Headers the service refuses a request without (428 or 400 with its stable code). The handlers read them
+as optional, so the refusal is the service's own code rather than powertools' 422: the document says
+required, the wire is unchanged (tests/integration/api/test_openapi_client.py drives each one absent)."""
+
+
+def _require(parameter: dict[str, Any]) -> None:
+    """A header documented required: its non-null branch (powertools spells `str | None` as a union)."""
+    schema = parameter["schema"]
+    branches = [branch for branch in schema.pop("anyOf", [schema]) if branch.get("type") != "null"]
+    parameter["schema"] = {**branches[0], **{k: v for k, v in schema.items() if k != "title"}}
+    parameter["required"] = True
+
 
 SECURITY_SCHEMES: dict[str, dict[str, Any]] = {
     "jwt": {
@@ -61,7 +89,7 @@ SECURITY_SCHEMES: dict[str, dict[str, Any]] = {
 }
 _SECURITY: dict[str, list[dict[str, list[str]]]] = {"jwt": [{"jwt": []}], "iam": [{"sigv4": []}], "none": []}
 
-_GATEWAY_MESSAGE = {
+_GATEWAY_MESSAGE: dict[str, Any] = {
     "type": "object",
     "title": "GatewayMessage",
     "description": "API Gateway's own refusal (authorizer, throttling): not the service's envelope.",
@@ -99,6 +127,7 @@ def build_document(template_routes: Iterable[Route] | None = None) -> dict[str, 
         schemas.pop(name, None)
     schemas.update(_error_schemas())
     schemas["GatewayMessage"] = _GATEWAY_MESSAGE
+    schemas["GatewayOrErrorOut"] = _gateway_or_error(schemas["ErrorOut"])
     return {
         "openapi": "3.1.0",
         "info": {"title": TITLE, "version": VERSION, "description": DESCRIPTION},
@@ -146,13 +175,13 @@ def _operation(route: Route, found: ResolverRoute, operation: dict[str, Any]) ->
         if parameter["in"] == "path":
             parameter["name"] = renames[parameter["name"]]
             parameter["schema"].pop("title", None)
-        elif parameter["in"] == "header" and parameter["name"] in HEADER_DESCRIPTIONS:
-            parameter["description"] = HEADER_DESCRIPTIONS[parameter["name"]]
+        elif parameter["in"] == "header":
+            parameter["description"] = HEADER_DESCRIPTIONS.get(parameter["name"], parameter.get("description"))
+            if parameter["name"] in REQUIRED_HEADERS:
+                _require(parameter)
+    if not found.summary or not found.description:
+        raise LookupError(f"{route.route_key}: its route decorator needs a summary= and a description=")
     operation["operationId"] = found.func.__name__
-    operation["summary"] = route.route_key
-    doc = inspect.getdoc(found.func)
-    if doc:
-        operation["description"] = doc
     operation["tags"] = [route.function.removesuffix("Function").lower()]
     operation["security"] = _SECURITY[route.auth]
     operation["responses"] = _responses(route, found, operation["responses"])
@@ -168,27 +197,47 @@ def _responses(route: Route, found: ResolverRoute, documented: dict[str, Any]) -
             answers["204"] = {"description": "No content"}
         else:
             answers[str(status)] = {**success, "description": _success_description(status)}
-    for status, codes in sorted(error_statuses(route).items()):
-        answers[str(status)] = _error_response(status, codes, route.auth)
-    if route.auth != "none":
-        answers["401"] = _error_response(401, ["UNAUTHENTICATED"], route.auth)
-    answers["429"] = {
-        "description": "Throttled by API Gateway (the stage's route throttling).",
-        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/GatewayMessage"}}},
-    }
+    codes_by_status = error_statuses(route)
+    if route.auth != "none" and "UNAUTHENTICATED" not in codes_by_status.setdefault(401, []):
+        codes_by_status[401].append("UNAUTHENTICATED")
+    for status, codes in sorted(codes_by_status.items()):
+        answers[str(status)] = _error_response(codes, _gateway_answers(status, route.auth))
+    if "429" not in answers:
+        answers["429"] = {"description": _THROTTLED, "content": _json("GatewayMessage")}
     return {status: answers[status] for status in sorted(answers)}
+
+
+_THROTTLED = 'Throttled by API Gateway (the stage\'s route throttling): its own `{"message"}` body.'
+
+
+def _gateway_answers(status: int, auth: str) -> bool:
+    """Whether API Gateway itself may answer this status, before the function runs: its authorizers (401; 403
+    on IAM routes) and its throttling (429), each with its own `{"message"}` body."""
+    return (status == 401 and auth != "none") or (status == 403 and auth == "iam") or status == 429
 
 
 def _success_description(status: int) -> str:
     return {200: "OK", 201: "Created", 202: "Accepted"}.get(status, "Success")
 
 
-def _error_response(status: int, codes: list[str], auth: str) -> dict[str, Any]:
-    envelope: dict[str, Any] = {"$ref": "#/components/schemas/ErrorOut"}
-    # API Gateway's authorizers refuse with their own body before the function runs.
-    gateway = (status == 401 and auth != "none") or (status == 403 and auth == "iam")
-    schema = {"anyOf": [envelope, {"$ref": "#/components/schemas/GatewayMessage"}]} if gateway else envelope
-    return {"description": f"Error: {', '.join(codes)}", "content": {"application/json": {"schema": schema}}}
+def _json(schema: str) -> dict[str, Any]:
+    return {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}}
+
+
+def _error_response(codes: list[str], gateway: bool) -> dict[str, Any]:
+    """One schema per status: the envelope, or where API Gateway may answer too, the one shape both bodies
+    fit (GatewayOrErrorOut). The codes are listed in `x-error-codes`, machine-readable, and in the text."""
+    listed = ", ".join(f"`{code}`" for code in codes)
+    answer: dict[str, Any] = {"description": f"{listed}.", "content": _json("ErrorOut"), "x-error-codes": codes}
+    if gateway:
+        answer["description"] = f"{listed}; or API Gateway's own refusal before the function runs (`message`)."
+        answer["content"] = _json("GatewayOrErrorOut")
+    if RateLimited.code in codes:  # the one error with `retryAfter`, also sent as a header (api/http.py `refusal`)
+        answer["headers"] = {"Retry-After": {"description": "Seconds until a retry can succeed.", "schema": _SECONDS}}
+    return answer
+
+
+_SECONDS = {"type": "integer", "minimum": 1}
 
 
 def success_statuses(func: Any) -> list[int]:
@@ -207,6 +256,19 @@ def success_statuses(func: Any) -> list[int]:
                     raise ValueError(f"{func.__name__}: respond() needs a literal status to be documented")
                 statuses.add(part.value)
     return sorted(statuses)
+
+
+def _gateway_or_error(envelope: dict[str, Any]) -> dict[str, Any]:
+    """The one shape of a status both the service and API Gateway answer: the envelope's fields and the
+    gateway's `message`, none required (a union of the two would repeat each in generated clients' types)."""
+    properties = {**envelope["properties"], "message": _GATEWAY_MESSAGE["properties"]["message"]}
+    return {
+        "type": "object",
+        "title": "GatewayOrErrorOut",
+        "description": "The service's envelope (`error` with its stable code) or, when API Gateway refused "
+        "before the function ran, its `message`.",
+        "properties": properties,
+    }
 
 
 def _error_schemas() -> dict[str, Any]:

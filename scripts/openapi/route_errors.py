@@ -8,6 +8,7 @@ from __future__ import annotations
 from scripts.localstack.template import Route
 from workspace_memory.api.errors import ANY_ROUTE, INTERNAL, STATUS_BY_ERROR
 from workspace_memory.document.purge import LineInHead
+from workspace_memory.governance.redaction import PersonalDataInKey
 from workspace_memory.kernel import errors
 from workspace_memory.turns.admission import (
     ConversationBound,
@@ -40,6 +41,7 @@ _ADMIT: Errors = (
     KeySessionRequired,
     errors.IdempotencyKeyReused,
     ConversationBound,
+    errors.NotFound,  # a resend whose admission has expired meanwhile (`NOT_FOUND`)
 )
 
 _ENTRY: Errors = (errors.EntryNotFound, errors.EntryForgotten)
@@ -86,6 +88,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
     "PUT /v1/automation/workspaces/{ws}/entries": (
         *_ADMISSION,
         *_ENTRY_TEXT,
+        PersonalDataInKey,
         errors.InvalidAgentName,
         errors.RedactedToNothing,
         errors.IdempotencyKeyReused,
@@ -95,6 +98,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         errors.RuleNotInQuote,
         errors.EntryCap,
         errors.StaleRevision,
+        errors.RateLimited,
     ),
     "GET /v1/automation/workspaces/{ws}/entries/{entryId}": (
         *_ADMISSION,
@@ -106,6 +110,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         *_ADMISSION,
         *_ENTRY,
         errors.IdempotencyKeyReused,
+        errors.RateLimited,
     ),
     "GET /v1/automation/workspaces/{ws}/search": (
         *_ADMISSION,
@@ -120,6 +125,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
     "POST /v1/workspaces/{ws}/entries": (
         *_MEMBER,
         *_ENTRY_TEXT,
+        PersonalDataInKey,
         errors.InvalidAgentName,
         errors.EntryCap,
         errors.StaleRevision,

@@ -226,6 +226,7 @@ def test_bad_input_never_fails_the_server_nor_changes_anything(
         for attack in attacks_for(route, "requestBody" in operation, declared):
             answer = send(session, api.base, route, world, attack)
             failures += [f"{attack.name}: {problem}" for problem in problems(answer, attack, codes)]
+            failures += [f"{attack.name}: {problem}" for problem in undeclared(answer, operation)]
     assert failures == []
     assert MARKER not in logs.getvalue()
     assert stored(resources) == before
@@ -258,6 +259,16 @@ def problems(answer: requests.Response, attack: Attack, codes: frozenset[str]) -
     elif attack.expect is not None and answer.status_code != attack.expect[0]:
         found.append(f"{answer.status_code}, not {attack.expect[0]}")
     return found
+
+
+def undeclared(answer: requests.Response, operation: dict[str, Any]) -> list[str]:
+    """An error code the document does not list for this route and status (`x-error-codes`, derived from
+    ROUTE_ERRORS): the route's declaration has fallen behind what it answers."""
+    error = (_json_or_none(answer) or {}).get("error") if answer.status_code >= 400 else None
+    listed = operation["responses"].get(str(answer.status_code), {}).get("x-error-codes", [])
+    if isinstance(error, dict) and error.get("code") not in listed:
+        return [f"{answer.status_code} {error.get('code')} is not among its documented codes {listed}"]
+    return []
 
 
 def _json_or_none(answer: requests.Response) -> Any:

@@ -1,6 +1,7 @@
 """Schemathesis against the local stack: every route of the served OpenAPI document, a bounded number of
 generated requests each (valid and deliberately invalid ones, deterministic), checked for no 500, no status
-the document does not list for the route, and an answer in the documented shape.
+the document does not list for the route, an answer in the documented shape, and no error code the document
+does not list for the route and status.
 
 The requests go through the local gateway with its dev auth (a real owner, an automation caller). Half of
 the generated requests are aimed at real things - a seeded workspace with a document, a live key session,
@@ -11,6 +12,7 @@ module's teardown prints how many requests were sent and how many answered 5xx (
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -34,7 +36,22 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 EXAMPLES = 100 if soaking() else 12
 """Generated requests per route: 12 in `make test`, 100 in `make soak` (WM_TEST_DEPTH, tests/depth.py)."""
 RUNTIME = "schemathesis-runtime"
-CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance]
+
+
+@schemathesis.check
+def error_code_documented(ctx: Any, response: Any, case: Any) -> bool | None:
+    """An error answer's code is one the document lists for its route and status (`x-error-codes`, derived
+    from ROUTE_ERRORS): generated bad input finds the codes a route answers but does not declare."""
+    operation = case.operation.schema.raw_schema["paths"][case.operation.path][case.operation.method.lower()]
+    documented = operation["responses"].get(str(response.status_code), {})
+    if "x-error-codes" not in documented:
+        return None  # a success, or API Gateway's own throttling (no code)
+    code = json.loads(response.content)["error"]["code"]
+    assert code in documented["x-error-codes"], f"{case.operation.label} answered {response.status_code} {code}"
+    return True
+
+
+CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance, error_code_documented]
 MODES = (schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE)
 """Valid requests, and requests that break the schema on purpose (each must be a documented 4xx, never a 500)."""
 ROUTES = [route.route_key for route in http_routes()]

@@ -24,7 +24,7 @@ from workflows.automation import Admission, ApiResponse, ApiUnavailable, Automat
 from workspace_memory.api.models.automation import AdmissionOut, CaptureOut, EntrySaveOut, ForgetProposalOut, RecallOut
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.conversations import TurnOut, TurnStarted
-from workspace_memory.api.models.entries import EntriesOut, EntryOut, SearchOut
+from workspace_memory.api.models.entries import AgentEntriesOut, AgentEntryOut, AgentSearchOut
 from workspace_memory.kernel import errors
 from workspace_memory.kernel.terms import Outcome
 
@@ -81,9 +81,11 @@ class UserApi(HttpApi):
     def turn(self, conversation_id: str, turn_id: str) -> ApiResponse[TurnOut]:
         return self._call(TurnOut, "GET", f"/v1/conversations/{quote(conversation_id)}/turns/{quote(turn_id)}")
 
-    def entries(self, workspace_id: str, limit: int, cursor: str | None, key: str | None) -> ApiResponse[EntriesOut]:
+    def entries(
+        self, workspace_id: str, limit: int, cursor: str | None, key: str | None
+    ) -> ApiResponse[AgentEntriesOut]:
         query = {"limit": limit, **({"cursor": cursor} if cursor else {}), **({"key": key} if key else {})}
-        return self._call(EntriesOut, "GET", f"/v1/workspaces/{quote(workspace_id)}/entries?{urlencode(query)}")
+        return self._call(AgentEntriesOut, "GET", f"/v1/workspaces/{quote(workspace_id)}/entries?{urlencode(query)}")
 
 
 class RememberOut(CaptureOut):
@@ -125,7 +127,7 @@ class Delegation:
                 self._automation.recall(self._config.workspace_id, admission.admission_id, admission.credential)
             )
 
-    def search(self, query: str, k: int) -> SearchOut:
+    def search(self, query: str, k: int) -> AgentSearchOut:
         with self._lock:
             return _body(self._automation.search_entries(self._held(), self._config.workspace_id, query, k))
 
@@ -135,7 +137,7 @@ class Delegation:
             held = self._held()
             return _body(self._automation.save_entry(held, self._config.workspace_id, fields, _fresh_key()))
 
-    def read_entry(self, entry_id: str) -> EntryOut:
+    def read_entry(self, entry_id: str) -> AgentEntryOut:
         with self._lock:
             return _body(self._automation.read_entry(self._held(), self._config.workspace_id, entry_id))
 
@@ -144,7 +146,7 @@ class Delegation:
             held = self._held()
             return _body(self._automation.forget_entry(held, self._config.workspace_id, entry_id, _fresh_key()))
 
-    def list_entries(self, limit: int, cursor: str | None = None, key: str | None = None) -> EntriesOut:
+    def list_entries(self, limit: int, cursor: str | None = None, key: str | None = None) -> AgentEntriesOut:
         """The person's page of entries, read only once an agent read under the key session has passed: of an id
         no entry has, so the gate reads (and counts) no entry, and must answer ENTRY_NOT_FOUND."""
         user = self._person("list_entries")

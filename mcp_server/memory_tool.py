@@ -20,7 +20,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from workspace_memory.api.models.automation import EntrySaveOut, ForgetProposalOut, RecallOut
 from workspace_memory.api.models.base import FindingOut
-from workspace_memory.api.models.entries import EntriesOut, EntryOut
+from workspace_memory.api.models.entries import AgentEntriesOut, AgentEntryOut
 from workspace_memory.kernel import errors
 from workspace_memory.kernel.terms import Outcome, RecallStatus
 from workspace_memory.turns.framing import block_seal_of, closing_line
@@ -57,9 +57,9 @@ class Memory(Protocol):
     def recall(self) -> RecallOut: ...
     def remember(self, edits: list[dict[str, Any]], base_version: int) -> RememberOut: ...
     def save_entry(self, fields: dict[str, Any]) -> EntrySaveOut: ...
-    def read_entry(self, entry_id: str) -> EntryOut: ...
+    def read_entry(self, entry_id: str) -> AgentEntryOut: ...
     def forget_entry(self, entry_id: str) -> ForgetProposalOut: ...
-    def list_entries(self, limit: int, cursor: str | None = None, key: str | None = None) -> EntriesOut: ...
+    def list_entries(self, limit: int, cursor: str | None = None, key: str | None = None) -> AgentEntriesOut: ...
 
 
 class MemoryAnswer(BaseModel):
@@ -190,7 +190,7 @@ class MemoryTool:
                 raise ApiError.of(errors.StaleBaseVersion, f"{path} moved since revision {base}: view it again")
         return _other(answer.outcome, path, answer.predicate)
 
-    def _save(self, target: EntryFile, path: str, text: str, entry: EntryOut | None) -> MemoryAnswer:
+    def _save(self, target: EntryFile, path: str, text: str, entry: AgentEntryOut | None) -> MemoryAnswer:
         """`text` as the entry `target` names; `entry` (a revision or a rename): keep its type, title and scope."""
         if target.key is None:
             raise ApiError.of(errors.PathNotMapped, f"new entries are {ROOT}/{ENTRIES}/<namespace>/<name>.md (a key)")
@@ -225,7 +225,7 @@ class MemoryTool:
 
     # -- reads ---------------------------------------------------------------------------------------------
 
-    def _entry(self, target: EntryFile) -> EntryOut:
+    def _entry(self, target: EntryFile) -> AgentEntryOut:
         entry_id = target.entry_id
         if entry_id is None:
             assert target.key is not None
@@ -235,7 +235,7 @@ class MemoryTool:
             entry_id = rows[0].entry_id
         return self._memory.read_entry(entry_id)
 
-    def _fresh_entry(self, target: EntryFile) -> EntryOut:
+    def _fresh_entry(self, target: EntryFile) -> AgentEntryOut:
         entry = self._entry(target)
         seen = self._seen.get(entry.entry_id, entry.revision)
         if seen != entry.revision:
@@ -274,7 +274,7 @@ def document_lines(recall: RecallOut) -> list[str]:
     return body[: body.rindex(closing_line(seal))].removesuffix("\n").split("\n")
 
 
-def entry_text(entry: EntryOut) -> str:
+def entry_text(entry: AgentEntryOut) -> str:
     """An entry as a file: its summary on the first line, its body after."""
     return entry.summary + (f"\n{entry.body}" if entry.body else "")
 

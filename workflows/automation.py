@@ -27,7 +27,7 @@ from workspace_memory.api.models.automation import (
 )
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.deletion import BranchKeyDestroyedOut, PurgeBatchOut
-from workspace_memory.api.models.entries import EntryOut, SearchOut
+from workspace_memory.api.models.entries import AgentEntryOut, AgentSearchOut
 from workspace_memory.api.models.envelope import ErrorOut
 
 
@@ -118,12 +118,14 @@ class MemoryApi(Protocol):
         self, admission: Admission, workspace_id: str, fields: dict[str, Any], idempotency_key: str
     ) -> ApiResponse[EntrySaveOut]: ...
 
-    def read_entry(self, admission: Admission, workspace_id: str, entry_id: str) -> ApiResponse[EntryOut]: ...
+    def read_entry(self, admission: Admission, workspace_id: str, entry_id: str) -> ApiResponse[AgentEntryOut]: ...
 
     def forget_entry(
         self, admission: Admission, workspace_id: str, entry_id: str, idempotency_key: str
     ) -> ApiResponse[ForgetProposalOut]: ...
-    def search_entries(self, admission: Admission, workspace_id: str, query: str, k: int) -> ApiResponse[SearchOut]: ...
+    def search_entries(
+        self, admission: Admission, workspace_id: str, query: str, k: int
+    ) -> ApiResponse[AgentSearchOut]: ...
 
 
 class PurgeApi(Protocol):
@@ -219,9 +221,9 @@ class AutomationApi(HttpApi):
         headers = {**admission.headers(), "Idempotency-Key": idempotency_key}
         return self._call(EntrySaveOut, "PUT", _entries_path(workspace_id), fields, headers=headers)
 
-    def read_entry(self, admission: Admission, workspace_id: str, entry_id: str) -> ApiResponse[EntryOut]:
+    def read_entry(self, admission: Admission, workspace_id: str, entry_id: str) -> ApiResponse[AgentEntryOut]:
         path = f"{_entries_path(workspace_id)}/{quote(entry_id, safe='')}"
-        return self._call(EntryOut, "GET", path, headers=admission.headers())
+        return self._call(AgentEntryOut, "GET", path, headers=admission.headers())
 
     def forget_entry(
         self, admission: Admission, workspace_id: str, entry_id: str, idempotency_key: str
@@ -231,10 +233,12 @@ class AutomationApi(HttpApi):
         headers = {**admission.headers(), "Idempotency-Key": idempotency_key}
         return self._call(ForgetProposalOut, "POST", path, headers=headers)
 
-    def search_entries(self, admission: Admission, workspace_id: str, query: str, k: int) -> ApiResponse[SearchOut]:
+    def search_entries(
+        self, admission: Admission, workspace_id: str, query: str, k: int
+    ) -> ApiResponse[AgentSearchOut]:
         """`search_memory`: the query travels in the URL's query string, encoded (the route is a GET)."""
         path = f"/v1/automation/workspaces/{quote(workspace_id)}/search?{urlencode({'q': query, 'k': k})}"
-        return self._call(SearchOut, "GET", path, headers=admission.headers())
+        return self._call(AgentSearchOut, "GET", path, headers=admission.headers())
 
     def destroy_branch_key(self, workspace_id: str) -> ApiResponse[BranchKeyDestroyedOut]:
         path = f"/v1/automation/workspaces/{quote(workspace_id)}/deletion/branch-key"

@@ -24,7 +24,7 @@ from workspace_memory.api.models.automation import (
     NotesOut,
     RecallOut,
 )
-from workspace_memory.api.models.entries import EntryOut, SearchOut
+from workspace_memory.api.models.entries import AgentEntryOut, AgentSearchOut
 from workspace_memory.api.schemas import Admit, Capture, PutNotes, SaveEntry
 from workspace_memory.bootstrap import services
 from workspace_memory.kernel.errors import InvalidInput
@@ -198,10 +198,10 @@ def agent_save_entry(
 )
 def agent_read_entry(
     ws: str, entry_id: str, admission_id: AdmissionIdHeader = None, credential: CredentialHeader = None
-) -> Response[EntryOut]:
+) -> Response[AgentEntryOut]:
     """`read_memory`: one entry the admission's user may see (`memory:read`)."""
     automation_caller(app)
-    return respond(200, EntryOut.of(services().agent_entries.read(ws, admission_id, credential, entry_id)))
+    return respond(200, AgentEntryOut.of(services().agent_entries.read(ws, admission_id, credential, entry_id)))
 
 
 @app.post(
@@ -242,12 +242,12 @@ def agent_search(
     k: Annotated[int, Query(ge=1, le=SEARCH_MAX_K)] = SEARCH_DEFAULT_K,
     admission_id: AdmissionIdHeader = None,
     credential: CredentialHeader = None,
-) -> Response[SearchOut]:
+) -> Response[AgentSearchOut]:
     """`search_memory`: the admission's user's best `k` entries for `q` (`memory:read`), with the checks of
     `read_memory`. The query is at most 1 KiB of UTF-8 and not blank; `k` 1-20 (default 5)."""
     automation_caller(app)
     refuse_unknown_parameters(app, frozenset({"q", "k"}))
-    return respond(200, SearchOut.of(services().agent_entries.search(ws, admission_id, credential, q, k)))
+    return respond(200, AgentSearchOut.of(services().agent_entries.search(ws, admission_id, credential, q, k)))
 
 
 handler: Any = lambda_entry(app)

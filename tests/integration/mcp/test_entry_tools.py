@@ -43,6 +43,8 @@ def test_save_read_list_search_and_propose_forgetting_in_auto(
     )
     assert [row["entryId"] for row in got["listed"]["entries"]] == [entry_id]
     assert [r["entryId"] for r in got["found"]["results"]][:1] == [entry_id]
+    for handed in ("read", "listed", "found"):  # seed 004: every memory an agent is handed says what it is
+        assert (got[handed]["trust"], got[handed]["evidence"]) == ("untrusted", False)
     # A proposal a member decides, never the forget: the entry is still there and active.
     assert got["forget"]["outcome"] == "proposal"
     assert got["forget"]["candidateId"]

@@ -79,6 +79,9 @@ def test_search_answers_the_best_entries_the_admissions_user_may_see(
     response = search(api, ws, headers, "when do releases go out", k=2)
     assert response.status_code == 200, response.text
     results = response.json()["results"]
+    assert (response.json()["trust"], response.json()["evidence"]) == ("untrusted", False)  # seed 004's marks
+    human = api.call("GET", f"/v1/workspaces/{ws}/search?q=releases", user=owner).json()
+    assert "trust" not in human  # a person's own search is not an agent's context
     assert len(results) <= 2
     assert results[0]["entryId"] == ids["deploy"]
     assert set(results[0]) == {"entryId", "revision", "title", "summary", "score"}

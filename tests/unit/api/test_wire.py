@@ -19,7 +19,7 @@ from workspace_memory.api.models.automation import AdmissionOut, CaptureOut, Not
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.conversations import ReceiptsOut, TurnOut, TurnStarted
 from workspace_memory.api.models.document import CommitOut, DocumentOut, HistoryOut, VersionContentOut
-from workspace_memory.api.models.entries import CandidateOut
+from workspace_memory.api.models.entries import AgentSearchOut, CandidateOut
 from workspace_memory.api.models.envelope import ErrorOut
 from workspace_memory.api.models.policy import PolicyOut
 from workspace_memory.api.models.workspaces import AiOut, HealthOut, KeySessionOut, MemberOut, WorkspaceCreated
@@ -153,12 +153,18 @@ CASES: list[tuple[str, OutModel, str]] = [
     (
         "recall (revision null sent)",
         RecallOut.of(Recall(RecallStatus.UNAVAILABLE, None, "Workspace memory not provided.", ADM, AT)),
-        '{"status":"unavailable","revision":null,"block":"Workspace memory not provided.","memoryWrite":"none"}',
+        '{"trust":"untrusted","evidence":false,"status":"unavailable","revision":null,'
+        '"block":"Workspace memory not provided.","memoryWrite":"none"}',
     ),
     (
         "recall ok",
         RecallOut.of(Recall(RecallStatus.OK, 4, "<<<block", ADM, AT, MemoryWrite.COMMIT)),
-        '{"status":"ok","revision":4,"block":"<<<block","memoryWrite":"commit"}',
+        '{"trust":"untrusted","evidence":false,"status":"ok","revision":4,"block":"<<<block","memoryWrite":"commit"}',
+    ),
+    (
+        "agent search (untrusted, never evidence)",
+        AgentSearchOut(results=[]),
+        '{"trust":"untrusted","evidence":false,"results":[]}',
     ),
     ("capture noop (all absent omitted)", CaptureOut.of(CaptureResult(Outcome.NOOP)), '{"outcome":"noop"}'),
     (

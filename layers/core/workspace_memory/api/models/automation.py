@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from workspace_memory.api.models.base import FindingOut, OutModel, findings_out, omitted_when_none
+from workspace_memory.api.models.base import FindingOut, OutModel, Untrusted, findings_out, omitted_when_none
 from workspace_memory.kernel.terms import MemoryWrite, Mode, Outcome, Predicate, RecallStatus
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
@@ -29,7 +29,9 @@ class AdmissionOut(OutModel):
         return cls(admission_id=adm.id, credential=admitted.credential, expires_at=adm.expires_at_iso, mode=adm.mode)
 
 
-class RecallOut(OutModel):
+class RecallOut(Untrusted):
+    """The memory block for one model call, as the agent's runtime is handed it (untrusted, never evidence)."""
+
     status: RecallStatus
     revision: int | None
     block: str

@@ -3,7 +3,7 @@ the JSON when absent, and the redaction findings a write answers."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -28,6 +28,14 @@ class OutModel(BaseModel):
     def wire(self) -> dict[str, Any]:
         """The JSON object this model is on the wire: what powertools' serializer makes of it, too."""
         return self.model_dump(mode="json", by_alias=True)
+
+
+class Untrusted(OutModel):
+    """Memory as an agent is handed it: machine-readable that it is context to weigh, never an instruction and
+    never evidence (seed 004: "trust: untrusted, evidence: false"), whatever its text claims."""
+
+    trust: Literal["untrusted"] = "untrusted"
+    evidence: Literal[False] = False
 
 
 def _is_none(value: object) -> bool:

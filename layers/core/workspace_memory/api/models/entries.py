@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
-from workspace_memory.api.models.base import FindingOut, OutModel, findings_out, omitted_when_none
+from workspace_memory.api.models.base import FindingOut, OutModel, Untrusted, findings_out, omitted_when_none
 from workspace_memory.kernel.terms import (
     CandidateKind,
     CandidateStatus,
@@ -78,7 +78,7 @@ class EntryOut(OutModel):
     last_read_at: str | None = omitted_when_none()
 
     @classmethod
-    def of(cls, view: EntryView) -> EntryOut:
+    def of(cls, view: EntryView) -> Self:
         text = view.text
         return cls(
             entry_id=view.entry_id,
@@ -144,7 +144,7 @@ class EntriesOut(OutModel):
     next_cursor: str | None
 
     @classmethod
-    def of(cls, page: Page) -> EntriesOut:
+    def of(cls, page: Page) -> Self:
         return cls(entries=[EntryRowOut.of(r) for r in page.rows], next_cursor=page.next_cursor)
 
 
@@ -256,10 +256,22 @@ class SearchOut(OutModel):
     results: list[SearchResultOut]
 
     @classmethod
-    def of(cls, results: Sequence[SearchResult]) -> SearchOut:
+    def of(cls, results: Sequence[SearchResult]) -> Self:
         return cls(results=[SearchResultOut.of(r) for r in results])
 
 
 class ForgottenOut(OutModel):
     forgotten: int
     """How many active chains were forgotten."""
+
+
+class AgentEntryOut(EntryOut, Untrusted):
+    """An entry as an agent is handed it (`read_memory`): marked untrusted, never evidence."""
+
+
+class AgentEntriesOut(EntriesOut, Untrusted):
+    """A list as an agent is handed it: marked untrusted, never evidence."""
+
+
+class AgentSearchOut(SearchOut, Untrusted):
+    """Search results as an agent is handed them (`search_memory`): marked untrusted, never evidence."""

@@ -29,6 +29,7 @@ from workspace_memory.api.schemas import (
     CreateEntry,
     DecideCandidate,
     EntryFields,
+    RevertEntry,
     SupersedeEntry,
     parse_as_of,
     parse_base_revision,
@@ -129,6 +130,24 @@ def supersede_entry(
     draft = _draft(body, reason=body.reason)
     written = services().entries.supersede(human_user(app), ws, entry_id, draft, parse_base_revision(base))
     return respond(200, EntryWritten.of(written))
+
+
+@app.post(
+    "/v1/workspaces/<ws>/entries/<entry_id>/revert",
+    summary="Revert an entry to an earlier revision",
+    description=(
+        "Undo for an entry: writes the next revision, on `X-Base-Revision`, with the type and text of the earlier "
+        "`revision` (still retained; else 404 `REVISION_NOT_FOUND`; the current one is 400 `REVERT_TO_CURRENT`). "
+        "Nothing is deleted: the history keeps every revision. Needs write right on the entry's scope."
+    ),
+)
+def revert_entry(
+    ws: str, entry_id: str, body: Annotated[RevertEntry, Body()], base: BaseRevision = None
+) -> Response[EntryWritten]:
+    revert = services().entries.revert
+    return respond(
+        200, EntryWritten.of(revert(human_user(app), ws, entry_id, body.revision, parse_base_revision(base)))
+    )
 
 
 @app.delete(

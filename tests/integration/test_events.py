@@ -77,8 +77,11 @@ ENTRY = frozenset(
         "author",
         "authorKind",
         "citations",
+        "reads",
     }
 )
+UNTRUSTED = frozenset({"trust", "evidence"})
+"""What the automation routes add to the memory they hand an agent."""
 
 
 @dataclass(frozen=True)
@@ -146,8 +149,8 @@ SEQUENCE: dict[str, Expect] = {
     "retention-get.json": Expect(200, frozenset({"historyDays"}), {"historyDays": 30}),
     "automation-recall.json": Expect(
         200,
-        frozenset({"status", "revision", "block", "memoryWrite"}),
-        {"status": "ok", "revision": 4, "memoryWrite": "commit"},
+        UNTRUSTED | {"status", "revision", "block", "memoryWrite"},
+        {"status": "ok", "revision": 4, "memoryWrite": "commit", "trust": "untrusted", "evidence": False},
     ),
     "automation-capture.json": Expect(
         200, frozenset({"outcome", "version", "receipt"}), {"outcome": "committed", "version": 5}
@@ -155,11 +158,13 @@ SEQUENCE: dict[str, Expect] = {
     "automation-entry-save.json": Expect(
         200, frozenset({"outcome", "entryId", "revision"}), {"outcome": "committed", "revision": 1}
     ),
-    "automation-entry-get.json": Expect(200, ENTRY, {"entryId": ENTRY_ID, "revision": 1, "status": "active"}),
+    "automation-entry-get.json": Expect(
+        200, ENTRY | UNTRUSTED, {"entryId": ENTRY_ID, "revision": 1, "status": "active", "trust": "untrusted"}
+    ),
     "automation-entry-forget.json": Expect(
         200, frozenset({"outcome", "entryId", "candidateId"}), {"outcome": "proposal", "entryId": ENTRY_ID}
     ),
-    "automation-search.json": Expect(200, frozenset({"results"})),
+    "automation-search.json": Expect(200, UNTRUSTED | {"results"}),
     "memory-receipts.json": Expect(200, frozenset({"receipts", "nextCursor"}), {"nextCursor": None}),
     "automation-notes-get.json": Expect(200, NOTES_META | {"notes"}, {"revision": 0, "notes": ""}),
     "automation-notes-put.json": Expect(200, NOTES_META, {"revision": 1, "bytes": len("check the deploy")}),
@@ -173,7 +178,7 @@ SEQUENCE: dict[str, Expect] = {
     "turn-start.json": Expect(202, frozenset({"turnId", "admissionId"}), {"turnId": TURN_ID}),
     "turn-get.json": Expect(
         200,
-        frozenset({"turnId", "status", "answer", "rounds", "toolOutcomes", "receipts"}),
+        frozenset({"turnId", "status", "answer", "rounds", "toolOutcomes", "receipts", "proposals"}),
         {"turnId": TURN_ID, "status": "completed", "rounds": 1, "toolOutcomes": []},
     ),
     "docs-openapi.json": Expect(
@@ -185,10 +190,11 @@ SEQUENCE: dict[str, Expect] = {
     # Entries, on the fixtures `_seed_entries` lays out (events/README.md, step 7).
     "entry-create.json": Expect(201, frozenset({"entryId", "revision"}), {"revision": 1}),
     "entry-list.json": Expect(200, frozenset({"entries", "nextCursor"}), {"nextCursor": None}),
-    "entry-get.json": Expect(
-        200, ENTRY, {"entryId": ENTRY_ID, "revision": 1, "status": "active", "key": "ops/deploy-day"}
+    "entry-get.json": Expect(  # `automation-entry-get` read it before: it says when (`lastReadAt`)
+        200, ENTRY | {"lastReadAt"}, {"entryId": ENTRY_ID, "revision": 1, "status": "active", "key": "ops/deploy-day"}
     ),
     "entry-put.json": Expect(200, frozenset({"entryId", "revision"}), {"entryId": ENTRY_ID, "revision": 2}),
+    "entry-revert.json": Expect(200, frozenset({"entryId", "revision"}), {"entryId": ENTRY_ID, "revision": 3}),
     "entry-history.json": Expect(200, frozenset({"entries", "nextCursor"}), {"nextCursor": None}),
     "entry-search.json": Expect(200, frozenset({"results"})),
     "candidates-list.json": Expect(200, frozenset({"candidates", "nextCursor"}), {"nextCursor": None}),

@@ -188,6 +188,12 @@ class SupersedeEntry(EntryFields):
     reason: str | None = Field(default=None, max_length=1000)
 
 
+class RevertEntry(ApiModel):
+    """The earlier revision whose text the new revision takes."""
+
+    revision: int = Field(ge=1)
+
+
 class DecideCandidate(ApiModel):
     revision: int = Field(ge=1)
 

@@ -21,7 +21,14 @@ from workspace_memory.entries.model import (
 from workspace_memory.entries.read_counts import ReadCounts
 from workspace_memory.entries.scopes import visible
 from workspace_memory.kernel.clock import Clock, epoch_time
-from workspace_memory.kernel.errors import EntryForgotten, EntryNotFound, VersionNotFound, VersionPurged
+from workspace_memory.kernel.errors import (
+    EntryForgotten,
+    EntryNotFound,
+    RevertToCurrent,
+    RevisionNotFound,
+    VersionNotFound,
+    VersionPurged,
+)
 from workspace_memory.kernel.sealed import unseal
 from workspace_memory.kernel.terms import CitationKind, CitationState, EntryStatus
 from workspace_memory.store import entry_queries, keys
@@ -127,6 +134,19 @@ class EntryReads:
             reads=head.read_count or 0,
             last_read_at=head.last_read_at,
         )
+
+    def earlier_revision(self, user_id: str, workspace_id: str, entry_id: str, revision: int) -> EntryRecord:
+        """An earlier, still retained revision of a chain the caller may see (a revert's source)."""
+        caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])
+        head = self.live_head(caller, head_of(found))
+        if revision == head.revision:
+            raise RevertToCurrent(f"revision {revision} is the current revision")
+        record = None
+        if revision < head.revision:
+            record = entry_queries.entry_revision(self._table, workspace_id, entry_id, revision)
+        if record is None or record.expired(self._clock.now()):
+            raise RevisionNotFound(f"entry has no revision {revision}")
+        return record
 
     def _revision_at(self, workspace_id: str, head: EntryRecord, at: float) -> EntryRecord:
         if _valid_at(head, at):

@@ -17,6 +17,7 @@ the parts, each in its module, and delegates: reads, writes, forget, candidates.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from workspace_memory.entries.candidates import Candidates
@@ -88,6 +89,14 @@ class EntryService:
         return self._writes.create_fenced(caller, draft, author, fence, guard)
 
     def supersede(self, user_id: str, workspace_id: str, entry_id: str, draft: Draft, base: int) -> Written:
+        return self._writes.supersede(user_id, workspace_id, entry_id, draft, base)
+
+    def revert(self, user_id: str, workspace_id: str, entry_id: str, revision: int, base: int) -> Written:
+        """Undo for an entry: a new revision on `base` with an earlier revision's type and text (its citations
+        and key too); the history keeps every revision, and the chain never forks (`STALE_REVISION`)."""
+        earlier = self._reads.earlier_revision(user_id, workspace_id, entry_id, revision)
+        text = replace(self._reads.open(workspace_id, earlier), reason=None, previously=None)
+        draft = Draft(earlier.type, text, reason=f"reverted to revision {revision}")
         return self._writes.supersede(user_id, workspace_id, entry_id, draft, base)
 
     # -- forget ----------------------------------------------------------------------------------------

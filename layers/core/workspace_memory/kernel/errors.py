@@ -189,6 +189,18 @@ class StaleRevision(Conflict):
     code = "STALE_REVISION"
 
 
+class RevisionNotFound(NotFound):
+    """A revert names a revision the chain does not have (any more: past its retention, or never written)."""
+
+    code = "REVISION_NOT_FOUND"
+
+
+class RevertToCurrent(InvalidInput):
+    """A revert names the current revision: there is nothing to go back to."""
+
+    code = "REVERT_TO_CURRENT"
+
+
 class EntryCap(Conflict):
     code = "ENTRY_CAP"
 

@@ -61,6 +61,7 @@ EXPECTED_ROUTES: dict[str, str] = {
     "PUT /v1/workspaces/{ws}/entries/{entryId}": "EntriesFunction",
     "DELETE /v1/workspaces/{ws}/entries/{entryId}": "EntriesFunction",
     "GET /v1/workspaces/{ws}/entries/{entryId}/history": "EntriesFunction",
+    "POST /v1/workspaces/{ws}/entries/{entryId}/revert": "EntriesFunction",
     "DELETE /v1/workspaces/{ws}/members/{userId}/entries": "EntriesFunction",
     "GET /v1/workspaces/{ws}/candidates": "EntriesFunction",
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/accept": "EntriesFunction",

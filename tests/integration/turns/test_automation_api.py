@@ -67,7 +67,8 @@ def test_admit_recall_capture_and_receipts(api: Api) -> None:
     recalled = recall(api, ws, admission)
     assert recalled.status_code == 200
     body = recalled.json()
-    assert set(body) == {"status", "revision", "block", "memoryWrite"}
+    assert set(body) == {"status", "revision", "block", "memoryWrite", "trust", "evidence"}
+    assert (body["trust"], body["evidence"]) == ("untrusted", False)
     assert (body["status"], body["revision"], body["memoryWrite"]) == ("ok", 1, "commit")
     assert "- deploys on Fridays" in body["block"]
 

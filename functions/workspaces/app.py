@@ -1,4 +1,4 @@
-"""Workspaces, members, workspace AI, key sessions, deleting a workspace, and health."""
+"""Workspaces, members, workspace AI, key sessions, deleting a workspace, the audit trail, and health."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Query
 
 from workspace_memory.api.http import build_resolver, human_user, lambda_entry, no_content, respond
+from workspace_memory.api.models.audit import AuditOut
 from workspace_memory.api.models.deletion import DeletionOut
 from workspace_memory.api.models.workspaces import (
     AiOut,
@@ -19,8 +20,10 @@ from workspace_memory.api.models.workspaces import (
     WorkspaceOut,
     WorkspacesOut,
 )
-from workspace_memory.api.schemas import CreateWorkspace, OpenKeySession, PutMember, SetAi
+from workspace_memory.api.schemas import CreateWorkspace, OpenKeySession, PutMember, SetAi, parse_time
 from workspace_memory.bootstrap import deletion_service, services
+from workspace_memory.governance.audit import DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE, AuditQuery
+from workspace_memory.kernel.terms import AuditKind
 from workspace_memory.store.cursors import MAX_PAGE
 from workspace_memory.workspaces.access import MAX_WORKSPACES_PAGE
 
@@ -177,6 +180,30 @@ def delete_workspace(
 )
 def get_deletion(ws: str) -> Response[DeletionOut]:
     return respond(200, DeletionOut.of(deletion_service().progress(human_user(app), ws)))
+
+
+@app.get(
+    "/v1/workspaces/<ws>/audit",
+    summary="Read the audit trail",
+    description=(
+        "Who (a person, or an agent on a person's turn or key session) changed what, newest first: the kind of "
+        "change, its ids and versions, when. Never text. The owner reads every member's events; any other "
+        "member only their own (asking for someone else's is refused). Filters: `since`/`until` (RFC 3339 UTC, "
+        "inclusive), `actor`, `kind`. A page may hold fewer than `limit` events; follow `nextCursor` until it "
+        "is null. Changes nothing."
+    ),
+)
+def read_audit(
+    ws: str,
+    since: Annotated[str | None, Query(max_length=40)] = None,
+    until: Annotated[str | None, Query(max_length=40)] = None,
+    actor: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
+    kind: Annotated[AuditKind | None, Query()] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_AUDIT_PAGE)] = DEFAULT_AUDIT_PAGE,
+    cursor: Annotated[str | None, Query(max_length=200)] = None,
+) -> Response[AuditOut]:
+    query = AuditQuery(parse_time(since, "since"), parse_time(until, "until"), actor, kind, limit, cursor)
+    return respond(200, AuditOut.of(services().audit.list(human_user(app), ws, query)))
 
 
 handler: Any = lambda_entry(app)

@@ -160,6 +160,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/reject": (*_MEMBER, errors.CandidateNotFound),
     "GET /v1/workspaces/{ws}/search": (errors.WorkspaceNotFound, errors.InvalidEntryKey, errors.UnknownParameter),
     "GET /v1/workspaces/{ws}/deletion": (errors.WorkspaceNotFound,),
+    "GET /v1/workspaces/{ws}/audit": (errors.WorkspaceNotFound, errors.Forbidden),
     "POST /v1/automation/workspaces/{ws}/deletion/branch-key": (errors.WorkspaceNotDeleted,),
     "POST /v1/automation/workspaces/{ws}/deletion/batches": (errors.WorkspaceNotDeleted,),
 }

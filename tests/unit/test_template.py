@@ -41,6 +41,7 @@ EXPECTED_ROUTES: dict[str, str] = {
     "DELETE /v1/workspaces/{ws}/key-sessions/{keySessionId}": "WorkspacesFunction",
     "DELETE /v1/workspaces/{ws}": "WorkspacesFunction",
     "GET /v1/workspaces/{ws}/deletion": "WorkspacesFunction",
+    "GET /v1/workspaces/{ws}/audit": "WorkspacesFunction",
     # MemoryFunction
     "GET /v1/workspaces/{ws}/memory/policy": "MemoryFunction",
     "PUT /v1/workspaces/{ws}/memory/policy": "MemoryFunction",

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     from workspace_memory.adapters.aws import AwsClients
     from workspace_memory.adapters.branch_keys import BranchKeyStore
-    from workspace_memory.adapters.dynamo import DynamoTable
     from workspace_memory.adapters.routed_cipher import RoutedCipher
     from workspace_memory.document.policy import PolicyService
     from workspace_memory.document.purge import PurgeService
@@ -27,11 +26,13 @@ if TYPE_CHECKING:
     from workspace_memory.document.service import DocumentService
     from workspace_memory.entries.agent_entries import AgentEntryService
     from workspace_memory.entries.service import EntryService
+    from workspace_memory.governance.audit import AuditService
     from workspace_memory.governance.changefeed import ChangeFeed
     from workspace_memory.kernel.clock import Clock
     from workspace_memory.kernel.settings import Settings
     from workspace_memory.search.engine import Embedder
     from workspace_memory.search.entry_search import SearchService
+    from workspace_memory.store.ports import Table
     from workspace_memory.turns.admission import AdmissionService
     from workspace_memory.turns.capture import CaptureService
     from workspace_memory.turns.notes import NotesService
@@ -49,7 +50,8 @@ LambdaHandler = Callable[[dict[str, Any], Any], R]
 class Services:
     settings: Settings
     clients: AwsClients
-    table: DynamoTable
+    table: Table
+    """The table, every transaction of which carries its audit event (`store/audit_trail`)."""
     cipher: RoutedCipher
     """Workspace data under the workspace's branch key, Temporal payloads under the KMS key (routed_cipher)."""
     key_store: BranchKeyStore
@@ -72,6 +74,8 @@ class Services:
     """Hybrid search over the entries a caller may see, with this process's warm indexes."""
     agent_entries: AgentEntryService
     """The agent's entry tools: save through the fence, read, propose a forget."""
+    audit: AuditService
+    """Reading the workspace's audit trail (owner: all of it; a member: their own actions)."""
 
 
 def build_services(settings: Settings, clock: Clock | None = None, clients: AwsClients | None = None) -> Services:
@@ -86,8 +90,10 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     from workspace_memory.document.service import DocumentService
     from workspace_memory.entries.agent_entries import AgentEntryService
     from workspace_memory.entries.service import EntryService
+    from workspace_memory.governance.audit import AuditService
     from workspace_memory.kernel.clock import FileClock, SystemClock
     from workspace_memory.search.entry_search import SearchService, WarmIndexes
+    from workspace_memory.store.audit_trail import AuditedTable
     from workspace_memory.turns.admission import AdmissionService
     from workspace_memory.turns.capture import CaptureService
     from workspace_memory.turns.notes import NotesService
@@ -101,7 +107,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     if clock is None:
         clock = SystemClock() if settings.local_clock_file is None else FileClock(settings.local_clock_file)
     clients = clients or build_clients(settings)
-    table = DynamoTable(clients.dynamodb, settings.table_name)
+    table = AuditedTable(DynamoTable(clients.dynamodb, settings.table_name), clock, settings.audit_days)
     store = key_store(clients.key_store, clients.kms, settings.key_store_table_name, settings.kms_key_id)
     branch_keys = BranchKeyStore(store, clients.key_store, settings.key_store_table_name)
     cipher = RoutedCipher(BranchKeyCipher(store), payload_cipher(clients.kms, settings.kms_key_id))
@@ -129,6 +135,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
         entries=entries,
         search=search,
         agent_entries=AgentEntryService(table, cipher, clock, entries, search),
+        audit=AuditService(table, clock),
     )
 
 

@@ -201,18 +201,25 @@ class DecideCandidate(ApiModel):
 AS_OF = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z")
 
 
-def parse_as_of(raw: str | None) -> float | None:
-    """`asOf`: an RFC 3339 UTC time (`2026-01-01T00:00:00Z`, optional fraction)."""
+def parse_time(raw: str | None, name: str) -> float | None:
+    """A query's time (`asOf`, `since`, `until`): an RFC 3339 UTC time (`2026-01-01T00:00:00Z`, optional
+    fraction), in epoch seconds."""
     if raw is None:
         return None
+    refusal = f"{name} must be an RFC 3339 UTC time such as 2026-01-01T00:00:00Z"
     if not AS_OF.fullmatch(raw):
-        raise InvalidInput("asOf must be an RFC 3339 UTC time such as 2026-01-01T00:00:00Z")
+        raise InvalidInput(refusal)
     try:
         whole = calendar.timegm(time.strptime(raw[:19], "%Y-%m-%dT%H:%M:%S"))
     except ValueError:
-        raise InvalidInput("asOf must be an RFC 3339 UTC time such as 2026-01-01T00:00:00Z") from None
+        raise InvalidInput(refusal) from None
     fraction = raw[19:-1]
     return whole + (float(fraction) if fraction else 0.0)
+
+
+def parse_as_of(raw: str | None) -> float | None:
+    """`asOf`: an RFC 3339 UTC time."""
+    return parse_time(raw, "asOf")
 
 
 def parse_base_revision(raw: str | None) -> int:

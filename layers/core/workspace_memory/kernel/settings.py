@@ -32,6 +32,7 @@ ENV_NAMES = {
     "embedder": "EMBEDDER",
     "search_memory_budget": "SEARCH_MEMORY_BUDGET",
     "entry_version_cap": "ENTRY_VERSION_CAP",
+    "audit_days": "AUDIT_RETENTION_DAYS",
     "local_stack": LOCAL_STACK_FLAG,
     "local_clock_file": LOCAL_CLOCK_FILE,
 }
@@ -71,6 +72,9 @@ class Settings(BaseModel):
     entry_version_cap: int = Field(default=5000, ge=1, le=5000)
     """Stored entry versions per scope (ENTRY_VERSION_CAP, `entries.limits`): the shared ones, and each
     member's private ones. Lower only (a test reaches it); retention's rewrite is sized by 5,000."""
+    audit_days: int = Field(default=365, ge=1, le=3650)
+    """Days an audit event is kept (AUDIT_RETENTION_DAYS, `store/audit_trail`), whatever the memory's own
+    retention: the trail of a change outlives the version it made."""
     local_stack: bool = False
     """WM_LOCAL_STACK=1: the local stack (scripts/localstack), which alone may pin the clock."""
     local_clock_file: str | None = None
@@ -112,6 +116,7 @@ class Settings(BaseModel):
             "embedder": env.get("EMBEDDER", "local"),
             "search_memory_budget": env.get("SEARCH_MEMORY_BUDGET", 256 * 1024 * 1024),
             "entry_version_cap": env.get("ENTRY_VERSION_CAP", 5000),
+            "audit_days": env.get("AUDIT_RETENTION_DAYS", 365),
             "local_stack": env.get(LOCAL_STACK_FLAG) == "1",
             "local_clock_file": opt(LOCAL_CLOCK_FILE),
         }

@@ -161,3 +161,51 @@ class CandidateKind(StrEnum):
 
     SAVE = "save"
     FORGET = "forget"
+
+
+class AuditKind(StrEnum):
+    """What an audit event is about (`store/audit_trail.py` derives them from a transaction's changes)."""
+
+    WORKSPACE = "workspace"
+    MEMBER = "member"
+    CONSENT = "consent"
+    POLICY = "policy"
+    RETENTION = "retention"
+    DOCUMENT = "document"
+    ENTRY = "entry"
+    CANDIDATE = "candidate"
+    KEY_SESSION = "key-session"
+    NOTES = "notes"
+    TURN = "turn"
+
+
+class AuditOp(StrEnum):
+    """What an audit event says was done (besides a member's new role and a policy's new mode, which are
+    named by `Role` and `Mode`): fixed words, never free text."""
+
+    SAVE = "save"
+    CLEAR = "clear"
+    UNDO = "undo"
+    CAPTURE = "capture"
+    PURGE = "purge"
+    CREATED = "created"
+    REVISED = "revised"
+    FORGOTTEN = "forgotten"
+    PROPOSED = "proposed"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    OPENED = "opened"
+    REVOKED = "revoked"
+    WRITTEN = "written"
+    ADMITTED = "admitted"
+    SET = "set"
+    AI_ON = "ai-on"
+    AI_OFF = "ai-off"
+    DELETED = "deleted"
+
+
+class ActorKind(StrEnum):
+    """Who acted: a person through a human route, or an agent (a turn's tools or a key session)."""
+
+    PERSON = "person"
+    AGENT = "agent"

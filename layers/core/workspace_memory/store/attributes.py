@@ -87,6 +87,8 @@ _DOC_OP = enum_of(("save", "clear", "undo", "capture"))
 _RECEIPT = map_of(
     {"admissionId": ADMISSION, "version": INT, "ciphertextSha256": HASH, "bytes": INT, "committedAt": TIMESTAMP}
 )
+_TARGET_ID = Form("id:target", lambda v, i: USER.holds(v, i) or ADMISSION.holds(v, i))
+"""An audit target's id: a version number, an entry, candidate, key session, notes session, member or turn id."""
 _MEMORY_STATE = map_of({"state": enum_of(("saved", "pending", "conflict")), "version": INT})
 
 KINDS: tuple[ItemKind, ...] = (
@@ -342,6 +344,23 @@ KINDS: tuple[ItemKind, ...] = (
             "turnId": CALLER,
             "captureRequestHash": HASH,
             "captureReceipt": _RECEIPT,
+            "ttl": INT,
+        },
+    ),
+    ItemKind(
+        "audit",
+        "WS#",
+        "AUDIT#",
+        {
+            **KEY,
+            "kind": enum_of(terms.AuditKind),
+            "op": enum_of(terms.AuditOp, terms.Role, terms.Mode),
+            "actor": USER,
+            "actorKind": enum_of(terms.ActorKind),
+            "turn": ADMISSION,
+            "keySession": ISSUED,
+            "targets": list_of(map_of({"kind": enum_of(terms.AuditKind), "id": _TARGET_ID, "version": INT})),
+            "atMs": INT,
             "ttl": INT,
         },
     ),

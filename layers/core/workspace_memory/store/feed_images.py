@@ -37,6 +37,9 @@ class Rule:
     stubbed_by: str | None = None
     """An attribute that, when the image has it, makes the event's op `purge` and its actor that attribute's
     value: a version turned into a stub is audited as the purge it is, by whom, not as its original op."""
+    published: bool = True
+    """False for a kind the feed reads nothing of: an audit event repeats, ids only, what the feed already
+    published of the items its transaction wrote."""
 
     def matches(self, pk: str, sk: str) -> bool:
         if not pk.startswith(self.pk_prefix):
@@ -123,6 +126,7 @@ RULES: tuple[Rule, ...] = (
         op="status",
     ),
     Rule("admission", "ADM#", "ADMISSION", _pk_id, workspace="workspaceId", op="status", actor="userId"),
+    Rule("audit", "WS#", "AUDIT#", _sk_id, published=False),
 )
 
 
@@ -169,7 +173,7 @@ def read_image(key: Key, image: Image) -> ImageFacts | None:
     publish, or an image that names no workspace or id."""
     pk, sk = key
     rule = rule_for(pk, sk)
-    if rule is None:
+    if rule is None or not rule.published:
         return None
     workspace = _pk_id(pk, sk, image) if rule.workspace is None else _text(image.get(rule.workspace))
     item_id = _text(rule.id(pk, sk, image))

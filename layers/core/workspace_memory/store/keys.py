@@ -160,5 +160,18 @@ def agent_rate(workspace_id: str, user_id: str, hour: int) -> Key:
     return ws(workspace_id), f"ENTRYRATE#{hour}#{user_id}"
 
 
+AUDIT_PREFIX = "AUDIT#"
+"""Audit events of the workspace, oldest first by sort key: epoch milliseconds (13 digits), then a random tail."""
+
+
+def audit(workspace_id: str, at_ms: int, tail: str) -> Key:
+    return ws(workspace_id), f"{AUDIT_PREFIX}{at_ms:013d}#{tail}"
+
+
+def audit_bound(at_ms: int) -> str:
+    """The sort key just before every event of millisecond `at_ms` (a range bound, never an item's key)."""
+    return f"{AUDIT_PREFIX}{at_ms:013d}"
+
+
 def as_key(key: Key) -> dict[str, str]:
     return {"pk": key[0], "sk": key[1]}

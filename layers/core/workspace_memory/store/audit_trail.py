@@ -1,0 +1,293 @@
+"""The audit trail by construction (docs/architecture.md#the-audit-trail): every transaction that changes
+what a workspace holds or who may touch it carries its own audit event, written in the same transaction.
+
+No service writes an audit event. `AuditedTable` wraps the table port and appends to each transaction the event
+`audit_of` derives from its changes: the items it writes (by kind, through `ITEM_TARGETS`) and the verbs that
+change an item in place (`VERB_TARGETS`). Who acted comes from the transaction itself: the actor an item names
+(an author, whoever opened or revoked or decided), else the member its access check names; a turn's admission
+check names the turn, a key session's check the agent's session. Bookkeeping (counters, snapshots, expiries,
+idempotency records, receipts) is listed in `BOOKKEEPING` and audits nothing; a change of a type or an item of
+a kind in neither list fails tests/unit/governance/test_audit_trail.py, so a new write cannot slip past the
+trail. The event stands or falls with the write: a refused transaction leaves no event, a landed one always has
+its event."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from workspace_memory.kernel.terms import ActorKind, AuditKind, AuditOp
+from workspace_memory.store import changes as ch
+from workspace_memory.store import keys
+from workspace_memory.store.audit_records import AuditRecord, Target
+from workspace_memory.store.changes.base import ItemWrite
+from workspace_memory.store.feed_images import rule_for
+from workspace_memory.store.ports import Item
+
+if TYPE_CHECKING:
+    from workspace_memory.kernel.clock import Clock
+    from workspace_memory.store.ports import Table
+
+DAY_SECONDS = 86_400
+DEFAULT_AUDIT_DAYS = 365
+AUDIT_LABEL = "audit"
+
+
+@dataclass(frozen=True)
+class Told:
+    """What one change says for the audit: its target, its op, and the actor (and kind) it names, if any."""
+
+    workspace_id: str
+    target: Target
+    op: str
+    actor: str | None = None
+    actor_kind: ActorKind | None = None
+
+
+def _ws(item: Item) -> str:
+    return keys.workspace_of(item["pk"])
+
+
+def _version(item: Item) -> Told:
+    stub = "purgedBy" in item
+    op = AuditOp.PURGE if stub else str(item.get("op", AuditOp.SAVE))
+    by = item.get("purgedBy") if stub else item.get("author")
+    kind = ActorKind.AGENT if op == AuditOp.CAPTURE else ActorKind.PERSON
+    return Told(_ws(item), Target(AuditKind.DOCUMENT, str(int(item["version"])), int(item["version"])), op, by, kind)
+
+
+def _entry(item: Item) -> Told:
+    revision = int(item["revision"])
+    target = Target(AuditKind.ENTRY, str(item["entryId"]), revision)
+    if item.get("status") == "forgotten":
+        return Told(_ws(item), target, AuditOp.FORGOTTEN, item.get("forgottenBy"), ActorKind.PERSON)
+    agent = item.get("authorKind") == "agent"
+    op = AuditOp.CREATED if revision == 1 else AuditOp.REVISED
+    return Told(_ws(item), target, op, item.get("author"), ActorKind.AGENT if agent else ActorKind.PERSON)
+
+
+def _candidate(item: Item) -> Told:
+    status = str(item["status"])
+    target = Target(AuditKind.CANDIDATE, str(item["candidateId"]), int(item.get("revision", 1)))
+    if status == "pending":
+        return Told(_ws(item), target, AuditOp.PROPOSED, item.get("proposedBy"), ActorKind.AGENT)
+    return Told(_ws(item), target, AuditOp(status), item.get("decidedBy"), ActorKind.PERSON)
+
+
+def _member(item: Item) -> Told:
+    return Told(_ws(item), Target(AuditKind.MEMBER, str(item["userId"])), str(item.get("role", "member")))
+
+
+def _workspace(item: Item) -> Told:
+    target = Target(AuditKind.WORKSPACE, keys.workspace_of(item["pk"]))
+    return Told(_ws(item), target, AuditOp.CREATED, item.get("ownerId"))
+
+
+def _key_session(item: Item) -> Told:
+    target = Target(AuditKind.KEY_SESSION, str(item["keySessionId"]))
+    return Told(_ws(item), target, AuditOp.OPENED, item.get("openedBy"), ActorKind.PERSON)
+
+
+def _revocation(item: Item) -> Told:
+    target = Target(AuditKind.KEY_SESSION, str(item["keySessionId"]))
+    return Told(_ws(item), target, AuditOp.REVOKED, item.get("revokedBy"), ActorKind.PERSON)
+
+
+def _notes(item: Item) -> Told:
+    user, _, session = item["sk"].removeprefix(keys.NOTES_PREFIX).rpartition("#")
+    target = Target(AuditKind.NOTES, session, int(item["revision"]))
+    return Told(_ws(item), target, AuditOp.WRITTEN, user, ActorKind.AGENT)
+
+
+def _admission(item: Item) -> Told:
+    target = Target(AuditKind.TURN, str(item["admissionId"]))
+    return Told(str(item["workspaceId"]), target, AuditOp.ADMITTED, item.get("userId"), ActorKind.PERSON)
+
+
+ITEM_TARGETS: dict[str, Callable[[Item], Told]] = {
+    "document-version": _version,
+    "entry": _entry,
+    "entry-candidate": _candidate,
+    "member": _member,
+    "workspace": _workspace,
+    "key-session": _key_session,
+    "key-revocation": _revocation,
+    "notes": _notes,
+    "admission": _admission,
+}
+"""Item kinds (the change feed's names) whose writes are actions, and what each says."""
+
+ITEM_BOOKKEEPING = frozenset(
+    {
+        "policy",  # written by SetPolicyMode and a Clear's generation bump, audited through the verb
+        "document-head",  # moves with the version it points at, which is audited
+        "entry-revision",  # written with the head of its chain, which is audited
+        "entry-key",
+        "entry-counter",
+        "entry-key-secret",
+        "entry-save",
+        "entry-rate",
+        "search-snapshot",
+        "conversation",
+        "credential-slot",
+        "admission-key",
+        "receipt",
+        "audit",
+    }
+)
+
+
+def _policy(change: ch.SetPolicyMode) -> Told:
+    target = Target(AuditKind.POLICY, change.workspace_id, change.expected + 1)
+    return Told(change.workspace_id, target, change.mode, change.by, ActorKind.PERSON)
+
+
+def _retention(change: ch.SetRetention) -> Told:
+    target = Target(AuditKind.RETENTION, change.workspace_id, change.history_days)
+    return Told(change.workspace_id, target, AuditOp.SET)
+
+
+def _consent(change: ch.SetAi) -> Told:
+    target = Target(AuditKind.CONSENT, change.workspace_id, change.seen + 1)
+    return Told(change.workspace_id, target, AuditOp.AI_ON if change.enabled else AuditOp.AI_OFF)
+
+
+def _purge(change: ch.PurgeVersion) -> Told:
+    target = Target(AuditKind.DOCUMENT, str(change.version), change.version)
+    return Told(change.workspace_id, target, AuditOp.PURGE, change.by, ActorKind.PERSON)
+
+
+def _tombstone(change: ch.TombstoneWorkspace) -> Told:
+    target = Target(AuditKind.WORKSPACE, change.workspace_id)
+    return Told(change.workspace_id, target, AuditOp.DELETED, change.by, ActorKind.PERSON)
+
+
+VERB_TARGETS: dict[type, Callable[..., Told]] = {
+    ch.SetPolicyMode: _policy,
+    ch.SetRetention: _retention,
+    ch.SetAi: _consent,
+    ch.PurgeVersion: _purge,
+    ch.TombstoneWorkspace: _tombstone,
+}
+"""Verbs that change an item in place and are actions of their own."""
+
+BOOKKEEPING: frozenset[type] = frozenset(
+    {
+        ch.BumpClearGeneration,  # a Clear's policy half: its new version is the event
+        ch.ExpireVersion,
+        ch.ExpireEntryRevision,
+        ch.SupersedeEntryRevision,
+        ch.CountEntryVersions,
+        ch.BumpEntriesRevision,
+        ch.ExpireSearchSnapshot,
+        ch.CountAgentWrite,
+        ch.CountEntryRead,
+        ch.Delete,  # deletions are parts of a forget or a purge, whose other changes are the event
+        # checks, which write nothing
+        ch.MemberCanWrite,
+        ch.MemberIsOwner,
+        ch.MemberExists,
+        ch.ClearGenerationIs,
+        ch.PolicyIs,
+        ch.ConsentIs,
+        ch.CredentialHeldBy,
+        ch.ConsumeAdmission,
+        ch.AdmissionLive,
+        ch.KeySessionLive,
+        ch.KeySessionNotRevoked,
+        ch.HeadAt,
+        ch.RetentionIs,
+        ch.WorkspaceLive,
+        ch.TombstoneHead,
+        ch.EntriesRevisionIs,
+    }
+)
+"""Change types that are never an action of their own (checks, counters, expiries, parts of a larger change)."""
+
+
+def _told(change: ch.Change) -> Told | None:
+    if isinstance(change, ItemWrite):
+        rule = rule_for(change.item["pk"], change.item["sk"])
+        read = None if rule is None else ITEM_TARGETS.get(rule.kind)
+        return None if read is None else read(change.item)
+    verb = VERB_TARGETS.get(type(change))
+    return None if verb is None else verb(change)
+
+
+@dataclass(frozen=True)
+class Context:
+    """Who a transaction's checks say is acting: the member, a turn's admission, an agent's key session."""
+
+    member: str | None = None
+    turn: str | None = None
+    key_session: str | None = None
+    turn_user: str | None = None
+
+
+def _context(changes: Sequence[ch.Change]) -> Context:
+    member = turn = session = turn_user = None
+    for change in changes:
+        match change:
+            case ch.MemberCanWrite(user_id=user) | ch.MemberIsOwner(user_id=user) | ch.MemberExists(user_id=user):
+                member = member or user
+            case (
+                ch.ConsumeAdmission(admission_id=admission, user_id=user)
+                | ch.AdmissionLive(admission_id=admission, user_id=user)
+            ):
+                turn, turn_user = admission, user
+            case ch.KeySessionLive(key_session_id=found) | ch.KeySessionNotRevoked(key_session_id=found):
+                session = found
+    return Context(member, turn, session, turn_user)
+
+
+def audit_of(changes: Sequence[ch.Change], now: float, retention_days: int) -> AuditRecord | None:
+    """The audit event of one transaction, or None when it is bookkeeping only. The first action names the
+    event's kind and op; every action's target is listed."""
+    told = [found for found in map(_told, changes) if found is not None]
+    if not told:
+        return None
+    first, context = told[0], _context(changes)
+    agent = context.turn is not None or context.key_session is not None
+    kind = first.actor_kind or (ActorKind.AGENT if agent and first.target.kind is not AuditKind.TURN else None)
+    actor = first.actor or context.member or context.turn_user
+    turn = context.turn
+    if first.target.kind is AuditKind.TURN:
+        turn = first.target.id
+    return AuditRecord(
+        workspace_id=first.workspace_id,
+        at_ms=int(now * 1000),
+        tail=secrets.token_hex(6),
+        kind=first.target.kind,
+        op=first.op,
+        actor=actor,
+        actor_kind=kind or ActorKind.PERSON,
+        targets=tuple(dict.fromkeys(found.target for found in told)),
+        ttl=int(now) + retention_days * DAY_SECONDS,
+        turn=turn,
+        key_session=context.key_session,
+    )
+
+
+class AuditedTable:
+    """The table port, every transaction of which carries its audit event (see the module docstring). Reads
+    and the unconditional `put` (which no service uses for a person's or an agent's change) pass through."""
+
+    def __init__(self, table: Table, clock: Clock, retention_days: int = DEFAULT_AUDIT_DAYS) -> None:
+        self._table = table
+        self._clock = clock
+        self._retention_days = retention_days
+        self.get = table.get
+        self.get_many = table.get_many
+        self.query = table.query
+        self.put = table.put
+        self.member_keys = table.member_keys
+        self.workspace_keys = table.workspace_keys
+
+    def transact(self, changes: Sequence[ch.Change]) -> None:
+        record = audit_of(changes, self._clock.now(), self._retention_days)
+        if record is None:
+            self._table.transact(changes)
+            return
+        self._table.transact([*changes, ch.Create(record.to_item(), AUDIT_LABEL)])

@@ -201,6 +201,7 @@ KINDS: tuple[ItemKind, ...] = (
             "revision": INT,
             "updatedAt": TIMESTAMP,
             "ttl": INT,
+            "admissionId": ADMISSION,
         },
     ),
     ItemKind(
@@ -357,7 +358,7 @@ KINDS: tuple[ItemKind, ...] = (
             "op": enum_of(terms.AuditOp, terms.Role, terms.Mode),
             "actor": USER,
             "actorKind": enum_of(terms.ActorKind),
-            "turn": ADMISSION,
+            "admissionId": ADMISSION,
             "keySession": ISSUED,
             "targets": list_of(map_of({"kind": enum_of(terms.AuditKind), "id": _TARGET_ID, "version": INT})),
             "atMs": INT,

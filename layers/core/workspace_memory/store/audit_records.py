@@ -42,7 +42,8 @@ class AuditRecord:
     actor_kind: ActorKind
     targets: tuple[Target, ...]
     ttl: int
-    turn: str | None = None
+    admission_id: str | None = None
+    """The turn's admission, for an agent's change in a turn or a turn's start (its `POST …/turns` answer names it)."""
     key_session: str | None = None
 
     @property
@@ -58,7 +59,7 @@ class AuditRecord:
                     "op": self.op,
                     "actor": self.actor,
                     "actorKind": self.actor_kind.value,
-                    "turn": self.turn,
+                    "admissionId": self.admission_id,
                     "keySession": self.key_session,
                     "targets": [target.to_map() for target in self.targets],
                     "atMs": self.at_ms,
@@ -80,7 +81,7 @@ class AuditRecord:
             actor_kind=ActorKind(item["actorKind"]),
             targets=tuple(Target.from_map(target) for target in item.get("targets", [])),
             ttl=int(item["ttl"]),
-            turn=item.get("turn"),
+            admission_id=item.get("admissionId"),
             key_session=item.get("keySession"),
         )
 

@@ -44,6 +44,8 @@ class Told:
     op: str
     actor: str | None = None
     actor_kind: ActorKind | None = None
+    admission_id: str | None = None
+    """The admission the written item names (an agent's change in a turn)."""
 
 
 def _ws(item: Item) -> str:
@@ -55,7 +57,8 @@ def _version(item: Item) -> Told:
     op = AuditOp.PURGE if stub else str(item.get("op", AuditOp.SAVE))
     by = item.get("purgedBy") if stub else item.get("author")
     kind = ActorKind.AGENT if op == AuditOp.CAPTURE else ActorKind.PERSON
-    return Told(_ws(item), Target(AuditKind.DOCUMENT, str(int(item["version"])), int(item["version"])), op, by, kind)
+    target = Target(AuditKind.DOCUMENT, str(int(item["version"])), int(item["version"]))
+    return Told(_ws(item), target, op, by, kind, item.get("admissionId"))
 
 
 def _entry(item: Item) -> Told:
@@ -65,14 +68,17 @@ def _entry(item: Item) -> Told:
         return Told(_ws(item), target, AuditOp.FORGOTTEN, item.get("forgottenBy"), ActorKind.PERSON)
     agent = item.get("authorKind") == "agent"
     op = AuditOp.CREATED if revision == 1 else AuditOp.REVISED
-    return Told(_ws(item), target, op, item.get("author"), ActorKind.AGENT if agent else ActorKind.PERSON)
+    kind = ActorKind.AGENT if agent else ActorKind.PERSON
+    return Told(_ws(item), target, op, item.get("author"), kind, item.get("admissionId"))
 
 
 def _candidate(item: Item) -> Told:
     status = str(item["status"])
     target = Target(AuditKind.CANDIDATE, str(item["candidateId"]), int(item.get("revision", 1)))
     if status == "pending":
-        return Told(_ws(item), target, AuditOp.PROPOSED, item.get("proposedBy"), ActorKind.AGENT)
+        return Told(
+            _ws(item), target, AuditOp.PROPOSED, item.get("proposedBy"), ActorKind.AGENT, item.get("admissionId")
+        )
     return Told(_ws(item), target, AuditOp(status), item.get("decidedBy"), ActorKind.PERSON)
 
 
@@ -98,7 +104,7 @@ def _revocation(item: Item) -> Told:
 def _notes(item: Item) -> Told:
     user, _, session = item["sk"].removeprefix(keys.NOTES_PREFIX).rpartition("#")
     target = Target(AuditKind.NOTES, session, int(item["revision"]))
-    return Told(_ws(item), target, AuditOp.WRITTEN, user, ActorKind.AGENT)
+    return Told(_ws(item), target, AuditOp.WRITTEN, user, ActorKind.AGENT, item.get("admissionId"))
 
 
 def _admission(item: Item) -> Told:
@@ -252,9 +258,7 @@ def audit_of(changes: Sequence[ch.Change], now: float, retention_days: int) -> A
     agent = context.turn is not None or context.key_session is not None
     kind = first.actor_kind or (ActorKind.AGENT if agent and first.target.kind is not AuditKind.TURN else None)
     actor = first.actor or context.member or context.turn_user
-    turn = context.turn
-    if first.target.kind is AuditKind.TURN:
-        turn = first.target.id
+    admission = first.target.id if first.target.kind is AuditKind.TURN else first.admission_id or context.turn
     return AuditRecord(
         workspace_id=first.workspace_id,
         at_ms=int(now * 1000),
@@ -265,7 +269,7 @@ def audit_of(changes: Sequence[ch.Change], now: float, retention_days: int) -> A
         actor_kind=kind or ActorKind.PERSON,
         targets=tuple(dict.fromkeys(found.target for found in told)),
         ttl=int(now) + retention_days * DAY_SECONDS,
-        turn=turn,
+        admission_id=admission,
         key_session=context.key_session,
     )
 

@@ -287,6 +287,8 @@ class NotesRecord:
     revision: int
     updated_at: str | None
     ttl: int | None
+    admission_id: str | None = None
+    """The admission whose turn wrote this revision (ids only: the audit's link to the turn)."""
 
     @classmethod
     def of(cls, item: Item | None) -> NotesRecord | None:
@@ -301,6 +303,7 @@ class NotesRecord:
             revision=int(item["revision"]),
             updated_at=item.get("updatedAt"),
             ttl=None if ttl is None else int(ttl),
+            admission_id=item.get("admissionId"),
         )
 
     def to_item(self, user_id: str, session_id: str) -> Item:
@@ -315,6 +318,7 @@ class NotesRecord:
                     "revision": self.revision,
                     "updatedAt": self.updated_at,
                     "ttl": self.ttl,
+                    "admissionId": self.admission_id,
                 }
             ),
         }

@@ -14,7 +14,7 @@ sessions expire.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from workspace_memory.governance.redaction import Finding, redact_written
 from workspace_memory.kernel.clock import Clock, iso
@@ -64,6 +64,8 @@ class Notebook:
     workspace_id: str
     user_id: str
     session_id: str
+    admission_id: str | None = field(default=None, compare=False)
+    """The admission that opened it: each write records it, so the audit names the turn that wrote."""
 
 
 class NotesTooLarge(PayloadTooLarge):
@@ -148,7 +150,7 @@ class NotesService:
         authority.require_scope(Scope.NOTES)
         if not authority.has_access(self._clock.now()):
             raise AdmissionRetired("this admission no longer has access to the workspace")
-        return Notebook(admission.workspace_id, admission.user_id, session_id)
+        return Notebook(admission.workspace_id, admission.user_id, session_id, admission_id)
 
     def get(self, notebook: Notebook) -> Notes:
         """The current notes; a session never written (revision 0) or expired reads as empty."""
@@ -187,6 +189,7 @@ class NotesService:
             revision=revision,
             updated_at=iso(now),
             ttl=int(now) + NOTES_TTL_SECONDS,
+            admission_id=notebook.admission_id,
         )
         item = record.to_item(notebook.user_id, notebook.session_id)
         try:

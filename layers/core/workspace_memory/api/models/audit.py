@@ -31,7 +31,8 @@ class AuditEventOut(OutModel):
     op: str
     actor: str | None
     actor_kind: ActorKind
-    turn_id: str | None = None
+    admission_id: str | None = None
+    """The admission of the turn an agent acted in (a turn's start answers its `admissionId`)."""
     key_session_id: str | None = None
     targets: list[AuditTargetOut]
 
@@ -44,7 +45,7 @@ class AuditEventOut(OutModel):
             op=record.op,
             actor=record.actor,
             actor_kind=record.actor_kind,
-            turn_id=record.turn,
+            admission_id=record.admission_id,
             key_session_id=record.key_session,
             targets=[AuditTargetOut(kind=t.kind, id=t.id, version=t.version) for t in record.targets],
         )

@@ -162,7 +162,8 @@ def test_a_completed_deletion_leaves_nothing_and_shreds_the_key(
         assert accepted.json()["status"] in ("running", "completed")
         result = wait_for_deletion(settings, svc, p.ws)
 
-    assert result.items_deleted == len(before[resources.table_name])
+    # Everything it had, and the audit event of its own deletion (the tombstone's transaction wrote it).
+    assert result.items_deleted == len(before[resources.table_name]) + 1
     assert naming(resources, p.ws) == {resources.table_name: [], resources.key_store_table_name: []}
     fresh = build_services(settings)  # a new process's view: no branch key cached
     with pytest.raises(DecryptionFailed):
@@ -299,6 +300,7 @@ def test_a_deletion_interrupted_by_killing_the_worker_finishes_on_restart(
     queued = settings.model_copy(update={"temporal_task_queue": queue})
     service = DeletionService(svc.table, svc.key_store, svc.clock, TemporalDeletions(queued, svc.cipher), batch_size=3)
     service.delete(p.owner, p.ws, p.ws)
+    items += 1  # the tombstone's transaction wrote its audit event
     held, release = threading.Event(), threading.Event()
     batches = iter(range(1, 1_000))
 

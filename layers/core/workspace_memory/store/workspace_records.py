@@ -29,7 +29,9 @@ class Workspace:
     history_days: int = DEFAULT_HISTORY_DAYS
     """How long a version is kept after it stopped being the head (docs/architecture.md#retention; absent = the
     default)."""
-    name: str = ""
+    name_ciphertext: bytes | None = None
+    """The name its owner typed, sealed under the workspace's own branch key (`access.name_context`): a name
+    says what a team works on, so it is free text like any other and never stored in clear."""
     created_at: str = ""
     branch_key_id: str | None = None
     deleted_at: str | None = None
@@ -48,7 +50,7 @@ class Workspace:
             ai_enabled=bool(item.get("aiEnabled", False)),
             consent_revision=int(item.get("consentRevision", 0)),
             history_days=int(item.get("historyDays", DEFAULT_HISTORY_DAYS)),
-            name=str(item.get("name", "")),
+            name_ciphertext=None if item.get("nameCiphertext") is None else bytes(item["nameCiphertext"]),
             created_at=str(item.get("createdAt", "")),
             branch_key_id=item.get("branchKeyId"),
             deleted_at=item.get("deletedAt"),
@@ -62,7 +64,7 @@ class Workspace:
                 {
                     "workspaceId": self.id,
                     "branchKeyId": self.branch_key_id,
-                    "name": self.name,
+                    "nameCiphertext": self.name_ciphertext,
                     "ownerId": self.owner_id,
                     "shareType": self.share_type.value,
                     "aiEnabled": self.ai_enabled,

@@ -29,6 +29,8 @@ function forgetWorkspace() {
   state.ws = null;
   state.view = null;
   state.saved = "";
+  state.saving = null; // a Save still running was the other workspace's: a send here does not wait for it
+  state.conflict = false;
   $("draft").value = "";
   $("views").hidden = true;
   $("ws-current").hidden = true;

@@ -22,6 +22,7 @@ const SAID = {
   PAYLOAD_TOO_LARGE: "That is too large to save. Nothing was saved; your text is kept so you can shorten it.",
   KEY_SESSION_INVALID: "That key session has ended or was revoked. Open a new one in Settings, or send without one.",
   KEY_SESSION_NOT_FOUND: "That key session no longer exists. Open a new one in Settings.",
+  SCOPE_EXCEEDS_ROLE: "Your role cannot delegate that. Nothing was opened; a key session you open here may read only.",
   KEY_SESSION_REQUIRED: "This needs a key session: open one in Settings and choose it for the turn.",
   STALE_REVISION: "This was changed elsewhere since you loaded it. Nothing was changed; what is current is shown.",
   CANDIDATE_NOT_FOUND: "This proposal was already decided elsewhere. Nothing was changed; the list is reloaded.",

@@ -152,8 +152,7 @@ def assert_fits(page: Page) -> None:
 def ai_workspace(api: Api, owner: str, memory: str | None = None) -> str:
     """A workspace of `owner`'s with the workspace AI on (policy read_only, as every new one), holding `memory` as
     version 1 when given: where a turn through the page can run."""
-    ws = api.workspace(owner)
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    ws = ai_workspace(api, owner)
     if memory is not None:
         assert api.save(owner, ws, memory, 0).status_code == 200
     return ws
@@ -360,8 +359,7 @@ def test_a_viewer_sees_the_text_and_cannot_save(
 
 def test_the_ai_switch_shows_the_workspace_setting(page: Page, api: Api, gateway_url: str) -> None:
     owner = new_user("owner")
-    ws = api.workspace(owner)
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    ws = ai_workspace(api, owner)
     opened(page, gateway_url, owner, ws)
     go(page, "Settings")
     switch = page.get_by_label("Workspace AI enabled")
@@ -448,9 +446,7 @@ def test_bad_input_shows_the_stable_error_and_changes_nothing(
     page: Page, api: Api, gateway_url: str, resources: LocalResources
 ) -> None:
     owner = new_user("owner")
-    ws = api.workspace(owner)
-    api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True})
-    assert api.save(owner, ws, "small\n", 0).status_code == 200
+    ws = ai_workspace(api, owner, "small\n")
     opened(page, gateway_url, owner, ws)
 
     before = scan_all(resources)
@@ -699,8 +695,7 @@ def propose(api: Api, ws: str, user: str, title: str) -> str:
 
 def test_an_agents_candidate_is_accepted_or_rejected_through_the_page(page: Page, api: Api, gateway_url: str) -> None:
     owner = new_user("owner")
-    ws = api.workspace(owner)  # a new workspace's policy is read_only
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    ws = ai_workspace(api, owner)  # a new workspace's policy is read_only
     keep, drop = f"Keep {uuid.uuid4().hex[:6]}", f"Drop {uuid.uuid4().hex[:6]}"
     kept, dropped = propose(api, ws, owner, keep), propose(api, ws, owner, drop)
     assert listed_entries(api, owner, ws) == []
@@ -793,8 +788,7 @@ def test_a_candidate_over_a_rules_key_shows_its_body_and_the_diff_of_what_it_rep
     """Issue 17 finding 6: the person deciding sees the candidate's body, the revision it would supersede and
     the body's diff, before accepting anything."""
     owner = new_user("owner")
-    ws = api.workspace(owner)  # read_only
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    ws = ai_workspace(api, owner)  # read_only
     rule = {"scope": "workspace", "type": "rule", "key": "style/tone", "title": "Tone", "summary": "formal"}
     created = api.call("POST", f"/v1/workspaces/{ws}/entries", user=owner, json={**rule, "body": "Be formal."})
     assert created.status_code == 201, created.text
@@ -823,8 +817,7 @@ def test_a_candidate_over_a_rules_key_shows_its_body_and_the_diff_of_what_it_rep
 
 def test_a_candidate_decided_elsewhere_says_so_and_is_not_decided_twice(page: Page, api: Api, gateway_url: str) -> None:
     owner = new_user("owner")
-    ws = api.workspace(owner)
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    ws = ai_workspace(api, owner)
     candidate = propose(api, ws, owner, "Proposed once")
     opened(page, gateway_url, owner, ws)
     go(page, "Review inbox")
@@ -859,10 +852,8 @@ def test_an_agents_read_only_proposal_is_reviewed_and_applied_in_the_inbox(
     """Issue 20: in read_only (every new workspace's policy) the agent's remember is a proposal; the person whose
     turn it was sees it in the inbox with what applying writes, applies it, and the document has it."""
     owner = new_user("frank")
-    ws = api.workspace(owner)
+    ws = ai_workspace(api, owner, "# Team\n- deploy Fridays\n")
     assert api.call("GET", f"/v1/workspaces/{ws}/memory/policy", user=owner).json()["mode"] == "read_only"
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
-    assert api.save(owner, ws, "# Team\n- deploy Fridays\n", 0).status_code == 200
     opened(page, gateway_url, owner, ws)
     go(page, "Review inbox")
     expect(page.locator("#proposal-list-empty")).to_have_text("No memory edits awaiting you.")
@@ -903,9 +894,7 @@ def test_a_proposal_made_before_a_clear_is_refused_and_nothing_changes(
     page: Page, api: Api, gateway_url: str, worker: Settings, resources: LocalResources
 ) -> None:
     owner = new_user("frank")
-    ws = api.workspace(owner)
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
-    assert api.save(owner, ws, "# Team\n- a line the clear removes\n", 0).status_code == 200
+    ws = ai_workspace(api, owner, "# Team\n- a line the clear removes\n")
     opened(page, gateway_url, owner, ws)
     ask(page, "remember: Proposed before the clear")
     go(page, "Memory")
@@ -930,9 +919,7 @@ def test_a_proposal_on_a_moved_document_is_applied_only_when_asked_again(
     page: Page, api: Api, gateway_url: str, worker: Settings
 ) -> None:
     owner = new_user("frank")
-    ws = api.workspace(owner)
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
-    assert api.save(owner, ws, "# Team\n", 0).status_code == 200
+    ws = ai_workspace(api, owner, "# Team\n")
     opened(page, gateway_url, owner, ws)
     ask(page, "remember: Proposed on version one")
     assert api.save(owner, ws, "# Team\n- saved meanwhile\n", 1).status_code == 200  # behind the page's back
@@ -951,10 +938,8 @@ def test_the_transcript_keeps_line_breaks_and_shows_markdown_as_text(
     page: Page, api: Api, gateway_url: str, worker: Settings
 ) -> None:
     owner = new_user("frank")
-    ws = api.workspace(owner)
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
     memory = "# Team\n- **deploy** on `main`\n- <img src=x onerror=window.pwned=1>\n"
-    assert api.save(owner, ws, memory, 0).status_code == 200
+    ws = ai_workspace(api, owner, memory)
     opened(page, gateway_url, owner, ws)
     ask(page, "what do we deploy?\nsecond line")
     you = page.locator("#transcript .you .said")
@@ -1179,9 +1164,7 @@ def test_every_view_fits_the_width_with_no_axe_violation(
     """Each view with content in it (a proposal, a candidate, entries, history, receipts, key sessions): no
     sideways scrolling at 390 px and at 1440 px, and no axe violation. Screenshots of each view at each width."""
     owner = new_user("frank")
-    ws = api.workspace(owner)
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
-    assert api.save(owner, ws, "# Team\n- deploy Fridays after the canary is green everywhere\n", 0).status_code == 200
+    ws = ai_workspace(api, owner, "# Team\n- deploy Fridays after the canary is green everywhere\n")
     create_entry(api, owner, ws, entry_body("Deploy day"))
     propose(api, ws, owner, "Release notes go to the team channel")
     api.key_session(owner, ws)

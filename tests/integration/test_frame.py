@@ -994,7 +994,7 @@ def test_a_wrong_workspace_id_keeps_the_open_one_and_the_page_loads_without_a_40
     assert_accessible(page)
 
 
-# -- a turn waits for the Save; what a key session may do (issue 21, issue 17) ------------------------------------------
+# -- a turn waits for the Save; what a key session may do (issue 21, issue 17) -----------------------------------------
 
 
 def turn_requests(page: Page) -> list[dict[str, Any]]:

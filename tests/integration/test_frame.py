@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, Playwright, Route, expect, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, Playwright, Request, Route, expect, sync_playwright
 
 from scripts.localstack.resources import LocalResources
 from tests.support import RUNTIME, Api, admission_headers, new_user, scan_all
@@ -997,14 +997,20 @@ def test_a_wrong_workspace_id_keeps_the_open_one_and_the_page_loads_without_a_40
 # -- a turn waits for the Save; what a key session may do (issue 21, issue 17) -----------------------------------------
 
 
-def turn_requests(page: Page) -> list[dict[str, Any]]:
-    """The bodies of the turns the page sends, as they leave it (the request log)."""
+def posted(page: Page, route_end: str) -> list[dict[str, Any]]:
+    """The bodies of the POSTs the page sends to a route ending in `route_end`, as they leave it (a request log)."""
     sent: list[dict[str, Any]] = []
-    page.on(
-        "request",
-        lambda r: sent.append(r.post_data_json) if r.method == "POST" and r.url.endswith("/turns") else None,
-    )
+
+    def log(request: Request) -> None:
+        if request.method == "POST" and request.url.endswith(route_end):
+            sent.append(request.post_data_json)
+
+    page.on("request", log)
     return sent
+
+
+def turn_requests(page: Page) -> list[dict[str, Any]]:
+    return posted(page, "/turns")
 
 
 def hold_saves(page: Page, ws: str) -> list[Route]:
@@ -1100,14 +1106,7 @@ def test_a_failed_save_refuses_the_send_then_a_turn_says_conflict(
 
 
 def key_session_bodies(page: Page) -> list[dict[str, Any]]:
-    opened_bodies: list[dict[str, Any]] = []
-    page.on(
-        "request",
-        lambda r: opened_bodies.append(r.post_data_json)
-        if r.method == "POST" and r.url.endswith("/key-sessions")
-        else None,
-    )
-    return opened_bodies
+    return posted(page, "/key-sessions")
 
 
 def test_a_key_session_opened_in_the_page_has_the_scopes_chosen(page: Page, api: Api, gateway_url: str) -> None:

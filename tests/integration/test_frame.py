@@ -997,9 +997,10 @@ def test_a_wrong_workspace_id_keeps_the_open_one_and_the_page_loads_without_a_40
 # -- a turn waits for the Save; what a key session may do (issue 21, issue 17) -----------------------------------------
 
 
-def posted(page: Page, route_end: str) -> list[dict[str, Any]]:
-    """The bodies of the POSTs the page sends to a route ending in `route_end`, as they leave it (a request log)."""
-    sent: list[dict[str, Any]] = []
+def posted(page: Page, route_end: str) -> list[Any]:
+    """The bodies of the POSTs the page sends to a route ending in `route_end`, as they leave it (a request log:
+    None for a POST without a body)."""
+    sent: list[Any] = []
 
     def log(request: Request) -> None:
         if request.method == "POST" and request.url.endswith(route_end):
@@ -1009,7 +1010,7 @@ def posted(page: Page, route_end: str) -> list[dict[str, Any]]:
     return sent
 
 
-def turn_requests(page: Page) -> list[dict[str, Any]]:
+def turn_requests(page: Page) -> list[Any]:
     return posted(page, "/turns")
 
 
@@ -1105,7 +1106,7 @@ def test_a_failed_save_refuses_the_send_then_a_turn_says_conflict(
     assert {status for status, _ in receipt_statuses(api, owner, conv)} == {"conflict"}
 
 
-def key_session_bodies(page: Page) -> list[dict[str, Any]]:
+def key_session_bodies(page: Page) -> list[Any]:
     return posted(page, "/key-sessions")
 
 

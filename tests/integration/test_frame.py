@@ -152,7 +152,8 @@ def assert_fits(page: Page) -> None:
 def ai_workspace(api: Api, owner: str, memory: str | None = None) -> str:
     """A workspace of `owner`'s with the workspace AI on (policy read_only, as every new one), holding `memory` as
     version 1 when given: where a turn through the page can run."""
-    ws = ai_workspace(api, owner)
+    ws = api.workspace(owner)
+    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
     if memory is not None:
         assert api.save(owner, ws, memory, 0).status_code == 200
     return ws

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, Playwright, expect, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, Playwright, Request, Route, expect, sync_playwright
 
 from scripts.localstack.resources import LocalResources
 from tests.support import RUNTIME, Api, admission_headers, new_user, scan_all
@@ -147,6 +147,16 @@ def assert_fits(page: Page) -> None:
     width = page.viewport_size["width"] if page.viewport_size else 0
     scroll = page.evaluate("() => document.documentElement.scrollWidth")
     assert scroll <= width, f"the page is {scroll} px wide in a {width} px viewport"
+
+
+def ai_workspace(api: Api, owner: str, memory: str | None = None) -> str:
+    """A workspace of `owner`'s with the workspace AI on (policy read_only, as every new one), holding `memory` as
+    version 1 when given: where a turn through the page can run."""
+    ws = api.workspace(owner)
+    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    if memory is not None:
+        assert api.save(owner, ws, memory, 0).status_code == 200
+    return ws
 
 
 def test_save_through_the_page_and_what_the_page_weighs(page: Page, api: Api, gateway_url: str) -> None:
@@ -350,8 +360,7 @@ def test_a_viewer_sees_the_text_and_cannot_save(
 
 def test_the_ai_switch_shows_the_workspace_setting(page: Page, api: Api, gateway_url: str) -> None:
     owner = new_user("owner")
-    ws = api.workspace(owner)
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    ws = ai_workspace(api, owner)
     opened(page, gateway_url, owner, ws)
     go(page, "Settings")
     switch = page.get_by_label("Workspace AI enabled")
@@ -438,9 +447,7 @@ def test_bad_input_shows_the_stable_error_and_changes_nothing(
     page: Page, api: Api, gateway_url: str, resources: LocalResources
 ) -> None:
     owner = new_user("owner")
-    ws = api.workspace(owner)
-    api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True})
-    assert api.save(owner, ws, "small\n", 0).status_code == 200
+    ws = ai_workspace(api, owner, "small\n")
     opened(page, gateway_url, owner, ws)
 
     before = scan_all(resources)
@@ -452,7 +459,7 @@ def test_bad_input_shows_the_stable_error_and_changes_nothing(
 
     go(page, "Settings")
     page.get_by_role("button", name="Open key session").click()
-    expect(page.locator("#status")).to_have_text("Key session opened.")
+    expect(page.locator("#status")).to_have_text("Key session opened: memory:read.")
     page.get_by_role("button", name="Use for turns").click()
     page.get_by_role("button", name="Revoke").click()
     expect(page.locator("#key-sessions")).to_contain_text("(revoked)")
@@ -689,8 +696,7 @@ def propose(api: Api, ws: str, user: str, title: str) -> str:
 
 def test_an_agents_candidate_is_accepted_or_rejected_through_the_page(page: Page, api: Api, gateway_url: str) -> None:
     owner = new_user("owner")
-    ws = api.workspace(owner)  # a new workspace's policy is read_only
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    ws = ai_workspace(api, owner)  # a new workspace's policy is read_only
     keep, drop = f"Keep {uuid.uuid4().hex[:6]}", f"Drop {uuid.uuid4().hex[:6]}"
     kept, dropped = propose(api, ws, owner, keep), propose(api, ws, owner, drop)
     assert listed_entries(api, owner, ws) == []
@@ -783,8 +789,7 @@ def test_a_candidate_over_a_rules_key_shows_its_body_and_the_diff_of_what_it_rep
     """Issue 17 finding 6: the person deciding sees the candidate's body, the revision it would supersede and
     the body's diff, before accepting anything."""
     owner = new_user("owner")
-    ws = api.workspace(owner)  # read_only
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    ws = ai_workspace(api, owner)  # read_only
     rule = {"scope": "workspace", "type": "rule", "key": "style/tone", "title": "Tone", "summary": "formal"}
     created = api.call("POST", f"/v1/workspaces/{ws}/entries", user=owner, json={**rule, "body": "Be formal."})
     assert created.status_code == 201, created.text
@@ -813,8 +818,7 @@ def test_a_candidate_over_a_rules_key_shows_its_body_and_the_diff_of_what_it_rep
 
 def test_a_candidate_decided_elsewhere_says_so_and_is_not_decided_twice(page: Page, api: Api, gateway_url: str) -> None:
     owner = new_user("owner")
-    ws = api.workspace(owner)
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    ws = ai_workspace(api, owner)
     candidate = propose(api, ws, owner, "Proposed once")
     opened(page, gateway_url, owner, ws)
     go(page, "Review inbox")
@@ -849,10 +853,8 @@ def test_an_agents_read_only_proposal_is_reviewed_and_applied_in_the_inbox(
     """Issue 20: in read_only (every new workspace's policy) the agent's remember is a proposal; the person whose
     turn it was sees it in the inbox with what applying writes, applies it, and the document has it."""
     owner = new_user("frank")
-    ws = api.workspace(owner)
+    ws = ai_workspace(api, owner, "# Team\n- deploy Fridays\n")
     assert api.call("GET", f"/v1/workspaces/{ws}/memory/policy", user=owner).json()["mode"] == "read_only"
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
-    assert api.save(owner, ws, "# Team\n- deploy Fridays\n", 0).status_code == 200
     opened(page, gateway_url, owner, ws)
     go(page, "Review inbox")
     expect(page.locator("#proposal-list-empty")).to_have_text("No memory edits awaiting you.")
@@ -893,9 +895,7 @@ def test_a_proposal_made_before_a_clear_is_refused_and_nothing_changes(
     page: Page, api: Api, gateway_url: str, worker: Settings, resources: LocalResources
 ) -> None:
     owner = new_user("frank")
-    ws = api.workspace(owner)
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
-    assert api.save(owner, ws, "# Team\n- a line the clear removes\n", 0).status_code == 200
+    ws = ai_workspace(api, owner, "# Team\n- a line the clear removes\n")
     opened(page, gateway_url, owner, ws)
     ask(page, "remember: Proposed before the clear")
     go(page, "Memory")
@@ -920,9 +920,7 @@ def test_a_proposal_on_a_moved_document_is_applied_only_when_asked_again(
     page: Page, api: Api, gateway_url: str, worker: Settings
 ) -> None:
     owner = new_user("frank")
-    ws = api.workspace(owner)
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
-    assert api.save(owner, ws, "# Team\n", 0).status_code == 200
+    ws = ai_workspace(api, owner, "# Team\n")
     opened(page, gateway_url, owner, ws)
     ask(page, "remember: Proposed on version one")
     assert api.save(owner, ws, "# Team\n- saved meanwhile\n", 1).status_code == 200  # behind the page's back
@@ -941,10 +939,8 @@ def test_the_transcript_keeps_line_breaks_and_shows_markdown_as_text(
     page: Page, api: Api, gateway_url: str, worker: Settings
 ) -> None:
     owner = new_user("frank")
-    ws = api.workspace(owner)
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
     memory = "# Team\n- **deploy** on `main`\n- <img src=x onerror=window.pwned=1>\n"
-    assert api.save(owner, ws, memory, 0).status_code == 200
+    ws = ai_workspace(api, owner, memory)
     opened(page, gateway_url, owner, ws)
     ask(page, "what do we deploy?\nsecond line")
     you = page.locator("#transcript .you .said")
@@ -999,6 +995,156 @@ def test_a_wrong_workspace_id_keeps_the_open_one_and_the_page_loads_without_a_40
     assert_accessible(page)
 
 
+# -- a turn waits for the Save; what a key session may do (issue 21, issue 17) -----------------------------------------
+
+
+def posted(page: Page, route_end: str) -> list[Any]:
+    """The bodies of the POSTs the page sends to a route ending in `route_end`, as they leave it (a request log:
+    None for a POST without a body)."""
+    sent: list[Any] = []
+
+    def log(request: Request) -> None:
+        if request.method == "POST" and request.url.endswith(route_end):
+            sent.append(request.post_data_json)
+
+    page.on("request", log)
+    return sent
+
+
+def turn_requests(page: Page) -> list[Any]:
+    return posted(page, "/turns")
+
+
+def hold_saves(page: Page, ws: str) -> list[Route]:
+    """Every Save (`PUT …/memory`) of the page held at the network until the test releases it; reads pass."""
+    held: list[Route] = []
+    page.route(
+        f"**/v1/workspaces/{ws}/memory",
+        lambda route: held.append(route) if route.request.method == "PUT" else route.continue_(),
+    )
+    return held
+
+
+def save_then_send(page: Page, text: str, message: str) -> None:
+    """Save `text` (held by `hold_saves`), then send `message` from Chat while that Save is in flight."""
+    draft(page).fill(text)
+    page.get_by_role("button", name="Save", exact=True).click()
+    go(page, "Chat")
+    page.get_by_label("Message", exact=True).fill(message)
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator("#status")).to_have_text("Waiting for your Save to finish before sending…")
+
+
+def receipt_statuses(api: Api, user: str, conv: str) -> set[tuple[str, int | None]]:
+    """What the conversation's model calls were given: (status, revision) of each receipt."""
+    receipts = api.call("GET", f"/v1/conversations/{conv}/memory-receipts", user=user).json()["receipts"]
+    return {(r["status"], r.get("revision")) for r in receipts}
+
+
+def test_a_send_during_a_save_waits_for_it_and_carries_the_saved_version(
+    page: Page, api: Api, gateway_url: str, worker: Settings
+) -> None:
+    """Issue 21: the turn is sent only once the Save is acknowledged, and says which version the person saved;
+    recall then gives the model that version."""
+    owner = new_user("frank")
+    ws = ai_workspace(api, owner, "# Team\n")
+    opened(page, gateway_url, owner, ws)
+    conv = page.get_by_label("Conversation id").input_value()
+    held, sent = hold_saves(page, ws), turn_requests(page)
+    save_then_send(page, "# Team\n- saved before the turn\n", "what do we deploy?")
+    assert len(held) == 1
+    assert sent == []  # the send waits on the Save
+    held[0].continue_()
+    expect(page.locator("#status")).to_have_text("Turn completed.")
+    assert [body["memoryState"] for body in sent] == [{"state": "saved", "version": 2}]
+    assert api.read(owner, ws)["version"] == 2
+    assert receipt_statuses(api, owner, conv) == {("ok", 2)}
+    expect(page.locator("#transcript .you .said")).to_have_text("what do we deploy?")
+
+
+def test_a_save_still_running_after_the_bound_refuses_the_send(
+    page: Page, api: Api, gateway_url: str, resources: LocalResources
+) -> None:
+    """The wait is bounded: a Save that has not settled when the bound passes (the page's clock is run past it,
+    no wall-clock wait) refuses the send with a message for people, and no turn is ever sent for it."""
+    owner = new_user("frank")
+    ws = ai_workspace(api, owner, "# Team\n")
+    page.clock.install()
+    opened(page, gateway_url, owner, ws)
+    held, sent = hold_saves(page, ws), turn_requests(page)
+    save_then_send(page, "# Team\n- a slow save\n", "remember: never sent")
+    page.clock.run_for(5_000)
+    shows_error(page, "SAVE_STILL_RUNNING", "Your Save has not finished after 5 seconds, so the message was not sent")
+    expect(page.get_by_label("Message", exact=True)).to_have_value("remember: never sent")  # kept for a resend
+    assert_accessible(page)
+    held[0].continue_()
+    expect(page.locator("#status")).to_have_text("Saved version 2.")
+    assert sent == []
+    assert api.read(owner, ws)["version"] == 2
+
+
+def test_a_failed_save_refuses_the_send_then_a_turn_says_conflict(
+    page: Page, api: Api, gateway_url: str, worker: Settings
+) -> None:
+    """A Save that fails (here it loses to a newer version) refuses the send that waited for it; a send while
+    the conflict is shown tells the turn `conflict`, so the model is not given memory the person disputes."""
+    owner = new_user("frank")
+    ws = ai_workspace(api, owner, "# Team\n")
+    opened(page, gateway_url, owner, ws)
+    conv = page.get_by_label("Conversation id").input_value()
+    held, sent = hold_saves(page, ws), turn_requests(page)
+    save_then_send(page, "mine\n", "what do we deploy?")
+    assert api.save(owner, ws, "theirs\n", 1).status_code == 200  # behind the page's back
+    held[0].continue_()
+    shows_error(page, "SAVE_NOT_SAVED", "Your Save did not go through, so the message was not sent")
+    assert sent == []
+    go(page, "Memory")
+    expect(page.locator("#conflict")).to_be_visible()
+    go(page, "Chat")
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator("#status")).to_have_text("Turn completed.")
+    assert [body["memoryState"] for body in sent] == [{"state": "conflict"}]
+    assert {status for status, _ in receipt_statuses(api, owner, conv)} == {"conflict"}
+
+
+def key_session_bodies(page: Page) -> list[Any]:
+    return posted(page, "/key-sessions")
+
+
+def test_a_key_session_opened_in_the_page_has_the_scopes_chosen(page: Page, api: Api, gateway_url: str) -> None:
+    """Issue 17: the page asks for what the person ticked; reading only unless they tick more."""
+    owner = new_user("frank")
+    ws = api.workspace(owner)
+    opened(page, gateway_url, owner, ws)
+    bodies = key_session_bodies(page)
+    go(page, "Settings")
+    expect(page.get_by_label("Read memory (memory:read)")).to_be_checked()
+    expect(page.get_by_label("Working notes (notes)")).not_to_be_checked()
+    page.get_by_label("Write memory: remember, propose edits and entries (memory:write)").check()
+    page.get_by_role("button", name="Open key session").click()
+    expect(page.locator("#status")).to_have_text("Key session opened: memory:read, memory:write.")
+    assert [b["scopes"] for b in bodies] == [["memory:read", "memory:write"]]
+    (listed,) = api.call("GET", f"/v1/workspaces/{ws}/key-sessions", user=owner).json()["keySessions"]
+    assert listed["scopes"] == ["memory:read", "memory:write"]
+    item = page.locator(f"#key-sessions li[data-key-session='{listed['keySessionId']}']")
+    expect(item).to_contain_text("[memory:read, memory:write]")
+    assert_accessible(page)
+
+
+def test_a_viewer_is_offered_reading_only(page: Page, api: Api, gateway_url: str) -> None:
+    owner, viewer = new_user("owner"), new_user("viewer")
+    ws = api.workspace(owner)
+    api.add_member(owner, ws, viewer, "viewer")
+    opened(page, gateway_url, viewer, ws)
+    bodies = key_session_bodies(page)
+    go(page, "Settings")
+    expect(page.get_by_label("Write memory: remember, propose edits and entries (memory:write)")).to_be_disabled()
+    expect(page.get_by_label("Working notes (notes)")).to_be_disabled()
+    page.get_by_role("button", name="Open key session").click()
+    expect(page.locator("#status")).to_have_text("Key session opened: memory:read.")
+    assert [b["scopes"] for b in bodies] == [["memory:read"]]
+
+
 def test_the_axe_check_fails_on_a_page_with_a_violation(page: Page) -> None:
     """The helper is not vacuous: the very violation the issue found (an empty `<pre>` with a name) is reported."""
     page.set_content(
@@ -1019,9 +1165,7 @@ def test_every_view_fits_the_width_with_no_axe_violation(
     """Each view with content in it (a proposal, a candidate, entries, history, receipts, key sessions): no
     sideways scrolling at 390 px and at 1440 px, and no axe violation. Screenshots of each view at each width."""
     owner = new_user("frank")
-    ws = api.workspace(owner)
-    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
-    assert api.save(owner, ws, "# Team\n- deploy Fridays after the canary is green everywhere\n", 0).status_code == 200
+    ws = ai_workspace(api, owner, "# Team\n- deploy Fridays after the canary is green everywhere\n")
     create_entry(api, owner, ws, entry_body("Deploy day"))
     propose(api, ws, owner, "Release notes go to the team channel")
     api.key_session(owner, ws)

@@ -59,7 +59,8 @@ export const api = {
   setPolicy: (id, mode, expectedRevision) =>
     call("PUT", `${ws(id)}/memory/policy`, { body: { mode, expectedRevision } }),
   setAi: (id, enabled) => call("PUT", `${ws(id)}/ai`, { body: { enabled } }),
-  openKeySession: (id, ttlSeconds) => call("POST", `${ws(id)}/key-sessions`, { body: { ttlSeconds } }),
+  openKeySession: (id, ttlSeconds, scopes) =>
+    call("POST", `${ws(id)}/key-sessions`, { body: { ttlSeconds, scopes } }),
   revokeKeySession: (id, ks) => call("DELETE", `${ws(id)}/key-sessions/${encodeURIComponent(ks)}`),
   startTurn: (c, body) => call("POST", `${conv(c)}/turns`, { body }),
   turn: (c, turnId) => call("GET", `${conv(c)}/turns/${encodeURIComponent(turnId)}`),

@@ -6,7 +6,7 @@ import { resetChat, wireChat } from "./chat.js";
 import { setReadOnly, showDocument, wireEditor } from "./editor.js";
 import { hideEntries, showEntries, wireEntries } from "./entries.js";
 import { listCandidates, resetInbox, wireInbox } from "./inbox.js";
-import { loadKeySessions, loadPolicy, resetSettings, wireSettings } from "./settings.js";
+import { loadKeySessions, loadPolicy, offerScopes, resetSettings, wireSettings } from "./settings.js";
 import { $, action, element, say, showView, state } from "./ui.js";
 
 function readOnlyReason(view) {
@@ -29,6 +29,8 @@ function forgetWorkspace() {
   state.ws = null;
   state.view = null;
   state.saved = "";
+  state.saving = null; // a Save still running was the other workspace's: a send here does not wait for it
+  state.conflict = false;
   $("draft").value = "";
   $("views").hidden = true;
   $("ws-current").hidden = true;
@@ -59,6 +61,7 @@ async function openWorkspace(id) {
   $("ws-switch").open = false;
   showView("editor");
   showWorkspace(view);
+  offerScopes(view.role);
   showDocument(doc);
   $("conv-id").value ||= `conv-${crypto.randomUUID().slice(0, 8)}`;
   await Promise.all([loadPolicy(), loadKeySessions(), showEntries(id, view), listCandidates()]);

@@ -22,6 +22,7 @@ export function setReadOnly(readOnly, reason = "") {
 
 export function showDocument(doc) {
   state.base = doc.version;
+  state.conflict = false;
   state.saved = doc.content;
   $("draft").value = doc.content;
   $("doc-meta").textContent = doc.version
@@ -36,7 +37,25 @@ export async function load() {
   showDocument(await api.read(state.ws));
 }
 
-async function save(content, base) {
+/** What the page tells a turn of its own saves (`memoryState`): the version it last saw acknowledged, or a
+ * conflict it is showing. An unsaved draft is never reported; the in-flight Save, if any, is `state.saving`. */
+export function memoryState() {
+  return state.conflict ? { state: "conflict" } : { state: "saved", version: state.base };
+}
+
+/** A Save, and the reload after it, tracked as one promise while it runs: a chat send waits for it. It settles
+ * to whether it saved (a failure has been said already). */
+function save(content, base) {
+  const saving = saveNow(content, base);
+  state.saving = saving;
+  const done = () => {
+    if (state.saving === saving) state.saving = null;
+  };
+  saving.then(done, done);
+  return saving;
+}
+
+async function saveNow(content, base) {
   try {
     const saved = await api.save(state.ws, content, base);
     await load();
@@ -62,6 +81,7 @@ async function showConflict() {
   $("newer-version").textContent = String(newer.version);
   diffInto($("conflict-diff"), diffLines(lines(newer.content), lines($("draft").value)));
   $("conflict").hidden = false;
+  state.conflict = true;
 }
 
 async function clearMemory() {

@@ -2,6 +2,14 @@
 // message stay available in a details line (support asks for them), never as the headline.
 import { ApiError } from "./api.js";
 
+/** A request the page itself refused to send (nothing reached the API): a stable code of the page's own. */
+export class PageRefusal extends Error {
+  constructor(code) {
+    super(code);
+    this.code = code;
+  }
+}
+
 const SAID = {
   STALE_BASE_VERSION: "Someone saved a newer version while you were editing. Nothing was saved; your draft is kept.",
   PROPOSAL_CLEARED:
@@ -14,6 +22,7 @@ const SAID = {
   PAYLOAD_TOO_LARGE: "That is too large to save. Nothing was saved; your text is kept so you can shorten it.",
   KEY_SESSION_INVALID: "That key session has ended or was revoked. Open a new one in Settings, or send without one.",
   KEY_SESSION_NOT_FOUND: "That key session no longer exists. Open a new one in Settings.",
+  SCOPE_EXCEEDS_ROLE: "Your role cannot delegate that. Nothing was opened; a key session you open here may read only.",
   KEY_SESSION_REQUIRED: "This needs a key session: open one in Settings and choose it for the turn.",
   STALE_REVISION: "This was changed elsewhere since you loaded it. Nothing was changed; what is current is shown.",
   CANDIDATE_NOT_FOUND: "This proposal was already decided elsewhere. Nothing was changed; the list is reloaded.",
@@ -31,6 +40,12 @@ const SAID = {
   INVALID_REQUEST: "Some of what you entered is not valid. Nothing was changed.",
   CONVERSATION_WORKSPACE_MISMATCH: "That conversation belongs to another workspace. Start a new conversation here.",
   TURN_NOT_FOUND: "That turn is not known (any more).",
+  SAVE_STILL_RUNNING:
+    "Your Save has not finished after 5 seconds, so the message was not sent: the assistant would not see it. " +
+    "Your message is kept; send it again once the Save is done.",
+  SAVE_NOT_SAVED:
+    "Your Save did not go through, so the message was not sent: the assistant would not see it. Resolve it in " +
+    "Memory (save again, or take the newer text), then send; your message is kept.",
 };
 
 /** {text, detail}: the headline for people and the details line (code and the API's message, if any). */
@@ -38,6 +53,9 @@ export function explain(error) {
   if (error instanceof ApiError) {
     const detail = `${error.code}: ${error.body?.error?.message || "no message"}`;
     return { text: SAID[error.code] || "The request was refused. Nothing was changed.", detail };
+  }
+  if (error instanceof PageRefusal) {
+    return { text: SAID[error.code], detail: `${error.code}: the page sent nothing` };
   }
   if (error instanceof TypeError) {
     return { text: "The service could not be reached. Check your connection; nothing was changed.", detail: "" };

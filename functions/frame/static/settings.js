@@ -59,6 +59,20 @@ export async function loadKeySessions() {
   return keySessions;
 }
 
+const SCOPE_BOXES = ["ks-scope-read", "ks-scope-write", "ks-scope-notes"];
+
+/** The scopes ticked, in the API's order; a viewer may delegate reading only (docs/decisions/0054). */
+function chosenScopes() {
+  return SCOPE_BOXES.map($).filter((box) => box.checked && !box.disabled).map((box) => box.value);
+}
+
+/** Least privilege by default: reading only, ticked afresh for each workspace; the write scopes are offered to
+ * roles that may delegate them (a viewer's request for them would be refused, 403 SCOPE_EXCEEDS_ROLE). */
+export function offerScopes(role) {
+  for (const id of SCOPE_BOXES) $(id).checked = id === "ks-scope-read";
+  for (const id of ["ks-scope-write", "ks-scope-notes"]) $(id).disabled = role === "viewer";
+}
+
 export function resetSettings() {
   $("key-sessions").replaceChildren();
   turnChoices([]);
@@ -87,9 +101,11 @@ export function wireSettings(showWorkspace) {
   $("ks-form").addEventListener(
     "submit",
     action(async () => {
-      await api.openKeySession(state.ws, Number($("ks-ttl").value));
+      const scopes = chosenScopes();
+      if (!scopes.length) throw new Error("Choose at least one thing the key session may do.");
+      const opened = await api.openKeySession(state.ws, Number($("ks-ttl").value), scopes);
       await loadKeySessions();
-      say("Key session opened.");
+      say(`Key session opened: ${opened.scopes.join(", ")}.`);
     }),
   );
   $("ks-load").addEventListener("click", action(loadKeySessions));

@@ -5,7 +5,16 @@ import { explain } from "./messages.js";
 export const $ = (id) => document.getElementById(id);
 
 /** What every module shares of the open workspace. */
-export const state = { user: null, ws: null, view: null, base: 0, saved: "", readOnly: false };
+export const state = {
+  user: null,
+  ws: null,
+  view: null,
+  base: 0,
+  saved: "",
+  readOnly: false,
+  conflict: false, // the editor shows a conflict the person has not resolved
+  saving: null, // the in-flight Save's promise (docs/decisions/0065)
+};
 
 export function say(text) {
   $("status").textContent = text;

@@ -12,7 +12,7 @@ import pytest
 
 from scripts.localstack.resources import LocalResources
 from tests.integration.turns.test_turns import finish, start_turn
-from tests.support import Api, item_bytes, new_user, scan_all
+from tests.support import RUNTIME, Api, admission_headers, item_bytes, new_user, scan_all
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.settings import Settings
 
@@ -152,3 +152,183 @@ def test_bad_audit_queries_are_refused_and_change_nothing(api: Api, resources: L
     response = api.call("GET", f"/v1/workspaces/{ws}/audit?{query}", user=owner)
     assert (response.status_code, response.json()["error"]["code"]) == (400, "INVALID_REQUEST"), query
     assert sorted(item_bytes(i) for i in scan_all(resources) if ws in str(i["pk"])) == before
+
+
+def _turn(api: Api, svc: Services, worker: Settings, owner: str, ws: str, message: str) -> None:
+    turn_id = start_turn(api, owner, ws, f"conv-{uuid.uuid4().hex[:8]}", message, None)
+    view = finish(worker, svc, turn_id)
+    assert view.tool_outcomes, view
+
+
+def test_the_other_write_routes_are_audited_too(api: Api, svc: Services, worker: Settings) -> None:
+    owner, editor = new_user("owner"), new_user("editor")
+    ws = api.workspace(owner)
+    api.add_member(owner, ws, editor, "editor")
+    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    assert api.save(owner, ws, "# Memory\n- one\n", 0).status_code == 200
+    proposal = {"proposal": {"edits": [{"op": "add", "line": "- two"}], "baseVersion": 1, "clearGeneration": 0}}
+    applied = api.call(
+        "POST",
+        f"/v1/workspaces/{ws}/memory/proposals/apply",
+        user=editor,
+        json=proposal,
+        headers={"X-Base-Version": "1"},
+    )
+    assert applied.status_code == 200, applied.text
+    assert api.clear(owner, ws, 2).status_code == 200
+    assert api.undo(editor, ws, 2, 3).status_code == 200
+    made = api.call("POST", f"/v1/workspaces/{ws}/entries", user=editor, json=_entry("Deploys", "Fridays"))
+    entry_id = made.json()["entryId"]
+    fields = {k: v for k, v in _entry("Deploys", "Tuesdays").items() if k != "scope"}
+    api.call(
+        "PUT", f"/v1/workspaces/{ws}/entries/{entry_id}", user=editor, json=fields, headers={"X-Base-Revision": "1"}
+    )
+    reverted = api.call(
+        "POST",
+        f"/v1/workspaces/{ws}/entries/{entry_id}/revert",
+        user=owner,
+        json={"revision": 1},
+        headers={"X-Base-Revision": "2"},
+    )
+    assert reverted.status_code == 200, reverted.text
+    private = {**_entry("Mine", "my own"), "scope": "member"}
+    assert api.call("POST", f"/v1/workspaces/{ws}/entries", user=editor, json=private).status_code == 201
+    wiped = api.call("DELETE", f"/v1/workspaces/{ws}/members/{editor}/entries", user=owner)
+    assert wiped.status_code == 200, wiped.text
+    # Two agent proposals in read_only, one accepted and one rejected.
+    policy = {"mode": "read_only", "expectedRevision": 0}
+    assert api.call("PUT", f"/v1/workspaces/{ws}/memory/policy", user=owner, json=policy).status_code == 200
+    _turn(api, svc, worker, owner, ws, "save: First | the first proposal\nOk?")
+    _turn(api, svc, worker, owner, ws, "save: Second | the second proposal\nOk?")
+    candidates = api.call("GET", f"/v1/workspaces/{ws}/candidates", user=owner).json()["candidates"]
+    by_summary = {c["summary"]: c["candidateId"] for c in candidates}
+    accept = api.call(
+        "POST",
+        f"/v1/workspaces/{ws}/candidates/{by_summary['the first proposal']}/accept",
+        user=owner,
+        json={"revision": 1},
+    )
+    assert accept.status_code == 200, accept.text
+    reject = api.call(
+        "POST",
+        f"/v1/workspaces/{ws}/candidates/{by_summary['the second proposal']}/reject",
+        user=owner,
+        json={"revision": 1},
+    )
+    assert reject.status_code == 204, reject.text
+
+    told = _told(_audit(api, owner, ws))
+    assert told[2:] == [
+        ("consent", "ai-on", owner, "person"),
+        ("document", "save", owner, "person"),
+        ("document", "save", editor, "person"),
+        ("document", "clear", owner, "person"),
+        ("document", "undo", editor, "person"),
+        ("entry", "created", editor, "person"),
+        ("entry", "revised", editor, "person"),
+        ("entry", "revised", owner, "person"),
+        ("entry", "created", editor, "person"),
+        ("entry", "forgotten", owner, "person"),
+        ("policy", "read_only", owner, "person"),
+        ("turn", "admitted", owner, "person"),
+        ("candidate", "proposed", owner, "agent"),
+        ("turn", "admitted", owner, "person"),
+        ("candidate", "proposed", owner, "agent"),
+        ("candidate", "accepted", owner, "person"),
+        ("candidate", "rejected", owner, "person"),
+    ]
+
+    # Deleting the workspace: its tombstone's event is written with it (and purged with everything else).
+    gone = api.call("DELETE", f"/v1/workspaces/{ws}", user=owner, headers={"X-Confirm-Workspace": ws})
+    assert gone.status_code == 202, gone.text
+    newest = svc.table.query(f"WS#{ws}", "AUDIT#", limit=1, newest_first=True)
+    assert [(i["kind"], i["op"], i["actor"]) for i in newest] == [("workspace", "deleted", owner)]
+
+
+def test_an_agent_runtime_under_a_key_session_is_audited_as_its_agent(api: Api) -> None:
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    policy = {"mode": "auto", "expectedRevision": 0}
+    assert api.call("PUT", f"/v1/workspaces/{ws}/memory/policy", user=owner, json=policy).status_code == 200
+    made = api.call("POST", f"/v1/workspaces/{ws}/entries", user=owner, json=_entry("Deploys", "Fridays"))
+    entry_id = made.json()["entryId"]
+    session = api.key_session(owner, ws)
+    sid = f"sess-{uuid.uuid4().hex[:8]}"
+    admitted = api.admit(f"conv-{uuid.uuid4().hex[:8]}", ws, owner, session, sessionId=sid)
+    assert admitted.status_code == 201, admitted.text
+    headers = admission_headers(admitted.json())
+    notes = api.call(
+        "PUT",
+        f"/v1/automation/sessions/{sid}/notes",
+        automation=RUNTIME,
+        json={"notes": "check the canary"},
+        headers={**headers, "X-Expected-Revision": "0"},
+    )
+    assert notes.status_code == 200, notes.text
+    cleared = api.call("DELETE", f"/v1/automation/sessions/{sid}/notes", automation=RUNTIME, headers=headers)
+    assert cleared.status_code == 200, cleared.text
+    forget = api.call(
+        "POST",
+        f"/v1/automation/workspaces/{ws}/entries/{entry_id}/forget",
+        automation=RUNTIME,
+        headers={**headers, "Idempotency-Key": uuid.uuid4().hex},
+    )
+    assert forget.status_code == 200, forget.text
+
+    events = _audit(api, owner, ws)
+    agent = [e for e in reversed(events) if e["admissionId"] == admitted.json()["admissionId"]]
+    assert [(e["kind"], e["op"], e["actor"], e["actorKind"], e["keySessionId"]) for e in agent] == [
+        ("turn", "admitted", owner, "person", session),  # the runtime's admission, under the owner's session
+        ("notes", "written", owner, "agent", None),  # its notes, then their deletion (a new empty revision)
+        ("notes", "written", owner, "agent", None),
+        ("candidate", "proposed", owner, "agent", session),  # forget_memory: a proposal, never a forget
+    ]
+
+
+COVERED = {
+    "POST /v1/workspaces",
+    "PUT /v1/workspaces/{ws}/members/{userId}",
+    "PUT /v1/workspaces/{ws}/ai",
+    "POST /v1/workspaces/{ws}/key-sessions",
+    "DELETE /v1/workspaces/{ws}/key-sessions/{keySessionId}",
+    "DELETE /v1/workspaces/{ws}",
+    "PUT /v1/workspaces/{ws}/memory/policy",
+    "PUT /v1/workspaces/{ws}/memory",
+    "POST /v1/workspaces/{ws}/memory/clear",
+    "POST /v1/workspaces/{ws}/memory/undo",
+    "POST /v1/workspaces/{ws}/memory/proposals/apply",
+    "POST /v1/workspaces/{ws}/memory/purge",
+    "PUT /v1/workspaces/{ws}/retention",
+    "POST /v1/workspaces/{ws}/entries",
+    "PUT /v1/workspaces/{ws}/entries/{entryId}",
+    "DELETE /v1/workspaces/{ws}/entries/{entryId}",
+    "POST /v1/workspaces/{ws}/entries/{entryId}/revert",
+    "DELETE /v1/workspaces/{ws}/members/{userId}/entries",
+    "POST /v1/workspaces/{ws}/candidates/{candidateId}/accept",
+    "POST /v1/workspaces/{ws}/candidates/{candidateId}/reject",
+    "POST /v1/conversations/{conv}/turns",
+    # The turn's worker, through the automation routes: capture, save_memory, notes (the first test), and
+    # save_memory in read_only (a candidate, the second).
+    "PUT /v1/automation/workspaces/{ws}/memory",
+    "PUT /v1/automation/workspaces/{ws}/entries",
+    "PUT /v1/automation/sessions/{sid}/notes",
+    # An agent runtime's own admission, its notes and a forget proposal (the third test).
+    "POST /v1/automation/conversations/{conv}/admissions",
+    "DELETE /v1/automation/sessions/{sid}/notes",
+    "POST /v1/automation/workspaces/{ws}/entries/{entryId}/forget",
+}
+NOT_ACTIONS = {
+    # The deletion workflow's own steps: Deletes of a tombstoned workspace's items, audited by its tombstone.
+    "POST /v1/automation/workspaces/{ws}/deletion/branch-key",
+    "POST /v1/automation/workspaces/{ws}/deletion/batches",
+}
+
+
+def test_every_write_route_is_driven_by_an_audit_test() -> None:
+    """A new write route fails here until a test above drives it and checks its event (or it is named as no
+    action of its own, with why)."""
+    from tests.unit.test_template import EXPECTED_ROUTES
+
+    writes = {route for route in EXPECTED_ROUTES if not route.startswith(("GET ", "HEAD ", "OPTIONS "))}
+    assert writes - NOT_ACTIONS == COVERED

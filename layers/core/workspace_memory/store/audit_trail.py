@@ -46,6 +46,8 @@ class Told:
     actor_kind: ActorKind | None = None
     admission_id: str | None = None
     """The admission the written item names (an agent's change in a turn)."""
+    key_session: str | None = None
+    """The key session the written item names (an agent runtime's admission)."""
 
 
 def _ws(item: Item) -> str:
@@ -109,7 +111,8 @@ def _notes(item: Item) -> Told:
 
 def _admission(item: Item) -> Told:
     target = Target(AuditKind.TURN, str(item["admissionId"]))
-    return Told(str(item["workspaceId"]), target, AuditOp.ADMITTED, item.get("userId"), ActorKind.PERSON)
+    user, session = item.get("userId"), item.get("keySessionId")
+    return Told(str(item["workspaceId"]), target, AuditOp.ADMITTED, user, ActorKind.PERSON, None, session)
 
 
 ITEM_TARGETS: dict[str, Callable[[Item], Told]] = {
@@ -254,7 +257,10 @@ def audit_of(changes: Sequence[ch.Change], now: float, retention_days: int) -> A
     told = [found for found in map(_told, changes) if found is not None]
     if not told:
         return None
-    first, context = told[0], _context(changes)
+    # A person's decision on a candidate is the action, whatever else its transaction writes (the entry it
+    # accepts); otherwise the first change names it.
+    decided = [t for t in told if t.target.kind is AuditKind.CANDIDATE and t.op != AuditOp.PROPOSED]
+    first, context = (decided or told)[0], _context(changes)
     agent = context.turn is not None or context.key_session is not None
     kind = first.actor_kind or (ActorKind.AGENT if agent and first.target.kind is not AuditKind.TURN else None)
     actor = first.actor or context.member or context.turn_user
@@ -267,10 +273,10 @@ def audit_of(changes: Sequence[ch.Change], now: float, retention_days: int) -> A
         op=first.op,
         actor=actor,
         actor_kind=kind or ActorKind.PERSON,
-        targets=tuple(dict.fromkeys(found.target for found in told)),
+        targets=tuple(dict.fromkeys(found.target for found in [first, *told])),
         ttl=int(now) + retention_days * DAY_SECONDS,
         admission_id=admission,
-        key_session=context.key_session,
+        key_session=first.key_session or context.key_session,
     )
 
 

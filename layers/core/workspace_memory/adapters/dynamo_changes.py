@@ -230,15 +230,17 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
         case ch.EntriesRevisionIs(workspace_id=ws, revision=revision):
             return _check(keys.entry_counter(ws), "entriesRevision = :revision", {":revision": revision})
         case ch.MoveEntryHead(item=item, base=base, pinned=pinned):
-            condition, values = "revision = :base AND #status = :active", {":base": base, ":active": "active"}
+            condition = "revision = :base AND #status = :active"
+            moved: dict[str, Any] = {":base": base, ":active": "active"}
             if pinned is not None:
                 condition += " AND pinned = :true" if pinned else " AND attribute_not_exists(pinned)"
-                values |= {":true": True} if pinned else {}
-            action = _put(item, condition, values)
+                moved |= {":true": True} if pinned else {}
+            action = _put(item, condition, moved)
             action["Put"]["ExpressionAttributeNames"] = {"#status": "status"}
             return action
         case ch.MarkEntryHead(base=base, pinned=pinned, verified=verified):
-            sets, marks = [], {":base": base, ":active": "active"}
+            sets: list[str] = []
+            marks: dict[str, Any] = {":base": base, ":active": "active"}
             if pinned:
                 sets.append("pinned = :true")
                 marks[":true"] = True

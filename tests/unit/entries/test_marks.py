@@ -4,13 +4,18 @@ the next one)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
+from tests.memory_table import MemoryTable
 from tests.unit.entries.test_entries_rules import EDITOR, OWNER, VIEWER, World, draft, make, snapshot
 from workspace_memory.entries.model import Author, Filters
+from workspace_memory.entries.service import EntryService
 from workspace_memory.kernel.errors import EntryForgotten, EntryNotFound, EntryPinned, Forbidden, StaleRevision
 from workspace_memory.kernel.terms import EntryScope
 from workspace_memory.store import entry_queries, keys
+from workspace_memory.store.changes import Change, MarkEntryHead
 from workspace_memory.store.entry_records import EntryRecord
 from workspace_memory.workspaces.access import load_caller
 
@@ -149,3 +154,30 @@ def test_verification_names_who_and_when_and_the_next_revision_drops_it() -> Non
     fresh = w.entries.read(VIEWER, w.ws, entry_id)
     assert (fresh.verified_at, fresh.verified_by) == (None, None)
     assert not {"verifiedAt", "verifiedBy"} & set(w.table.items[keys.entry(w.ws, entry_id)])
+
+
+class PinnedMeanwhile(MemoryTable):
+    """Pins `chain` (workspace, entry) just before the next transaction: the window between a write's read of the
+    head and its commit."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.chain: tuple[str, str] | None = None
+
+    def transact(self, changes: Sequence[Change]) -> None:
+        if self.chain is not None:
+            (workspace_id, entry_id), self.chain = self.chain, None
+            super().transact([MarkEntryHead(workspace_id, entry_id, 1, pinned=True)])
+        super().transact(changes)
+
+
+def test_a_pin_landing_under_a_persons_revision_is_kept() -> None:
+    w = make()
+    table = PinnedMeanwhile()
+    table.items = w.table.items
+    entries = EntryService(table, w.cipher, w.clock)
+    entry_id = entries.create(OWNER, w.ws, draft(summary="Fridays")).entry_id
+    table.chain = (w.ws, entry_id)
+    assert entries.supersede(EDITOR, w.ws, entry_id, draft(summary="Tuesdays"), 1).revision == 2
+    head = table.items[keys.entry(w.ws, entry_id)]
+    assert (head["revision"], head["pinned"]) == (2, True)

@@ -88,12 +88,20 @@ class EntryWrites:
         return self.new_chain(caller, draft, author, (), [], fence=fence, guard=guard)
 
     def supersede(self, user_id: str, workspace_id: str, entry_id: str, draft: Draft, base: int) -> Written:
-        """The next revision of a chain, iff its head is still at `base` (`X-Base-Revision`)."""
+        """The next revision of a chain, iff its head is still at `base` (`X-Base-Revision`). A head refused at
+        `base` itself moved only its pin (the person's revision carries the pin as read): judged again on it."""
         validate(draft)
-        caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])
-        head = self._reads.live_head(caller, head_of(found))
-        written = self.next_revision(caller, head, base, draft, Author(user_id), [])
-        return replace(written, warnings=redaction_warnings(draft))
+        for _ in range(3):
+            caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])
+            head = self._reads.live_head(caller, head_of(found))
+            try:
+                written = self.next_revision(caller, head, base, draft, Author(user_id), [])
+            except StaleRevision as exc:
+                if head.revision != base or exc.details.get("current_revision") != base:
+                    raise
+                continue
+            return replace(written, warnings=redaction_warnings(draft))
+        raise Conflict("the entry's pin kept changing; try again")
 
     def key_head(self, caller: Caller, draft: Draft) -> EntryRecord | None:
         """The head of the active chain `draft`'s key names in its scope, if any: what writing it would supersede."""

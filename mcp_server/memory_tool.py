@@ -167,6 +167,8 @@ class MemoryTool:
         if self._memory.list_entries(1, key=target.key).entries:
             raise ApiError.of(errors.CommandNotSupported, "the new path names an entry already: rename to a new key")
         entry = self._entry(source)
+        if entry.pinned:  # the forget after the copy would be refused: copy nothing
+            raise ApiError.of(errors.EntryPinned, f"entry {entry.entry_id} is pinned: a person may rename it")
         saved = self._save(target, new_path, entry_text(entry), entry)
         if saved.outcome not in ("committed", "proposal"):
             return saved

@@ -239,9 +239,15 @@ def _holds(change: ch.Change, items: Items) -> bool:
             return _get(items, keys.member(ws, user)) is not None
         case ch.EntriesRevisionIs(workspace_id=ws, revision=revision):
             return _attr(items, keys.entry_counter(ws), "entriesRevision") == revision
-        case ch.MoveEntryHead(base=base):
+        case ch.MoveEntryHead(base=base, pinned=pinned):
             found = _get(items, change.key)
-            return found is not None and found.get("revision") == base and found.get("status") == "active"
+            live = found is not None and found.get("revision") == base and found.get("status") == "active"
+            return live and (pinned is None or (found or {}).get("pinned") is (True if pinned else None))
+        case ch.MarkEntryHead(base=base):
+            found = _get(items, change.key) or {}
+            return found.get("revision") == base and found.get("status") == "active"
+        case ch.EntryNotPinned(workspace_id=ws, entry_id=entry_id):
+            return _attr(items, keys.entry(ws, entry_id), "pinned") is None
         case ch.SupersedeEntryRevision(workspace_id=ws, entry_id=entry_id, revision=revision):
             return _get(items, keys.entry_revision(ws, entry_id, revision)) is not None
         case ch.ExpireEntryRevision(workspace_id=ws, entry_id=entry_id, revision=revision, now=now):
@@ -289,6 +295,13 @@ def _apply(change: ch.Change, items: Items) -> None:
             items.pop(key, None)
         case ch.MoveEntryHead():
             items[change.key] = copy.deepcopy(change.item)
+        case ch.MarkEntryHead(pinned=pinned, verified=verified):
+            head = items[change.key]
+            if pinned is not None:
+                head.pop("pinned", None)
+                head.update({"pinned": True} if pinned else {})
+            if verified is not None:
+                head.update(verifiedAt=verified[0], verifiedBy=verified[1])
         case ch.SupersedeEntryRevision(workspace_id=ws, entry_id=entry_id, revision=revision):
             found = items[keys.entry_revision(ws, entry_id, revision)]
             found.update(status="superseded", supersededBy=change.by, supersededAt=change.at, ttl=change.ttl)

@@ -1,5 +1,5 @@
-"""Memory entries (human routes, docs/architecture.md#entries): create, list, read (`asOf`), supersede, history, forget,
-the owner's forget of one member's entries, the agents' candidates, and search."""
+"""Memory entries (human routes, docs/architecture.md#entries): create, list, read (`asOf`), supersede, revert, pin,
+verify, history, forget, the owner's forget of one member's entries, the agents' candidates, and search."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from workspace_memory.api.models.entries import (
     CandidateOut,
     CandidatesOut,
     EntriesOut,
+    EntryMarked,
     EntryOut,
     EntryWritten,
     ForgottenOut,
@@ -148,6 +149,52 @@ def revert_entry(
     return respond(
         200, EntryWritten.of(revert(human_user(app), ws, entry_id, body.revision, parse_base_revision(base)))
     )
+
+
+_PIN = (
+    "Agents (the automation routes, the MCP tools, a turn's tools) may still read a pinned entry, never supersede, "
+    "forget or propose over it (409 `ENTRY_PINNED`, nothing stored); a person may still edit, revert or forget it. "
+)
+
+
+@app.put(
+    "/v1/workspaces/<ws>/entries/<entry_id>/pin",
+    summary="Pin an entry",
+    description=(
+        _PIN + "Set on the revision in `X-Base-Revision` (else 409 `STALE_REVISION`), which stays current: a pin is "
+        "no revision. Pinning a pinned entry changes nothing. Needs write right on the entry's scope."
+    ),
+)
+def pin_entry(ws: str, entry_id: str, base: BaseRevision = None) -> Response[EntryMarked]:
+    pin = services().entries.pin
+    return respond(200, EntryMarked.of(pin(human_user(app), ws, entry_id, parse_base_revision(base), pinned=True)))
+
+
+@app.delete(
+    "/v1/workspaces/<ws>/entries/<entry_id>/pin",
+    summary="Unpin an entry",
+    description=(
+        "Agents may write over the entry again. On the revision in `X-Base-Revision` (else 409 `STALE_REVISION`); "
+        "unpinning an unpinned entry changes nothing. Needs write right on the entry's scope."
+    ),
+)
+def unpin_entry(ws: str, entry_id: str, base: BaseRevision = None) -> Response[EntryMarked]:
+    pin = services().entries.pin
+    return respond(200, EntryMarked.of(pin(human_user(app), ws, entry_id, parse_base_revision(base), pinned=False)))
+
+
+@app.post(
+    "/v1/workspaces/<ws>/entries/<entry_id>/verify",
+    summary="Mark an entry verified",
+    description=(
+        "The caller confirms the revision in `X-Base-Revision`, the current one (else 409 `STALE_REVISION`), still "
+        "holds: the entry shows `verifiedAt` (now) and `verifiedBy` (the caller) until the next revision, which "
+        "resets both. Needs write right on the entry's scope."
+    ),
+)
+def verify_entry(ws: str, entry_id: str, base: BaseRevision = None) -> Response[EntryMarked]:
+    verify = services().entries.verify
+    return respond(200, EntryMarked.of(verify(human_user(app), ws, entry_id, parse_base_revision(base))))
 
 
 @app.delete(

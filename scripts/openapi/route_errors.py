@@ -47,6 +47,7 @@ _ADMIT: Errors = (
 _ENTRY: Errors = (errors.EntryNotFound, errors.EntryForgotten)
 _ENTRY_TEXT: Errors = (errors.InvalidEntryKey, errors.InvalidSourceRef, errors.PayloadTooLarge)
 _ENTRY_MOVE: Errors = (errors.EntryCap, errors.StaleRevision, errors.Conflict)
+_ENTRY_MARK: Errors = (*_MEMBER, *_ENTRY, errors.StaleRevision, errors.Conflict, errors.BaseRevisionRequired)
 
 ROUTE_ERRORS: dict[str, Errors] = {
     "GET /v1/health": (),
@@ -98,6 +99,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         errors.RuleNotInQuote,
         errors.EntryCap,
         errors.StaleRevision,
+        errors.EntryPinned,
         errors.RateLimited,
     ),
     "GET /v1/automation/workspaces/{ws}/entries/{entryId}": (
@@ -110,6 +112,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         *_ADMISSION,
         *_ENTRY,
         errors.IdempotencyKeyReused,
+        errors.EntryPinned,
         errors.RateLimited,
     ),
     "GET /v1/automation/workspaces/{ws}/search": (
@@ -147,6 +150,9 @@ ROUTE_ERRORS: dict[str, Errors] = {
         errors.RevisionNotFound,
         errors.RevertToCurrent,
     ),
+    "PUT /v1/workspaces/{ws}/entries/{entryId}/pin": _ENTRY_MARK,
+    "DELETE /v1/workspaces/{ws}/entries/{entryId}/pin": _ENTRY_MARK,
+    "POST /v1/workspaces/{ws}/entries/{entryId}/verify": _ENTRY_MARK,
     "DELETE /v1/workspaces/{ws}/entries/{entryId}": (*_MEMBER, *_ENTRY),
     "GET /v1/workspaces/{ws}/entries/{entryId}/history": (*_MEMBER, *_ENTRY),
     "DELETE /v1/workspaces/{ws}/members/{userId}/entries": _MEMBER,
@@ -156,6 +162,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         *_ENTRY,
         errors.CandidateNotFound,
         *_ENTRY_MOVE,
+        errors.EntryPinned,
     ),
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/reject": (*_MEMBER, errors.CandidateNotFound),
     "GET /v1/workspaces/{ws}/search": (errors.WorkspaceNotFound, errors.InvalidEntryKey, errors.UnknownParameter),

@@ -78,8 +78,11 @@ ENTRY = frozenset(
         "authorKind",
         "citations",
         "reads",
+        "pinned",
     }
 )
+MARKS = frozenset({"entryId", "revision", "pinned"})
+"""What a pin, an unpin or a verification answers (and `verifiedAt`, `verifiedBy` once verified)."""
 UNTRUSTED = frozenset({"trust", "evidence"})
 """What the automation routes add to the memory they hand an agent."""
 
@@ -195,6 +198,13 @@ SEQUENCE: dict[str, Expect] = {
     ),
     "entry-put.json": Expect(200, frozenset({"entryId", "revision"}), {"entryId": ENTRY_ID, "revision": 2}),
     "entry-revert.json": Expect(200, frozenset({"entryId", "revision"}), {"entryId": ENTRY_ID, "revision": 3}),
+    "entry-pin.json": Expect(200, MARKS, {"entryId": ENTRY_ID, "revision": 3, "pinned": True}),
+    "entry-verify.json": Expect(
+        200, MARKS | {"verifiedAt", "verifiedBy"}, {"revision": 3, "pinned": True, "verifiedBy": "user-owner"}
+    ),
+    "entry-unpin.json": Expect(  # unpinned again: the candidates after it may write over the entry
+        200, MARKS | {"verifiedAt", "verifiedBy"}, {"revision": 3, "pinned": False, "verifiedBy": "user-owner"}
+    ),
     "entry-history.json": Expect(200, frozenset({"entries", "nextCursor"}), {"nextCursor": None}),
     "entry-search.json": Expect(200, frozenset({"results"})),
     "candidates-list.json": Expect(200, frozenset({"candidates", "nextCursor"}), {"nextCursor": None}),

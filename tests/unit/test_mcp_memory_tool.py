@@ -3,14 +3,17 @@ code), how a `str_replace` becomes the document's line edits, and how the recall
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from mcp_server.delegation import ApiError
 from mcp_server.memory_paths import Document, EntriesDir, EntryFile, MemoryCommand, Root, Target, parse
-from mcp_server.memory_tool import document_lines, invalid_arguments, line_edits, numbered
+from mcp_server.memory_tool import Memory, MemoryTool, document_lines, invalid_arguments, line_edits, numbered
 from workspace_memory.api.models.automation import RecallOut
-from workspace_memory.kernel.terms import MemoryWrite, RecallStatus
+from workspace_memory.api.models.entries import AgentEntriesOut, AgentEntryOut, EntryRowOut
+from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType, MemoryWrite, RecallStatus
 from workspace_memory.turns.framing import frame
 
 pytestmark = pytest.mark.unit
@@ -104,3 +107,49 @@ def test_invalid_arguments_names_fields_and_types_never_the_values() -> None:
     assert message.startswith("INVALID_ARGUMENTS: ")
     assert "create.file_text (string_type)" in message
     assert "7" not in message.replace("INVALID_ARGUMENTS", "")
+
+
+class _PinnedMemory:
+    """One pinned entry under key `team/release`; any write is a failure of the test."""
+
+    def __init__(self) -> None:
+        self.entry = AgentEntryOut(
+            entry_id="en_0123abcd",
+            revision=1,
+            scope=EntryScope.WORKSPACE,
+            key="team/release",
+            type=EntryType.FACT,
+            status=EntryStatus.ACTIVE,
+            title="Release",
+            summary="Fridays",
+            body="",
+            valid_from="2026-12-01T00:00:00.000Z",
+            valid_to=None,
+            author="dana",
+            author_kind="human",
+            citations=[],
+            pinned=True,
+        )
+
+    def list_entries(self, limit: int, cursor: str | None = None, key: str | None = None) -> AgentEntriesOut:
+        rows = [] if key != "team/release" else [EntryRowOut.model_validate(self.entry.model_dump())]
+        return AgentEntriesOut(entries=rows[:limit], next_cursor=None)
+
+    def read_entry(self, entry_id: str) -> AgentEntryOut:
+        return self.entry
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"{name} was called")
+
+
+def test_renaming_a_pinned_entry_is_refused_before_anything_is_written() -> None:
+    """A rename is a copy, then a forget proposal the pin refuses: the copy must not be made either."""
+    tool = MemoryTool(cast("Memory", _PinnedMemory()))
+    rename = {
+        "command": "rename",
+        "old_path": "/memories/entries/team/release.md",
+        "new_path": "/memories/entries/team/r.md",
+    }
+    answer = tool.tool_result(rename)
+    assert answer["is_error"] is True
+    assert answer["content"].startswith("ENTRY_PINNED: ")

@@ -193,6 +193,9 @@ EXACT = {
     ("POST /v1/workspaces/{ws}/memory/proposals/apply", "x-base-version"): (428, "BASE_VERSION_REQUIRED"),
     ("PUT /v1/workspaces/{ws}/entries/{entryId}", "x-base-revision"): (428, "BASE_REVISION_REQUIRED"),
     ("POST /v1/workspaces/{ws}/entries/{entryId}/revert", "x-base-revision"): (428, "BASE_REVISION_REQUIRED"),
+    ("PUT /v1/workspaces/{ws}/entries/{entryId}/pin", "x-base-revision"): (428, "BASE_REVISION_REQUIRED"),
+    ("DELETE /v1/workspaces/{ws}/entries/{entryId}/pin", "x-base-revision"): (428, "BASE_REVISION_REQUIRED"),
+    ("POST /v1/workspaces/{ws}/entries/{entryId}/verify", "x-base-revision"): (428, "BASE_REVISION_REQUIRED"),
     ("PUT /v1/automation/workspaces/{ws}/memory", "idempotency-key"): (400, "INVALID_REQUEST"),
     ("DELETE /v1/workspaces/{ws}", "x-confirm-workspace"): (400, "CONFIRMATION_REQUIRED"),
 }
@@ -238,6 +241,21 @@ def test_each_required_header_absent_answers_its_own_code_and_changes_nothing(ge
         "POST /v1/workspaces/{ws}/entries/{entryId}/revert": (
             f"/v1/workspaces/{{ws}}/entries/{entry_id}/revert",
             {"revision": 1},
+            {"x-base-revision": "1"},
+        ),
+        "PUT /v1/workspaces/{ws}/entries/{entryId}/pin": (
+            f"/v1/workspaces/{{ws}}/entries/{entry_id}/pin",
+            None,
+            {"x-base-revision": "1"},
+        ),
+        "DELETE /v1/workspaces/{ws}/entries/{entryId}/pin": (
+            f"/v1/workspaces/{{ws}}/entries/{entry_id}/pin",
+            None,
+            {"x-base-revision": "1"},
+        ),
+        "POST /v1/workspaces/{ws}/entries/{entryId}/verify": (
+            f"/v1/workspaces/{{ws}}/entries/{entry_id}/verify",
+            None,
             {"x-base-revision": "1"},
         ),
         "DELETE /v1/workspaces/{ws}": ("/v1/workspaces/{ws}", None, {"x-confirm-workspace": ws}),

@@ -191,6 +191,10 @@ def test_the_other_write_routes_are_audited_too(api: Api, svc: Services, worker:
         headers={"X-Base-Revision": "2"},
     )
     assert reverted.status_code == 200, reverted.text
+    at_three = {"X-Base-Revision": "3"}
+    for user, method, mark in ((editor, "PUT", "pin"), (owner, "DELETE", "pin"), (editor, "POST", "verify")):
+        marked = api.call(method, f"/v1/workspaces/{ws}/entries/{entry_id}/{mark}", user=user, headers=at_three)
+        assert marked.status_code == 200, marked.text
     private = {**_entry("Mine", "my own"), "scope": "member"}
     assert api.call("POST", f"/v1/workspaces/{ws}/entries", user=editor, json=private).status_code == 201
     wiped = api.call("DELETE", f"/v1/workspaces/{ws}/members/{editor}/entries", user=owner)
@@ -227,6 +231,9 @@ def test_the_other_write_routes_are_audited_too(api: Api, svc: Services, worker:
         ("entry", "created", editor, "person"),
         ("entry", "revised", editor, "person"),
         ("entry", "revised", owner, "person"),
+        ("entry", "pinned", editor, "person"),
+        ("entry", "unpinned", owner, "person"),
+        ("entry", "verified", editor, "person"),
         ("entry", "created", editor, "person"),
         ("entry", "forgotten", owner, "person"),
         ("policy", "read_only", owner, "person"),
@@ -304,6 +311,9 @@ COVERED = {
     "PUT /v1/workspaces/{ws}/entries/{entryId}",
     "DELETE /v1/workspaces/{ws}/entries/{entryId}",
     "POST /v1/workspaces/{ws}/entries/{entryId}/revert",
+    "PUT /v1/workspaces/{ws}/entries/{entryId}/pin",
+    "DELETE /v1/workspaces/{ws}/entries/{entryId}/pin",
+    "POST /v1/workspaces/{ws}/entries/{entryId}/verify",
     "DELETE /v1/workspaces/{ws}/members/{userId}/entries",
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/accept",
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/reject",

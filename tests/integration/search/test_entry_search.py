@@ -135,3 +135,19 @@ def test_every_revision_is_indexed_past_dynamodb_one_megabyte_pages(svc: Service
         assert len(svc.search.index(ws, int(counter["entriesRevision"])).docs) == 260
     finally:
         drop_partition(resources, keys.ws(ws))
+
+
+def test_two_entries_search_cannot_tell_apart_go_to_the_more_read_first(svc: Services) -> None:
+    """The tie-break reads the tied heads' read counts (`readCount`) from the table: the more-read entry first,
+    the entry id only between equals."""
+    owner, _, ws = scene(svc)
+    first, second = sorted(
+        svc.entries.create(owner, ws, draft("Deploy window", "releases go out on Tuesdays")).entry_id for _ in range(2)
+    )
+    assert [r.entry_id for r in svc.search.search(owner, ws, "Tuesdays", 2)] == [first, second]
+    for _ in range(2):
+        svc.entries.read(owner, ws, second)
+    svc.entries.flush_read_counts()
+    results = svc.search.search(owner, ws, "Tuesdays", 2)
+    assert [r.entry_id for r in results] == [second, first]
+    assert results[0].score == results[1].score

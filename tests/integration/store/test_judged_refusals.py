@@ -17,7 +17,9 @@ from workspace_memory.bootstrap import Services
 from workspace_memory.store import keys
 from workspace_memory.store.changes import (
     Change,
+    EntryNotPinned,
     Label,
+    MarkEntryHead,
     MemberCanWrite,
     MoveEntryHead,
     MoveHead,
@@ -39,6 +41,10 @@ def policy(ws: str, revision: int) -> Item:
 
 def entry(ws: str, revision: int) -> Item:
     return {**keys.as_key(keys.entry(ws, "en_1")), "entryId": "en_1", "revision": revision, "status": "active"}
+
+
+def pinned(ws: str, revision: int) -> Item:
+    return {**entry(ws, revision), "pinned": True}
 
 
 def notes_key(ws: str, user: str) -> keys.Key:
@@ -96,6 +102,30 @@ CASES = [
         lambda ws: {keys.entry(ws, "en_1"): entry(ws, 3)},
     ),
     Case(
+        "an agent's head move onto a chain pinned meanwhile",
+        lambda ws: [pinned(ws, 1)],
+        lambda ws: [MoveEntryHead(entry(ws, 2), 1, pinned=False)],
+        lambda ws: {keys.entry(ws, "en_1"): pinned(ws, 1)},
+    ),
+    Case(
+        "a person's head move after the pin they read was lifted",
+        lambda ws: [entry(ws, 1)],
+        lambda ws: [MoveEntryHead(pinned(ws, 2), 1, pinned=True)],
+        lambda ws: {keys.entry(ws, "en_1"): entry(ws, 1)},
+    ),
+    Case(
+        "a pin on a head that moved on",
+        lambda ws: [entry(ws, 3)],
+        lambda ws: [MarkEntryHead(ws, "en_1", 2, pinned=True)],
+        lambda ws: {keys.entry(ws, "en_1"): entry(ws, 3)},
+    ),
+    Case(
+        "an agent's proposal over a pinned chain (a check that names no value)",
+        lambda ws: [pinned(ws, 1)],
+        lambda ws: [EntryNotPinned(ws, "en_1")],
+        lambda ws: {},
+    ),
+    Case(
         "a notebook written meanwhile, and one never written",
         lambda ws: [notebook(ws, 1)],
         lambda ws: [ReplaceRevision(notebook(ws, 1), 0), ReplaceRevision(notebook(ws, 3, "bob"), 2)],
@@ -138,3 +168,27 @@ def test_a_key_the_cancellation_does_not_know_is_a_key_error(svc: Services) -> N
     assert refused.value.failed() == {Label.ACCESS}
     with pytest.raises(KeyError):
         refused.value.seen(keys.member(ws, "nobody"))
+
+
+def test_both_tables_mark_a_head_alike(svc: Services) -> None:
+    """Pin, verify, unpin, then a person's head move on the pin and an agent's proposal check once unpinned:
+    the same items on DynamoDB and in memory."""
+    ws = f"marks-{uuid.uuid4().hex[:8]}"
+    steps: list[Sequence[Change]] = [
+        [MarkEntryHead(ws, "en_1", 1, pinned=True)],
+        [MarkEntryHead(ws, "en_1", 1, verified=("2026-12-02T00:00:00.000Z", "alice"))],
+        [MoveEntryHead(pinned(ws, 2), 1, pinned=True)],
+        [MarkEntryHead(ws, "en_1", 2, pinned=False)],
+        [EntryNotPinned(ws, "en_1")],
+    ]
+    heads = []
+    for table in (svc.table, MemoryTable()):
+        table.put(entry(ws, 1))
+        seen = []
+        for changes in steps:
+            table.transact(changes)
+            seen.append(table.get(*keys.entry(ws, "en_1")))
+        heads.append(seen)
+    assert heads[0] == heads[1]
+    assert heads[0][1] == {**pinned(ws, 1), "verifiedAt": "2026-12-02T00:00:00.000Z", "verifiedBy": "alice"}
+    assert heads[0][3] == entry(ws, 2)

@@ -16,6 +16,7 @@ from workspace_memory.search.engine import (
     SearchDoc,
     fuse,
     pack_vector,
+    shared_ranks,
     tokenize,
     top,
     unpack_vector,
@@ -62,6 +63,54 @@ def test_top_takes_the_best_positive_scores_with_ties_by_entry_id() -> None:
     assert top(scores, 2, ids) == [5, 3]
     assert top(scores, 4, ids) == [5, 3, 1, 0]
     assert top(scores, 9, ids) == [5, 3, 1, 0, 4]
+
+
+def test_equal_scores_go_to_the_more_read_entry_first_then_by_entry_id() -> None:
+    scores = np.array([0.2, 0.5, 0.0, 0.5, 0.1, 0.5])
+    ids = np.array(["en_f", "en_e", "en_d", "en_c", "en_b", "en_a"])
+    asked: list[list[str]] = []
+
+    def reads(entry_ids: Sequence[str]) -> dict[str, int]:
+        asked.append(list(entry_ids))
+        return {"en_e": 7, "en_c": 7, "en_a": 2}
+
+    assert top(scores, 2, ids, reads) == [3, 1]  # en_c and en_e read 7 times, before en_a; then by id
+    assert top(scores, 9, ids, reads) == [3, 1, 5, 0, 4]
+    assert asked == [["en_a", "en_c", "en_e"]] * 2  # only the tied entries are asked about
+
+
+def test_reads_are_not_asked_for_when_no_scores_tie() -> None:
+    scores = np.array([0.2, 0.5, 0.3])
+    ids = np.array(["en_c", "en_b", "en_a"])
+
+    def reads(entry_ids: Sequence[str]) -> dict[str, int]:
+        raise AssertionError(f"asked for {list(entry_ids)}")
+
+    assert top(scores, 2, ids, reads) == [1, 2]
+
+
+def test_an_entry_never_read_ranks_after_a_read_one_of_the_same_score() -> None:
+    scores = np.array([0.4, 0.4])
+    ids = np.array(["en_a", "en_b"])
+    assert top(scores, 2, ids, lambda _ids: {"en_b": 1}) == [1, 0]
+    assert top(scores, 2, ids) == [0, 1]  # no counts: the entry id alone, as before
+
+
+def test_equal_scores_share_a_rank_so_equal_documents_fuse_to_equal_scores() -> None:
+    assert shared_ranks(np.array([0.9, 0.5, 0.5, 0.1])).tolist() == [1, 2, 2, 4]
+    fused = fuse(3, [np.array([2, 0, 1])], [1.0], [shared_ranks(np.array([0.7, 0.7, 0.2]))])
+    assert fused[2] == fused[0] == pytest.approx(1 / (RRF_K + 1))
+    assert fused[1] == pytest.approx(1 / (RRF_K + 3))
+
+
+@pytest.mark.parametrize("mode", [Mode.HYBRID, Mode.BM25, Mode.EMBEDDING])
+def test_two_entries_the_search_cannot_tell_apart_go_to_the_more_read_first(mode: Mode) -> None:
+    docs = [doc("en_a", "We deploy on Fridays"), doc("en_b", "We deploy on Fridays"), doc("en_c", "Pager rotation")]
+    index = HybridIndex(docs, LocalEmbedder())
+    hits = index.search("when do we deploy", 2, mode=mode, reads=lambda _ids: {"en_b": 3, "en_c": 9})
+    assert [h.entry_id for h in hits] == ["en_b", "en_a"]
+    assert hits[0].score == hits[1].score
+    assert [h.entry_id for h in index.search("when do we deploy", 2, mode=mode)] == ["en_a", "en_b"]  # by id
 
 
 @pytest.mark.parametrize("k", [1, 3, 7, 40])

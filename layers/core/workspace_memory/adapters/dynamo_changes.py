@@ -229,10 +229,36 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
             return _check(keys.meta(ws), "attribute_exists(pk) AND attribute_not_exists(deletedAt)", {})
         case ch.EntriesRevisionIs(workspace_id=ws, revision=revision):
             return _check(keys.entry_counter(ws), "entriesRevision = :revision", {":revision": revision})
-        case ch.MoveEntryHead(item=item, base=base):
-            action = _put(item, "revision = :base AND #status = :active", {":base": base, ":active": "active"})
+        case ch.MoveEntryHead(item=item, base=base, pinned=pinned):
+            condition = "revision = :base AND #status = :active"
+            moved: dict[str, Any] = {":base": base, ":active": "active"}
+            if pinned is not None:
+                condition += " AND pinned = :true" if pinned else " AND attribute_not_exists(pinned)"
+                moved |= {":true": True} if pinned else {}
+            action = _put(item, condition, moved)
             action["Put"]["ExpressionAttributeNames"] = {"#status": "status"}
             return action
+        case ch.MarkEntryHead(base=base, pinned=pinned, verified=verified):
+            sets: list[str] = []
+            marks: dict[str, Any] = {":base": base, ":active": "active"}
+            if pinned:
+                sets.append("pinned = :true")
+                marks[":true"] = True
+            if verified is not None:
+                sets.append("verifiedAt = :at, verifiedBy = :by")
+                marks |= {":at": verified[0], ":by": verified[1]}
+            clauses = [*(["SET " + ", ".join(sets)] if sets else []), *(["REMOVE pinned"] if pinned is False else [])]
+            return {
+                "Update": {
+                    "Key": keys.as_key(change.key),
+                    "UpdateExpression": " ".join(clauses),
+                    "ConditionExpression": "revision = :base AND #status = :active",
+                    "ExpressionAttributeNames": {"#status": "status"},
+                    "ExpressionAttributeValues": marks,
+                }
+            }
+        case ch.EntryNotPinned(workspace_id=ws, entry_id=entry_id):
+            return _check(keys.entry(ws, entry_id), "attribute_not_exists(pinned)", {})
         case ch.SupersedeEntryRevision():
             supersede: dict[str, Any] = {
                 ":superseded": "superseded",

@@ -20,12 +20,12 @@ from workspace_memory.entries.scopes import candidate_visible, owner_of, write_r
 from workspace_memory.entries.validation import redacted, validate
 from workspace_memory.entries.writes import EntryWrites
 from workspace_memory.kernel.clock import Clock, iso
-from workspace_memory.kernel.errors import CandidateNotFound, StaleRevision
+from workspace_memory.kernel.errors import CandidateNotFound, EntryPinned, StaleRevision
 from workspace_memory.kernel.ids import new_id
 from workspace_memory.kernel.sealed import seal, unseal
 from workspace_memory.kernel.terms import CandidateKind, CandidateStatus, EntryScope, EntryType
 from workspace_memory.store import entry_queries, keys
-from workspace_memory.store.changes import Change, Create, Label, MemberExists, ReplaceRevision
+from workspace_memory.store.changes import Change, Create, EntryNotPinned, Label, MemberExists, ReplaceRevision
 from workspace_memory.store.cursors import decode_cursor, encode_cursor
 from workspace_memory.store.entry_records import CandidateRecord, EntryRecord
 from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
@@ -38,6 +38,12 @@ def _unseen_chain(head: EntryRecord) -> None:
     """Accepting a candidate made while its key was free, now that a chain holds the key: never a silent overwrite
     of text the candidate (and the person deciding it) did not see."""
     raise StaleRevision("the key now names an entry the candidate did not supersede", current_revision=head.revision)
+
+
+def _not_pinned(head: EntryRecord) -> None:
+    """An agent's proposal over a chain, or a person accepting one, meets no pin (decisions/0064)."""
+    if head.pinned:
+        raise EntryPinned("the entry is pinned: agents may read it, not propose over it")
 
 
 class Candidates:
@@ -82,6 +88,7 @@ class Candidates:
             # A key in use: the candidate names the chain and the revision it would supersede, now, so the person
             # deciding sees them and accepting never overwrites a revision the candidate did not see.
             entry_id, base_revision = held.entry_id, held.revision
+            _not_pinned(held)
         now = self._clock.now()
         candidate_id = new_id("ec")
         owner = owner_of(caller, draft)
@@ -114,6 +121,7 @@ class Candidates:
         changes: list[Change] = [
             Create(record.to_item(workspace_id), Label.CANDIDATE),
             MemberExists(workspace_id, user_id),
+            *([] if entry_id is None else [EntryNotPinned(workspace_id, entry_id)]),
             *self._limits.rated(workspace_id, author, now),
             *(fence or ()),
         ]
@@ -133,6 +141,7 @@ class Candidates:
         the write right (a transaction touches the member item once)."""
         workspace_id, user_id = caller.workspace.id, caller.user_id
         head = self._reads.live_head(caller, entry_queries.entry_head(self._table, workspace_id, entry_id))
+        _not_pinned(head)
         now = self._clock.now()
         record = CandidateRecord(
             candidate_id=new_id("ec"),
@@ -152,6 +161,7 @@ class Candidates:
         changes: list[Change] = [
             Create(record.to_item(workspace_id), Label.CANDIDATE),
             *([MemberExists(workspace_id, user_id)] if member_check else []),
+            EntryNotPinned(workspace_id, entry_id),
             *self._limits.rated(workspace_id, Author(user_id, "agent", admission_id, rated=True), now),
             *fence,
         ]
@@ -285,6 +295,7 @@ class Candidates:
             raise StaleRevision(
                 f"the entry moved on from revision {seen}, which the proposal named", current_revision=head.revision
             )
+        _not_pinned(head)
         right = write_right(caller, head.scope, head.scope_owner)
         self._forgetting.forget_chain(caller, head, right, decision=decision)
         return Written(entry_id, seen, forgotten=True)

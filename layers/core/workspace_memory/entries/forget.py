@@ -79,14 +79,17 @@ class EntryForgetting:
             if isinstance(head, EntryRecord):
                 at, by = iso(self._clock.now()), caller.user_id
                 tombstone = Tombstone(entry_id, head.revision, head.scope, head.scope_owner, at, by)
-                changes.append(MoveEntryHead(tombstone.head_item(workspace_id), head.revision))
+                # an accepted forget proposal is an agent's: never over a pin (a person's own forget may)
+                pin = False if decision else None
+                changes.append(MoveEntryHead(tombstone.head_item(workspace_id), head.revision, pinned=pin))
                 if head.key_slot is not None:
                     changes.append(Delete(keys.entry_key(workspace_id, head.key_slot)))
             try:
                 self._table.transact(changes)
             except TransactionCancelled as exc:
                 if decision or Label.ACCESS in exc.failed():  # a lost write right is answered before the entry
-                    raise refusal(self._table, self._limits, caller, exc, self._clock.now(), entry_id) from None
+                    now = self._clock.now()
+                    raise refusal(self._table, self._limits, caller, exc, now, entry_id, agent=bool(decision)) from None
                 fresh = entry_queries.entry_head(self._table, workspace_id, entry_id)
                 if fresh is None:
                     raise EntryNotFound("entry not found") from None

@@ -170,6 +170,11 @@ class EntryView:
     reads: int = 0
     """How often the chain was read (advisory, counted off the read's path; this read not yet included)."""
     last_read_at: str | None = None
+    pinned: bool = False
+    """The chain's pin (agents may read it, never write over it)."""
+    verified_at: str | None = None
+    verified_by: str | None = None
+    """Who confirmed this revision still holds, and when (the current revision only)."""
 
 
 @dataclass(frozen=True)
@@ -192,6 +197,21 @@ class EntryRow:
     last_read_at: str | None = None
     size_bytes: int | None = None
     """The UTF-8 bytes of the line's title, summary and body: what reading it in full costs a context."""
+    pinned: bool | None = None
+    """A list line's chain pin and its current revision's verification (None on history lines)."""
+    verified_at: str | None = None
+    verified_by: str | None = None
+
+
+@dataclass(frozen=True)
+class Marked:
+    """An entry head's marks after a pin, an unpin or a verification: ids and marks, no text."""
+
+    entry_id: str
+    revision: int
+    pinned: bool
+    verified_at: str | None
+    verified_by: str | None
 
 
 @dataclass(frozen=True)

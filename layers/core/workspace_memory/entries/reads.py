@@ -60,6 +60,9 @@ def _row(
         reads=None if head is None else head.read_count or 0,
         last_read_at=None if head is None else head.last_read_at,
         size_bytes=size,
+        pinned=None if head is None else head.pinned,
+        verified_at=None if head is None or record is not head else head.verified_at,
+        verified_by=None if head is None or record is not head else head.verified_by,
     )
 
 
@@ -133,6 +136,9 @@ class EntryReads:
             citations=citations,
             reads=head.read_count or 0,
             last_read_at=head.last_read_at,
+            pinned=head.pinned,
+            verified_at=head.verified_at if record is head else None,
+            verified_by=head.verified_by if record is head else None,
         )
 
     def earlier_revision(self, user_id: str, workspace_id: str, entry_id: str, revision: int) -> EntryRecord:

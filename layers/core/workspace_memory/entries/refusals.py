@@ -7,10 +7,10 @@ from __future__ import annotations
 import math
 
 from workspace_memory.entries.limits import HOUR, Limits
-from workspace_memory.kernel.errors import Conflict, EntryCap, Forbidden, RateLimited, WorkspaceNotFound
+from workspace_memory.kernel.errors import Conflict, EntryCap, EntryPinned, Forbidden, RateLimited, WorkspaceNotFound
 from workspace_memory.store.changes import Label
 from workspace_memory.store.ports import Table, TransactionCancelled
-from workspace_memory.store.stale import stale_entry
+from workspace_memory.store.stale import pinned_entry, stale_entry
 from workspace_memory.workspaces.access import Caller, load_caller
 
 FENCE_LABELS = frozenset(
@@ -37,8 +37,10 @@ def refusal(
     entry_id: str | None,
     *,
     fenced: bool = False,
+    agent: bool = False,
 ) -> Exception:
-    """The error a refused entry write raises (`entry_id`: the chain whose head it moved, if any)."""
+    """The error a refused entry write raises (`entry_id`: the chain whose head it moved, if any; `agent`: an
+    agent's text, which a pin refuses)."""
     workspace_id, failed = caller.workspace.id, refused.failed()
     if fenced and failed & FENCE_LABELS:
         return Fenced(failed & FENCE_LABELS)
@@ -58,6 +60,10 @@ def refusal(
         return Conflict("the candidate was decided or changed concurrently")
     if Label.RETENTION in failed:
         return Conflict("the workspace's retention changed concurrently; try again")
+    if Label.PINNED in failed:
+        return EntryPinned("the entry is pinned: agents may read it, not propose over it")
+    if agent and entry_id is not None and (pinned := pinned_entry(refused, workspace_id, entry_id)) is not None:
+        return pinned
     if entry_id is not None and (stale := stale_entry(refused, workspace_id, entry_id)) is not None:
         return stale  # the head as the transaction judged it, not a read after it
     return Conflict("the entry changed concurrently; try again")

@@ -11,7 +11,8 @@ under the branch key (so deleting the workspace's key shreds it too). Forget del
 leaves a text-free tombstone head.
 
 `EntryService` is the context's one entry point (the routes, the agent's tools, the scripts): it composes
-the parts, each in its module, and delegates: reads, writes, forget, candidates.
+the parts, each in its module, and delegates: reads, writes, a person's marks (pin, verification), forget,
+candidates.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from workspace_memory.entries.candidates import Candidates
 from workspace_memory.entries.forget import EntryForgetting
 from workspace_memory.entries.key_secret import KeySecret
 from workspace_memory.entries.limits import AGENT_WRITES_PER_HOUR, ENTRY_VERSION_CAP, Limits
-from workspace_memory.entries.model import Author, CandidateView, Draft, EntryView, Filters, Page, Written
+from workspace_memory.entries.marks import EntryMarks
+from workspace_memory.entries.model import Author, CandidateView, Draft, EntryView, Filters, Marked, Page, Written
 from workspace_memory.entries.read_counts import ReadCounts
 from workspace_memory.entries.reads import EntryReads
 from workspace_memory.entries.writes import EntryWrites
@@ -56,6 +58,7 @@ class EntryService:
         self._reads = EntryReads(table, cipher, clock, key_secret, self._counts)
         self._writes = EntryWrites(table, cipher, clock, self.limits, key_secret, self._reads, embedder)
         self._forgetting = EntryForgetting(table, clock, self.limits, self._reads)
+        self._marks = EntryMarks(table, clock, self.limits, self._reads)
         self._candidates = Candidates(table, cipher, clock, self.limits, self._reads, self._writes, self._forgetting)
 
     # -- reads -----------------------------------------------------------------------------------------
@@ -98,6 +101,14 @@ class EntryService:
         text = replace(self._reads.open(workspace_id, earlier), reason=None, previously=None)
         draft = Draft(earlier.type, text, reason=f"reverted to revision {revision}")
         return self._writes.supersede(user_id, workspace_id, entry_id, draft, base)
+
+    # -- marks -----------------------------------------------------------------------------------------
+
+    def pin(self, user_id: str, workspace_id: str, entry_id: str, base: int, *, pinned: bool) -> Marked:
+        return self._marks.pin(user_id, workspace_id, entry_id, base, pinned=pinned)
+
+    def verify(self, user_id: str, workspace_id: str, entry_id: str, base: int) -> Marked:
+        return self._marks.verify(user_id, workspace_id, entry_id, base)
 
     # -- forget ----------------------------------------------------------------------------------------
 

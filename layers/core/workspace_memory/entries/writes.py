@@ -27,7 +27,7 @@ from workspace_memory.entries.scopes import owner_of, rights
 from workspace_memory.entries.validation import redaction_warnings, validate
 from workspace_memory.governance.redaction import Finding
 from workspace_memory.kernel.clock import Clock, epoch_seconds, iso
-from workspace_memory.kernel.errors import Conflict, StaleRevision
+from workspace_memory.kernel.errors import Conflict, EntryPinned, StaleRevision
 from workspace_memory.kernel.ids import new_id
 from workspace_memory.kernel.sealed import seal
 from workspace_memory.kernel.terms import EntryScope, EntryStatus
@@ -88,12 +88,20 @@ class EntryWrites:
         return self.new_chain(caller, draft, author, (), [], fence=fence, guard=guard)
 
     def supersede(self, user_id: str, workspace_id: str, entry_id: str, draft: Draft, base: int) -> Written:
-        """The next revision of a chain, iff its head is still at `base` (`X-Base-Revision`)."""
+        """The next revision of a chain, iff its head is still at `base` (`X-Base-Revision`). A head refused at
+        `base` itself moved only its pin (the person's revision carries the pin as read): judged again on it."""
         validate(draft)
-        caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])
-        head = self._reads.live_head(caller, head_of(found))
-        written = self.next_revision(caller, head, base, draft, Author(user_id), [])
-        return replace(written, warnings=redaction_warnings(draft))
+        for _ in range(3):
+            caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])
+            head = self._reads.live_head(caller, head_of(found))
+            try:
+                written = self.next_revision(caller, head, base, draft, Author(user_id), [])
+            except StaleRevision as exc:
+                if head.revision != base or exc.details.get("current_revision") != base:
+                    raise
+                continue
+            return replace(written, warnings=redaction_warnings(draft))
+        raise Conflict("the entry's pin kept changing; try again")
 
     def key_head(self, caller: Caller, draft: Draft) -> EntryRecord | None:
         """The head of the active chain `draft`'s key names in its scope, if any: what writing it would supersede."""
@@ -167,11 +175,16 @@ class EntryWrites:
         fence: Sequence[Change] | None = None,
     ) -> Written:
         """Scope, owner and key are the chain's: a revision changes type and text only. With `fence`, the
-        fence re-states the write right and the retention (its workspace check carries the days)."""
+        fence re-states the write right and the retention (its workspace check carries the days). An agent's
+        text never lands on a pinned chain; a person's keeps the pin, and any revision drops the verification
+        (it vouched for text that is no longer current)."""
         workspace_id, entry_id = caller.workspace.id, head.entry_id
         checks = rights(caller, head.scope, head.scope_owner, fence)
         if head.revision != base:
             raise StaleRevision(f"base revision {base} is not the current revision", current_revision=head.revision)
+        agent = author.kind == "agent"
+        if agent and head.pinned:
+            raise EntryPinned("the entry is pinned: agents may read it, not write over it")
         now = self._clock.now()
         before = self._reads.open(workspace_id, head)
         previously = Previously(before.summary[:PREVIOUSLY_MAX_CHARS], iso(now))  # one hop: not its own note
@@ -185,12 +198,12 @@ class EntryWrites:
             key_lookup=head.key_lookup if head.key_lookup is not None else made.key_lookup,
             key_slot=head.key_slot if head.key_slot is not None else made.key_slot,
         )
-        moved = replace(record, read_count=head.read_count, last_read_at=head.last_read_at)
+        moved = replace(record, read_count=head.read_count, last_read_at=head.last_read_at, pinned=head.pinned)
         days = caller.workspace.history_days
         at = record.valid_from
         changes: list[Change] = [
             Create(record.revision_item(workspace_id), Label.ENTRY),
-            MoveEntryHead(moved.head_item(workspace_id), base),
+            MoveEntryHead(moved.head_item(workspace_id), base, pinned=head.pinned),
             SupersedeEntryRevision(workspace_id, entry_id, base, revision, at, epoch_seconds(at) + days * DAY_SECONDS),
             self._limits.versions(workspace_id, 1, head.scope, head.scope_owner),
             *([RetentionIs(workspace_id, days)] if fence is None else []),
@@ -202,7 +215,9 @@ class EntryWrites:
         try:
             self._table.transact(changes)
         except TransactionCancelled as exc:
-            raise self._refused(caller, exc, now, entry_id, fence) from None
+            raise refusal(
+                self._table, self._limits, caller, exc, now, entry_id, fenced=fence is not None, agent=agent
+            ) from None
         return Written(entry_id, revision)
 
     def _refused(

@@ -189,6 +189,13 @@ class StaleRevision(Conflict):
     code = "STALE_REVISION"
 
 
+class EntryPinned(Conflict):
+    """An agent's write (a supersession, a forget, a proposal over the chain, or a person accepting one) meets a
+    chain a person pinned: agents may read it, never write over it; unpin it first (decisions/0064)."""
+
+    code = "ENTRY_PINNED"
+
+
 class RevisionNotFound(NotFound):
     """A revert names a revision the chain does not have (any more: past its retention, or never written)."""
 

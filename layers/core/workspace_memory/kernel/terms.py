@@ -202,6 +202,9 @@ class AuditOp(StrEnum):
     AI_ON = "ai-on"
     AI_OFF = "ai-off"
     DELETED = "deleted"
+    PINNED = "pinned"
+    UNPINNED = "unpinned"
+    VERIFIED = "verified"
 
 
 class ActorKind(StrEnum):

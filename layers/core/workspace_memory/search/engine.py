@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol
@@ -230,27 +230,55 @@ def tokenize(texts: Sequence[str]) -> list[list[str]]:
     return tokens
 
 
-def fuse(size: int, rankings: Sequence[Positions], weights: Sequence[float]) -> NDArray[np.float64]:
+def fuse(
+    size: int,
+    rankings: Sequence[Positions],
+    weights: Sequence[float],
+    ranks: Sequence[NDArray[np.float64]] | None = None,
+) -> NDArray[np.float64]:
     """Weighted reciprocal rank fusion over `size` documents: each ranking is positions, best first (rank 1 =
-    first); a document no ranking holds scores 0. Summed list by list, as floats, so equal ranks tie exactly."""
+    first, or each place's rank in `ranks`); a document no ranking holds scores 0. Summed list by list, as
+    floats, so equal ranks tie exactly."""
     import numpy as np
 
     fused = np.zeros(size, dtype=np.float64)
-    for ranking, weight in zip(rankings, weights, strict=True):
-        fused[ranking] += weight / (RRF_K + np.arange(1, len(ranking) + 1, dtype=np.float64))
+    for j, (ranking, weight) in enumerate(zip(rankings, weights, strict=True)):
+        places = np.arange(1, len(ranking) + 1, dtype=np.float64) if ranks is None else ranks[j]
+        fused[ranking] += weight / (RRF_K + places)
     return fused
 
 
-def top(scores: NDArray[np.float64], k: int, entry_ids: NDArray[np.str_]) -> list[int]:
-    """The positions of the `k` best positive scores, ties broken by entry id: a partition finds the k-th score,
-    and only the documents at or above it are sorted (never the whole corpus)."""
+def shared_ranks(ordered: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The rank of each place of scores sorted best first, equal scores sharing the best of their places
+    (`[0.9, 0.5, 0.5, 0.1]`: 1, 2, 2, 4): two documents one ranking cannot tell apart fuse to equal scores when
+    the other agrees, and the tie is left to `top`."""
+    import numpy as np
+
+    descending = -np.asarray(ordered, dtype=np.float64)
+    shared: NDArray[np.float64] = (np.searchsorted(descending, descending, side="left") + 1).astype(np.float64)
+    return shared
+
+
+ReadCounts = Callable[[Sequence[str]], Mapping[str, int]]
+"""How often each of some entries was read (an entry missing from the answer: never)."""
+
+
+def top(scores: NDArray[np.float64], k: int, entry_ids: NDArray[np.str_], reads: ReadCounts | None = None) -> list[int]:
+    """The positions of the `k` best positive scores; equal scores go to the more-read entry first (`reads`,
+    asked only for the entries that tie, so a search without ties reads nothing), then by entry id. A partition
+    finds the k-th score, and only the documents at or above it are sorted (never the whole corpus)."""
     import numpy as np
 
     ranked = np.flatnonzero(scores > 0)
     if len(ranked) > k:
         kth = np.partition(scores[ranked], len(ranked) - k)[len(ranked) - k]
         ranked = ranked[scores[ranked] >= kth]
-    return sorted((int(i) for i in ranked), key=lambda i: (-scores[i], entry_ids[i]))[:k]
+    values, counts = np.unique(scores[ranked], return_counts=True)
+    tied = sorted({str(entry_ids[i]) for i in ranked[np.isin(scores[ranked], values[counts > 1])]})
+    counted = reads(tied) if reads is not None and tied else {}
+    return sorted(
+        (int(i) for i in ranked), key=lambda i: (-scores[i], -counted.get(str(entry_ids[i]), 0), entry_ids[i])
+    )[:k]
 
 
 class HybridIndex:
@@ -316,36 +344,34 @@ class HybridIndex:
         mask: Mask | None = None,
         mode: Mode = Mode.HYBRID,
         query_vector: Vector | None = None,
+        reads: ReadCounts | None = None,
     ) -> list[Hit]:
         """The best `k` of the documents `mask` admits (built from `columns`; None: all). Visibility and filters
         are applied before ranking, so a hidden document never takes a rank, and before BM25's statistics are
-        taken, so it moves no score."""
+        taken, so it moves no score. Equal fused scores go to the entry `reads` says was read more."""
 
         if not self.docs:
             return []
         mask = self.columns.everything() if mask is None else mask
         rankings: list[Positions] = []
+        ranks: list[NDArray[np.float64]] = []
         weights: list[float] = []
         if mode is not Mode.EMBEDDING:
-            rankings.append(self._bm25_ranking(query, mask))
+            scores = self._bm25.scores(tokenize([query])[0], mask)  # with the statistics of what `mask` admits
+            rankings.append(_descending(scores, scores > 0))  # no terms (`the`, `9`): the embeddings alone decide
+            ranks.append(shared_ranks(scores[rankings[-1]]))
             weights.append(BM25_WEIGHT)
         if mode is not Mode.BM25:
             weights.append(EMBEDDING_WEIGHT)
             vector = self.embedder.embed([query])[0] if query_vector is None else query_vector
             cosines = self._vectors @ vector
             rankings.append(_descending(cosines, mask & (cosines >= MIN_COSINE)))
-        fused = fuse(len(self.docs), rankings, weights)
+            ranks.append(shared_ranks(cosines[rankings[-1]]))
+        fused = fuse(len(self.docs), rankings, weights, ranks)
         return [
             Hit(self.docs[i].entry_id, self.docs[i].revision, round(float(fused[i]), 6), i)
-            for i in top(fused, k, self.columns.entry_id)
+            for i in top(fused, k, self.columns.entry_id, reads)
         ]
-
-    def _bm25_ranking(self, query: str, mask: Mask) -> Positions:
-        """The positions BM25 scores above zero, best first, with IDF, N and the average length of the documents
-        `mask` admits. A query of no terms (`the`, `a`, `9`, punctuation) or a corpus of none ranks nothing:
-        the embeddings alone decide."""
-        scores = self._bm25.scores(tokenize([query])[0], mask)
-        return _descending(scores, scores > 0)
 
 
 def _descending(scores: Any, keep: Mask) -> Positions:

@@ -18,6 +18,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from workspace_memory.document.versions import utf8_size
@@ -30,7 +31,7 @@ from workspace_memory.kernel.metrics import Metric, SearchOrigin
 from workspace_memory.kernel.sealed import unseal
 from workspace_memory.kernel.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K, EntryScope, EntryStatus, EntryType
 from workspace_memory.search import search_snapshot
-from workspace_memory.store import keys, search_queries
+from workspace_memory.store import entry_queries, keys, search_queries
 from workspace_memory.store.ports import Cipher, Table
 from workspace_memory.store.search_records import RevisionMetadata
 from workspace_memory.store.search_records import entries_revision as entries_revision
@@ -192,9 +193,11 @@ class SearchService:
         self, caller: Caller, entries_revision: int, query: str, k: int, filters: SearchFilters
     ) -> list[SearchResult]:
         """A search for a caller already loaded with the workspace's `entriesRevision` (recall reads both in its
-        own consistent read)."""
-        index = self.index(caller.workspace.id, entries_revision)
-        hits = index.search(query, k, mask=admitted(index.columns, caller, filters))
+        own consistent read). Where scores tie, the heads of the tied entries are read for their read counts."""
+        workspace_id = caller.workspace.id
+        index = self.index(workspace_id, entries_revision)
+        reads = partial(entry_queries.read_counts, self._table, workspace_id)  # asked only when scores tie
+        hits = index.search(query, k, mask=admitted(index.columns, caller, filters), reads=reads)
         found = [(index.docs[h.position], h.score) for h in hits]
         return [SearchResult(d.entry_id, d.revision, d.title, d.summary, score, d.body) for d, score in found]
 

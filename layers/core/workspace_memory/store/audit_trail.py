@@ -168,6 +168,14 @@ def _purge(change: ch.PurgeVersion) -> Told:
     return Told(change.workspace_id, target, AuditOp.PURGE, change.by, ActorKind.PERSON)
 
 
+def _mark(change: ch.MarkEntryHead) -> Told:
+    target = Target(AuditKind.ENTRY, change.entry_id, change.base)
+    if change.verified is not None:
+        return Told(change.workspace_id, target, AuditOp.VERIFIED, change.verified[1], ActorKind.PERSON)
+    op = AuditOp.PINNED if change.pinned else AuditOp.UNPINNED
+    return Told(change.workspace_id, target, op, None, ActorKind.PERSON)
+
+
 def _tombstone(change: ch.TombstoneWorkspace) -> Told:
     target = Target(AuditKind.WORKSPACE, change.workspace_id)
     return Told(change.workspace_id, target, AuditOp.DELETED, change.by, ActorKind.PERSON)
@@ -179,6 +187,7 @@ VERB_TARGETS: dict[type, Callable[..., Told]] = {
     ch.SetAi: _consent,
     ch.PurgeVersion: _purge,
     ch.TombstoneWorkspace: _tombstone,
+    ch.MarkEntryHead: _mark,
 }
 """Verbs that change an item in place and are actions of their own."""
 
@@ -211,6 +220,7 @@ BOOKKEEPING: frozenset[type] = frozenset(
         ch.WorkspaceLive,
         ch.TombstoneHead,
         ch.EntriesRevisionIs,
+        ch.EntryNotPinned,
     }
 )
 """Change types that are never an action of their own (checks, counters, expiries, parts of a larger change)."""

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from workspace_memory.store import keys
 from workspace_memory.store.cursors import query_page
@@ -14,6 +14,18 @@ from workspace_memory.store.ports import Item, Table
 
 def entry_head(table: Table, workspace_id: str, entry_id: str) -> EntryHead | None:
     return head_of(table.get(*keys.entry(workspace_id, entry_id)))
+
+
+def read_counts(table: Table, workspace_id: str, entry_ids: Sequence[str]) -> dict[str, int]:
+    """The advisory read counts of some chains' heads (a missing, forgotten or never-read chain: 0), 100 heads
+    per consistent read."""
+    counts: dict[str, int] = {}
+    for start in range(0, len(entry_ids), 100):
+        batch = entry_ids[start : start + 100]
+        for entry_id, item in zip(batch, table.get_many([keys.entry(workspace_id, e) for e in batch]), strict=True):
+            head = head_of(item)
+            counts[entry_id] = head.read_count or 0 if isinstance(head, EntryRecord) else 0
+    return counts
 
 
 def entry_revision(table: Table, workspace_id: str, entry_id: str, revision: int) -> EntryRecord | None:

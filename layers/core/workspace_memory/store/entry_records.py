@@ -41,6 +41,11 @@ class EntryRecord:
     ttl: int | None = None
     read_count: int | None = None
     last_read_at: str | None = None
+    pinned: bool = False
+    """A person pinned the chain: agents may read it, never write over it (decisions/0064). The head's only."""
+    verified_at: str | None = None
+    verified_by: str | None = None
+    """Who last confirmed the head's revision still holds, and when (the head's only; a new revision has none)."""
 
     @classmethod
     def from_item(cls, item: Item) -> EntryRecord:
@@ -64,16 +69,27 @@ class EntryRecord:
             ttl=optional_int(item.get("ttl")),
             read_count=optional_int(item.get("readCount")),
             last_read_at=item.get("lastReadAt"),
+            pinned=item.get("pinned") is True,
+            verified_at=item.get("verifiedAt"),
+            verified_by=item.get("verifiedBy"),
         )
 
     def revision_item(self, workspace_id: str) -> Item:
-        """The revision's own item (no read counts: those are the head's)."""
+        """The revision's own item (no read counts, pin or verification: those are the head's)."""
         return {**keys.as_key(keys.entry_revision(workspace_id, self.entry_id, self.revision)), **self._attributes()}
 
     def head_item(self, workspace_id: str) -> Item:
-        """The chain's head at this revision."""
-        counts = present({"readCount": self.read_count, "lastReadAt": self.last_read_at})
-        return {**keys.as_key(keys.entry(workspace_id, self.entry_id)), **self._attributes(), **counts}
+        """The chain's head at this revision (an unpinned head stores no `pinned`)."""
+        marks = present(
+            {
+                "readCount": self.read_count,
+                "lastReadAt": self.last_read_at,
+                "pinned": True if self.pinned else None,
+                "verifiedAt": self.verified_at,
+                "verifiedBy": self.verified_by,
+            }
+        )
+        return {**keys.as_key(keys.entry(workspace_id, self.entry_id)), **self._attributes(), **marks}
 
     def _attributes(self) -> Item:
         return present(

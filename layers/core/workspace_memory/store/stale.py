@@ -8,7 +8,14 @@ writer may have moved it on, up to the very base the caller sent ("base 8 is not
 
 from __future__ import annotations
 
-from workspace_memory.kernel.errors import Conflict, EntryForgotten, StaleBaseVersion, StaleRevision, WorkspaceNotFound
+from workspace_memory.kernel.errors import (
+    Conflict,
+    EntryForgotten,
+    EntryPinned,
+    StaleBaseVersion,
+    StaleRevision,
+    WorkspaceNotFound,
+)
 from workspace_memory.kernel.terms import EntryStatus
 from workspace_memory.store import keys
 from workspace_memory.store.head import Head
@@ -38,3 +45,13 @@ def stale_entry(refusal: TransactionCancelled, workspace_id: str, entry_id: str)
     if head is None or head["status"] != EntryStatus.ACTIVE.value:
         return EntryForgotten("entry was forgotten")
     return StaleRevision("the entry changed concurrently", current_revision=int(head["revision"]))
+
+
+def pinned_entry(refusal: TransactionCancelled, workspace_id: str, entry_id: str) -> EntryPinned | None:
+    """An agent's refused head move whose head, as the transaction judged it, is live and pinned: the pin
+    (landed meanwhile) refused it. None otherwise (the stale revision or the forget is answered instead)."""
+    key = keys.entry(workspace_id, entry_id)
+    head = refusal.seen(key) if refusal.saw(key) else None
+    if head is None or head["status"] != EntryStatus.ACTIVE.value or head.get("pinned") is not True:
+        return None
+    return EntryPinned("the entry is pinned: agents may read it, not write over it")

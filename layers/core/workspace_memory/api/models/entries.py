@@ -17,7 +17,7 @@ from workspace_memory.kernel.terms import (
 )
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
-    from workspace_memory.entries.model import CandidateView, EntryRow, EntryView, Page, Written
+    from workspace_memory.entries.model import CandidateView, EntryRow, EntryView, Marked, Page, Written
     from workspace_memory.search.entry_search import SearchResult
 
 
@@ -39,6 +39,20 @@ class EntryWritten(OutModel):
             warnings=findings_out(written.warnings),
             forgotten=written.forgotten or None,
         )
+
+
+class EntryMarked(OutModel):
+    """An entry's marks after a pin, an unpin or a verification (the revision they are on; no text)."""
+
+    entry_id: str
+    revision: int
+    pinned: bool
+    verified_at: str | None = omitted_when_none()
+    verified_by: str | None = omitted_when_none()
+
+    @classmethod
+    def of(cls, marked: Marked) -> EntryMarked:
+        return cls.model_validate(marked, from_attributes=True)
 
 
 class CitationOut(OutModel):
@@ -76,6 +90,11 @@ class EntryOut(OutModel):
     citations: list[CitationOut]
     reads: int = 0
     last_read_at: str | None = omitted_when_none()
+    pinned: bool = False
+    """A person pinned the chain: agents may read it, never write over it."""
+    verified_at: str | None = omitted_when_none()
+    verified_by: str | None = omitted_when_none()
+    """Who confirmed this revision still holds, and when (left out until someone does; a new revision resets it)."""
 
     @classmethod
     def of(cls, view: EntryView) -> Self:
@@ -111,6 +130,9 @@ class EntryOut(OutModel):
             ],
             reads=view.reads,
             last_read_at=view.last_read_at,
+            pinned=view.pinned,
+            verified_at=view.verified_at,
+            verified_by=view.verified_by,
         )
 
 
@@ -133,6 +155,10 @@ class EntryRowOut(OutModel):
     last_read_at: str | None = omitted_when_none()
     size_bytes: int | None = omitted_when_none()
     """List lines: the UTF-8 bytes of the title, summary and body."""
+    pinned: bool | None = omitted_when_none()
+    """List lines: the chain's pin; history lines leave it and the verification out."""
+    verified_at: str | None = omitted_when_none()
+    verified_by: str | None = omitted_when_none()
 
     @classmethod
     def of(cls, row: EntryRow) -> EntryRowOut:

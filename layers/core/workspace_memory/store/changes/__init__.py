@@ -29,8 +29,10 @@ from workspace_memory.store.changes.entries import (
     CountEntryRead,
     CountEntryVersions,
     EntriesRevisionIs,
+    EntryNotPinned,
     ExpireEntryRevision,
     ExpireSearchSnapshot,
+    MarkEntryHead,
     MoveEntryHead,
     SupersedeEntryRevision,
 )
@@ -87,6 +89,8 @@ Change = (
     | TombstoneHead
     | MemberExists
     | MoveEntryHead
+    | MarkEntryHead
+    | EntryNotPinned
     | SupersedeEntryRevision
     | ExpireEntryRevision
     | CountEntryVersions
@@ -114,6 +118,7 @@ __all__ = [
     "CredentialHeldBy",
     "Delete",
     "EntriesRevisionIs",
+    "EntryNotPinned",
     "ExpireEntryRevision",
     "ExpireSearchSnapshot",
     "ExpireVersion",
@@ -121,6 +126,7 @@ __all__ = [
     "KeySessionLive",
     "KeySessionNotRevoked",
     "Label",
+    "MarkEntryHead",
     "MemberCanWrite",
     "MemberExists",
     "MemberIsOwner",

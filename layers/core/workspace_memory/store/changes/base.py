@@ -28,6 +28,7 @@ class Label:
     RETENTION = "retention"
     ENTRY = "entry"
     ENTRY_KEY = "entry_key"
+    PINNED = "pinned"
     ENTRY_CAP = "entry_cap"
     RATE = "rate"
     CANDIDATE = "candidate"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from workspace_memory.store import keys
 from workspace_memory.store.changes.base import ItemWrite, Label
 from workspace_memory.store.keys import Key
 
@@ -11,10 +12,41 @@ from workspace_memory.store.keys import Key
 @dataclass(frozen=True)
 class MoveEntryHead(ItemWrite):
     """Replace an entry's head by `item` iff it is at revision `base` and still `active` (a forgotten chain
-    never moves again); two writers from one base: exactly one wins, so a chain never forks."""
+    never moves again); two writers from one base: exactly one wins, so a chain never forks. With `pinned`,
+    iff the head's pin is also as given: False for an agent's write (never over a pinned chain), the pin as
+    read for a person's (a pin that landed meanwhile is never dropped); None judges no pin."""
 
     base: int
     label: str = Label.ENTRY
+    pinned: bool | None = None
+
+
+@dataclass(frozen=True)
+class MarkEntryHead:
+    """Pin (`pinned` True), unpin (False) or mark verified (`verified`: at, by) an entry's head iff it is at
+    revision `base` and still `active`: a mark never lands on a revision its setter did not see. Marks are the
+    head's attributes, not a revision: nothing is sealed and `entriesRevision` does not move."""
+
+    workspace_id: str
+    entry_id: str
+    base: int
+    pinned: bool | None = None
+    verified: tuple[str, str] | None = None
+    label: str = Label.ENTRY
+
+    @property
+    def key(self) -> Key:
+        return keys.entry(self.workspace_id, self.entry_id)
+
+
+@dataclass(frozen=True)
+class EntryNotPinned:
+    """An entry's head is not pinned: what an agent's proposal over a chain (a save through its key, a forget)
+    states in its own transaction, so a pin that lands first refuses it."""
+
+    workspace_id: str
+    entry_id: str
+    label: str = Label.PINNED
 
 
 @dataclass(frozen=True)

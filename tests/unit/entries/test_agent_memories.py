@@ -56,7 +56,8 @@ def test_every_agent_memory_goes_and_people_keep_theirs_unread() -> None:
         w.entries.read(VIEWER, w.ws, private.entry_id)
     assert {e: human_items(w, e) for e in kept} == kept
     cand = w.table.items[keys.entry_candidate(w.ws, candidate)]
-    assert cand["status"] == CandidateStatus.REJECTED.value and "ciphertext" not in cand
+    assert cand["status"] == CandidateStatus.REJECTED.value
+    assert "ciphertext" not in cand
     assert w.entries.candidates(VIEWER, w.ws, 10, None) == ([], None)
 
 

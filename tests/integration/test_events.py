@@ -202,6 +202,11 @@ SEQUENCE: dict[str, Expect] = {
     "candidate-reject.json": Expect(204, frozenset()),
     "entry-delete.json": Expect(204, frozenset()),
     "member-entries-delete.json": Expect(200, frozenset({"forgotten"}), {"forgotten": 1}),
+    "agent-memories-delete.json": Expect(  # the agent's saved entry of `automation-entry-save`, nothing left
+        200,
+        frozenset({"forgotten", "entryIds", "kept", "dismissed", "candidateIds", "nextCursor"}),
+        {"nextCursor": None},
+    ),
     # Last: deleting the workspace (the sequence's results are checked just before it), then the purge's routes,
     # which answer the same whether the worker has purged already or not (both steps are idempotent).
     "workspace-delete.json": Expect(202, DELETION, {"workspaceId": WS}),

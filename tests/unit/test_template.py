@@ -63,6 +63,7 @@ EXPECTED_ROUTES: dict[str, str] = {
     "GET /v1/workspaces/{ws}/entries/{entryId}/history": "EntriesFunction",
     "POST /v1/workspaces/{ws}/entries/{entryId}/revert": "EntriesFunction",
     "DELETE /v1/workspaces/{ws}/members/{userId}/entries": "EntriesFunction",
+    "DELETE /v1/workspaces/{ws}/agent-memories": "EntriesFunction",
     "GET /v1/workspaces/{ws}/candidates": "EntriesFunction",
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/accept": "EntriesFunction",
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/reject": "EntriesFunction",

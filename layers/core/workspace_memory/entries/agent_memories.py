@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from workspace_memory.entries.candidates import Candidates
 from workspace_memory.entries.forget import EntryForgetting
+from workspace_memory.entries.model import AGENT_AUTHOR
 from workspace_memory.kernel.errors import InvalidInput
 from workspace_memory.store import entry_queries, keys
 from workspace_memory.store.cursors import decode_cursor, encode_cursor
@@ -24,8 +25,6 @@ from workspace_memory.workspaces.access import load_caller
 SWEEP_BUDGET = 100
 """Heads or candidates one call examines: each forget is a few transactions, so a call stays well inside the
 function's timeout whatever the workspace holds."""
-
-AGENT = "agent"
 
 
 @dataclass(frozen=True)
@@ -66,10 +65,10 @@ class AgentMemories:
     def _agent_authored(self, workspace_id: str) -> Callable[[EntryHead], bool]:
         def qualifies(head: EntryHead) -> bool:
             """Every stored revision an agent's (a tombstone: only when revisions of it are left to delete)."""
-            if isinstance(head, EntryRecord) and head.author_kind != AGENT:
+            if isinstance(head, EntryRecord) and head.author_kind != AGENT_AUTHOR:
                 return False  # a person wrote the current revision: no Query needed
             revisions = list(entry_queries.entry_revisions(self._table, workspace_id, head.entry_id))
-            return bool(revisions) and all(r.author_kind == AGENT for r in revisions)
+            return bool(revisions) and all(r.author_kind == AGENT_AUTHOR for r in revisions)
 
         return qualifies
 

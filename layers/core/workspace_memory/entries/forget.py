@@ -108,6 +108,10 @@ class EntryForgetting:
             if landed:
                 search_snapshot.drop(self._table, caller.workspace.id)
 
+    def _holds_key(self, workspace_id: str, slot: str, entry_id: str) -> bool:
+        """The chain still holds its key slot: a chain whose agent memory expired may have lost it to a newer one."""
+        return entry_queries.key_holder(self._table, workspace_id, slot) == entry_id
+
     def _delete_chain(
         self,
         caller: Caller,
@@ -131,7 +135,7 @@ class EntryForgetting:
                 at, by = iso(self._clock.now()), caller.user_id
                 tombstone = Tombstone(entry_id, head.revision, head.scope, head.scope_owner, at, by)
                 changes.append(MoveEntryHead(tombstone.head_item(workspace_id), head.revision))
-                if head.key_slot is not None:
+                if head.key_slot is not None and self._holds_key(workspace_id, head.key_slot, entry_id):
                     changes.append(Delete(keys.entry_key(workspace_id, head.key_slot)))
             try:
                 self._table.transact(changes)

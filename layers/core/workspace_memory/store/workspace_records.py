@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from workspace_memory.kernel.terms import Role, Scope, ShareType
 from workspace_memory.store import keys
-from workspace_memory.store.changes import DEFAULT_HISTORY_DAYS
+from workspace_memory.store.changes import DEFAULT_AGENT_DAYS, DEFAULT_HISTORY_DAYS
 from workspace_memory.store.ports import Item
 from workspace_memory.store.record_fields import present
 
@@ -29,6 +29,9 @@ class Workspace:
     history_days: int = DEFAULT_HISTORY_DAYS
     """How long a version is kept after it stopped being the head (docs/architecture.md#retention; absent = the
     default)."""
+    agent_days: int = DEFAULT_AGENT_DAYS
+    """How long an active agent-authored entry lives without a new revision (docs/architecture.md#retention;
+    absent = the default)."""
     name: str = ""
     created_at: str = ""
     branch_key_id: str | None = None
@@ -48,6 +51,7 @@ class Workspace:
             ai_enabled=bool(item.get("aiEnabled", False)),
             consent_revision=int(item.get("consentRevision", 0)),
             history_days=int(item.get("historyDays", DEFAULT_HISTORY_DAYS)),
+            agent_days=int(item.get("agentDays", DEFAULT_AGENT_DAYS)),
             name=str(item.get("name", "")),
             created_at=str(item.get("createdAt", "")),
             branch_key_id=item.get("branchKeyId"),
@@ -68,6 +72,7 @@ class Workspace:
                     "aiEnabled": self.ai_enabled,
                     "consentRevision": self.consent_revision,
                     "historyDays": self.history_days,
+                    "agentDays": None if self.agent_days == DEFAULT_AGENT_DAYS else self.agent_days,
                     "createdAt": self.created_at,
                     "deletedAt": self.deleted_at,
                     "deletedBy": self.deleted_by,

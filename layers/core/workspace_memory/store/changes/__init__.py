@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from workspace_memory.store.changes.base import Create, Delete, Label, Put
 from workspace_memory.store.changes.document import (
+    DEFAULT_AGENT_DAYS,
     DEFAULT_HISTORY_DAYS,
     ExpireVersion,
     HeadAt,
@@ -29,10 +30,12 @@ from workspace_memory.store.changes.entries import (
     CountEntryRead,
     CountEntryVersions,
     EntriesRevisionIs,
+    ExpireAgentEntry,
     ExpireEntryRevision,
     ExpireSearchSnapshot,
     MoveEntryHead,
     SupersedeEntryRevision,
+    TakeKeySlot,
 )
 from workspace_memory.store.changes.turns import (
     AdmissionLive,
@@ -89,6 +92,8 @@ Change = (
     | MoveEntryHead
     | SupersedeEntryRevision
     | ExpireEntryRevision
+    | ExpireAgentEntry
+    | TakeKeySlot
     | CountEntryVersions
     | BumpEntriesRevision
     | ExpireSearchSnapshot
@@ -98,6 +103,7 @@ Change = (
 )
 
 __all__ = [
+    "DEFAULT_AGENT_DAYS",
     "DEFAULT_HISTORY_DAYS",
     "AdmissionLive",
     "BumpClearGeneration",
@@ -114,6 +120,7 @@ __all__ = [
     "CredentialHeldBy",
     "Delete",
     "EntriesRevisionIs",
+    "ExpireAgentEntry",
     "ExpireEntryRevision",
     "ExpireSearchSnapshot",
     "ExpireVersion",
@@ -135,6 +142,7 @@ __all__ = [
     "SetPolicyMode",
     "SetRetention",
     "SupersedeEntryRevision",
+    "TakeKeySlot",
     "TombstoneHead",
     "TombstoneWorkspace",
     "WorkspaceLive",

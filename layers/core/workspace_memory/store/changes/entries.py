@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from workspace_memory.store import keys
 from workspace_memory.store.changes.base import ItemWrite, Label
 from workspace_memory.store.keys import Key
 
@@ -42,6 +43,36 @@ class ExpireEntryRevision:
     ttl: int
     now: int
     label: str = Label.ENTRY
+
+
+@dataclass(frozen=True)
+class ExpireAgentEntry:
+    """Give the active agent-written revision `revision` of an entry (its head when `head`, else its revision
+    item) the expiry `ttl` an agent-window change implies, iff it is still that revision, active, an agent's,
+    and has not already expired at `now` (a longer window never revives one)."""
+
+    workspace_id: str
+    entry_id: str
+    revision: int
+    ttl: int
+    now: int
+    head: bool
+    label: str = Label.ENTRY
+
+    @property
+    def key(self) -> Key:
+        if self.head:
+            return keys.entry(self.workspace_id, self.entry_id)
+        return keys.entry_revision(self.workspace_id, self.entry_id, self.revision)
+
+
+@dataclass(frozen=True)
+class TakeKeySlot(ItemWrite):
+    """Give a key slot to a new chain iff it still names `holder`: a chain whose agent memory expired (its head
+    past its `ttl`, or already deleted by TTL) holds a key no one can see, so the key is free again."""
+
+    holder: str
+    label: str = Label.ENTRY_KEY
 
 
 @dataclass(frozen=True)

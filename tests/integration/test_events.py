@@ -80,6 +80,7 @@ ENTRY = frozenset(
         "reads",
     }
 )
+RETENTION = frozenset({"historyDays", "agentDays"})
 UNTRUSTED = frozenset({"trust", "evidence"})
 """What the automation routes add to the memory they hand an agent."""
 
@@ -145,8 +146,8 @@ SEQUENCE: dict[str, Expect] = {
     ),
     # v2 alone holds the proposal's line (the head, v4, restored v1): it becomes a stub.
     "memory-purge.json": Expect(200, frozenset({"purgedVersions", "count"}), {"purgedVersions": [2], "count": 1}),
-    "retention-put.json": Expect(200, frozenset({"historyDays"}), {"historyDays": 30}),
-    "retention-get.json": Expect(200, frozenset({"historyDays"}), {"historyDays": 30}),
+    "retention-put.json": Expect(200, RETENTION, {"historyDays": 30, "agentDays": 90}),
+    "retention-get.json": Expect(200, RETENTION, {"historyDays": 30, "agentDays": 90}),
     "automation-recall.json": Expect(
         200,
         UNTRUSTED | {"status", "revision", "block", "memoryWrite"},

@@ -202,6 +202,11 @@ BAD_RETENTION = [
     ("not a number", {"historyDays": "ninety"}),
     ("missing", {}),
     ("unknown field", {"historyDays": 30, "days": 30}),
+    ("agent window zero", {"agentDays": 0}),
+    ("agent window over a year", {"agentDays": 366}),
+    ("agent window not a number", {"agentDays": "ninety"}),
+    ("a good history, a bad agent window", {"historyDays": 30, "agentDays": 400}),
+    ("both null", {"historyDays": None, "agentDays": None}),
 ]
 
 

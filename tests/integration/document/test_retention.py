@@ -245,18 +245,19 @@ def test_only_the_owner_sets_the_retention(
     if who == "stranger":
         assert (read.status_code, read.json()["error"]["code"]) == (404, "WORKSPACE_NOT_FOUND")
     else:
-        assert (read.status_code, read.json()) == (200, {"historyDays": 90})
+        assert (read.status_code, read.json()) == (200, {"historyDays": 90, "agentDays": 90})
 
 
 def test_the_owner_sets_and_reads_the_retention_over_http(api: Api, svc: Services) -> None:
     owner = new_user("owner")
     ws = api.workspace(owner)
-    assert api.call("GET", f"/v1/workspaces/{ws}/retention", user=owner).json() == {"historyDays": 90}
+    assert api.call("GET", f"/v1/workspaces/{ws}/retention", user=owner).json() == {"historyDays": 90, "agentDays": 90}
     assert api.save(owner, ws, "one", 0).status_code == 200
     assert api.save(owner, ws, "two", 1).status_code == 200
     response = api.call("PUT", f"/v1/workspaces/{ws}/retention", user=owner, json={"historyDays": 365})
-    assert (response.status_code, response.json()) == (200, {"historyDays": 365})
-    assert api.call("GET", f"/v1/workspaces/{ws}/retention", user=owner).json() == {"historyDays": 365}
+    windows = {"historyDays": 365, "agentDays": 90}  # the agent window left out keeps its value
+    assert (response.status_code, response.json()) == (200, windows)
+    assert api.call("GET", f"/v1/workspaces/{ws}/retention", user=owner).json() == windows
     assert version_item(svc, ws, 1)["ttl"] == expected_ttl(svc, ws, 1, 365)
 
 

@@ -106,3 +106,11 @@ def test_the_owner_sets_the_window_and_it_rewrites_what_is_stamped() -> None:
     assert listed(w) == set()
     later = agent_save(w, EDITOR, "written under 365").entry_id
     assert w.table.items[keys.entry(w.ws, later)]["ttl"] == int(w.clock.now()) + 365 * DAY_SECONDS
+
+
+def test_a_candidate_under_an_expired_memorys_key_names_no_chain() -> None:
+    w = make()
+    agent_save(w, EDITOR, "agent note", key="ops/deploys")
+    w.clock.advance(90 * DAY_SECONDS)
+    candidate = w.entries.propose(EDITOR, w.ws, draft("proposed", key="ops/deploys"))
+    assert "entryId" not in w.table.items[keys.entry_candidate(w.ws, candidate)]

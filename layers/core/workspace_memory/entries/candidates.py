@@ -300,8 +300,8 @@ class Candidates:
             if examined == budget:
                 return tuple(dismissed), after
             examined, after = examined + 1, position
-            if record.status is not CandidateStatus.PENDING or record.expired(now):
-                continue
+            if record.expired(now) or record.status is not CandidateStatus.PENDING:
+                continue  # decided, or gone for good
             decided = self._decided(workspace_id, record, CandidateStatus.REJECTED, caller.user_id)
             try:
                 self._table.transact([decided, caller.still_owner()])

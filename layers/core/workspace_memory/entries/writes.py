@@ -103,14 +103,15 @@ class EntryWrites:
         return replace(written, warnings=redaction_warnings(draft))
 
     def key_head(self, caller: Caller, draft: Draft) -> EntryRecord | None:
-        """The head of the active chain `draft`'s key names in its scope, if any: what writing it would supersede."""
+        """The head of the active chain `draft`'s key names in its scope, if any: what writing it would supersede
+        (an expired agent memory is none: writing the key takes its slot over for a new chain)."""
         workspace_id = caller.workspace.id
         if draft.text.key is None or entry_queries.key_secret(self._table, workspace_id) is None:
             return None  # no key, or no key ever used in the workspace (the secret is made at first use)
         slot = self._key_secret.slot(workspace_id, draft.scope, owner_of(caller, draft), draft.text.key)
         holder = entry_queries.key_holder(self._table, workspace_id, slot)
         head = None if holder is None else entry_queries.entry_head(self._table, workspace_id, holder)
-        return head if isinstance(head, EntryRecord) else None
+        return head if isinstance(head, EntryRecord) and not head.expired(self._clock.now()) else None
 
     def new_chain(
         self,

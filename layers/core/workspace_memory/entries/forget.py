@@ -143,10 +143,10 @@ class EntryForgetting:
                 if decision or Label.ACCESS in exc.failed():  # a lost write right is answered before the entry
                     raise refusal(self._table, self._limits, caller, exc, self._clock.now(), entry_id) from None
                 fresh = entry_queries.entry_head(self._table, workspace_id, entry_id)
+                if keep is not None and (fresh is None or not keep(fresh)):
+                    return False  # a bulk forget leaves what no longer qualifies (or TTL already deleted)
                 if fresh is None:
                     raise EntryNotFound("entry not found") from None
-                if keep is not None and not keep(fresh):
-                    return False
                 head = fresh
                 continue
             landed.append(True)

@@ -15,7 +15,7 @@ from scripts.localstack.stack import LocalStack
 from tests.integration.entries.test_agent_entry_api import admitted, agent_save, agent_workspace
 from tests.integration.entries.test_entries import create, entry
 from tests.integration.turns.test_automation_api import recall
-from tests.support import Api
+from tests.support import RUNTIME, Api, admission_headers
 
 pytestmark = pytest.mark.integration
 
@@ -55,3 +55,26 @@ def test_an_agent_memory_past_its_window_is_gone_everywhere(api: Api, pinned_clo
     assert person in block
     read = api.call("GET", f"/v1/workspaces/{ws}/retention", user=owner).json()
     assert read == {"historyDays": 90, "agentDays": 7}
+
+
+def test_a_shorter_window_rewrites_the_stamped_expiry_and_frees_the_key(api: Api, pinned_clock: PinnedClock) -> None:
+    """Against DynamoDB's own condition expressions: the window change rewrites the head and revision `ttl`
+    (`ExpireAgentEntry`), and a person's write under the expired memory's key takes the slot over
+    (`TakeKeySlot`) as a new chain."""
+    owner, ws = agent_workspace(api, "auto")
+    body = {"type": "fact", "title": "Deploys", "summary": "deploy day", "body": "Fridays", "key": "ops/deploys"}
+    headers = {**admission_headers(admitted(api, ws, owner)), "Idempotency-Key": uuid.uuid4().hex}
+    saved = api.call("PUT", f"/v1/automation/workspaces/{ws}/entries", automation=RUNTIME, json=body, headers=headers)
+    assert saved.status_code == 200, saved.text
+    agent = saved.json()["entryId"]
+    window = api.call("PUT", f"/v1/workspaces/{ws}/retention", user=owner, json={"agentDays": 3})
+    assert window.status_code == 200, window.text
+    pinned_clock.advance(2 * DAY)
+    assert api.call("GET", f"/v1/workspaces/{ws}/entries/{agent}", user=owner).status_code == 200
+    pinned_clock.advance(DAY)
+    assert api.call("GET", f"/v1/workspaces/{ws}/entries/{agent}", user=owner).status_code == 404
+    taken = api.call("POST", f"/v1/workspaces/{ws}/entries", user=owner, json=entry(key="ops/deploys"))
+    assert taken.status_code == 201, taken.text
+    assert taken.json()["entryId"] != agent
+    again = api.call("POST", f"/v1/workspaces/{ws}/entries", user=owner, json=entry(key="ops/deploys"))
+    assert (again.status_code, again.json()["entryId"]) == (200, taken.json()["entryId"])  # supersedes it

@@ -134,6 +134,10 @@ def _history_days(meta: Item) -> int:
     return int(meta.get("historyDays", ch.DEFAULT_HISTORY_DAYS))
 
 
+def _agent_days(meta: Item) -> int:
+    return int(meta.get("agentDays", ch.DEFAULT_AGENT_DAYS))
+
+
 def _holds(change: ch.Change, items: Items) -> bool:
     match change:
         case ch.Create() | ch.ReplaceRevision(expected=0):
@@ -175,8 +179,9 @@ def _holds(change: ch.Change, items: Items) -> bool:
             meta = _get(items, keys.meta(ws)) or {}
             retention = days is None or _history_days(meta) == days
             return meta.get("aiEnabled") is True and meta.get("consentRevision") == consent and retention
-        case ch.RetentionIs(workspace_id=ws, history_days=days):
-            return _history_days(_get(items, keys.meta(ws)) or {}) == days
+        case ch.RetentionIs(workspace_id=ws, history_days=days, agent_days=agent_days):
+            meta = _get(items, keys.meta(ws)) or {}
+            return _history_days(meta) == days and (agent_days is None or _agent_days(meta) == agent_days)
         case ch.SetRetention(workspace_id=ws):
             return _get(items, keys.meta(ws)) is not None
         case ch.MemberIsOwner(workspace_id=ws, user_id=user):
@@ -253,6 +258,12 @@ def _holds(change: ch.Change, items: Items) -> bool:
         case ch.ExpireEntryRevision(workspace_id=ws, entry_id=entry_id, revision=revision, now=now):
             found = _get(items, keys.entry_revision(ws, entry_id, revision)) or {}
             return found.get("status") == "superseded" and "ttl" in found and int(found["ttl"]) > now
+        case ch.ExpireAgentEntry(revision=revision, now=now):
+            found = _get(items, change.key) or {}
+            agents = found.get("status") == "active" and found.get("authorKind") == "agent"
+            return found.get("revision") == revision and agents and "ttl" in found and int(found["ttl"]) > now
+        case ch.TakeKeySlot(holder=holder):
+            return _attr(items, change.key, "entryId") == holder
         case ch.CountEntryVersions(workspace_id=ws, delta=delta, cap=cap):
             counter = _get(items, keys.entry_counter(ws)) or {}
             return int(counter.get(change.attribute, 0)) + delta <= cap
@@ -283,8 +294,9 @@ def _apply(change: ch.Change, items: Items) -> None:
             policy.setdefault("clearGeneration", 0)
         case ch.SetAi(workspace_id=ws, enabled=enabled, seen=seen):
             items[keys.meta(ws)].update(aiEnabled=enabled, consentRevision=seen + 1)
-        case ch.SetRetention(workspace_id=ws, history_days=days):
-            items[keys.meta(ws)]["historyDays"] = days
+        case ch.SetRetention(workspace_id=ws, history_days=days, agent_days=agent_days):
+            given = {"historyDays": days, "agentDays": agent_days}
+            items[keys.meta(ws)].update({name: value for name, value in given.items() if value is not None})
         case ch.ExpireVersion(workspace_id=ws, version=version):
             items[keys.version(ws, version)].update(ttl=change.ttl, supersededAt=change.superseded_at)
         case ch.PurgeVersion(workspace_id=ws, version=version, at=at, by=by):
@@ -307,6 +319,10 @@ def _apply(change: ch.Change, items: Items) -> None:
             found.update(status="superseded", supersededBy=change.by, supersededAt=change.at, ttl=change.ttl)
         case ch.ExpireEntryRevision(workspace_id=ws, entry_id=entry_id, revision=revision):
             items[keys.entry_revision(ws, entry_id, revision)]["ttl"] = change.ttl
+        case ch.ExpireAgentEntry():
+            items[change.key]["ttl"] = change.ttl
+        case ch.TakeKeySlot():
+            items[change.key] = copy.deepcopy(change.item)
         case ch.CountEntryVersions(workspace_id=ws, delta=delta):
             key = keys.entry_counter(ws)
             counter = items.setdefault(key, {**keys.as_key(key)})

@@ -1,5 +1,6 @@
 """Memory entries (human routes, docs/architecture.md#entries): create, list, read (`asOf`), supersede, revert, pin,
-verify, history, forget, the owner's forget of one member's entries, the agents' candidates, and search."""
+verify, history, forget, the owner's forget of one member's entries or of every agent memory, the agents'
+candidates, and search."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from workspace_memory.api.http import (
     respond,
 )
 from workspace_memory.api.models.entries import (
+    AgentMemoriesForgottenOut,
     CandidateOut,
     CandidatesOut,
     EntriesOut,
@@ -232,6 +234,22 @@ def entry_history(ws: str, entry_id: str, limit: Limit = 20, cursor: Cursor = No
 )
 def forget_member_entries(ws: str, user_id: str) -> Response[ForgottenOut]:
     return respond(200, ForgottenOut(forgotten=services().entries.forget_member(human_user(app), ws, user_id)))
+
+
+@app.delete(
+    "/v1/workspaces/<ws>/agent-memories",
+    summary="Forget every agent memory",
+    description=(
+        "Owners only: forgets every entry chain all of whose retained revisions an agent wrote, in every scope and "
+        "of every member, with its revisions and its place in search, and dismisses every pending candidate, "
+        "without reading them; answers ids and counts. A chain a person wrote a revision of is kept whole. Each "
+        "call examines a bounded number of items: while `nextCursor` is set, call again with `cursor`. A retry "
+        "changes nothing twice."
+    ),
+)
+def forget_agent_memories(ws: str, cursor: Cursor = None) -> Response[AgentMemoriesForgottenOut]:
+    done = services().entries.forget_agent_memories(human_user(app), ws, cursor)
+    return respond(200, AgentMemoriesForgottenOut.of(done))
 
 
 @app.get(

@@ -175,27 +175,30 @@ def purge_line(ws: str, body: Annotated[PurgeLine, Body()]) -> Response[PurgeOut
 
 @app.get(
     "/v1/workspaces/<ws>/retention",
-    summary="Read the history retention",
+    summary="Read the retention",
     description=(
-        "How many days superseded versions and entry revisions are kept (1 to 365, default 90). Any member may "
-        "read it. Changes nothing."
+        "How many days superseded versions and entry revisions are kept (`historyDays`), and how many days an "
+        "active agent-written entry lives without a new revision (`agentDays`); each 1 to 365, default 90. Any "
+        "member may read it. Changes nothing."
     ),
 )
 def get_retention(ws: str) -> Response[RetentionOut]:
-    return respond(200, RetentionOut(history_days=services().retention.get(human_user(app), ws)))
+    return respond(200, RetentionOut.of(services().retention.windows(human_user(app), ws)))
 
 
 @app.put(
     "/v1/workspaces/<ws>/retention",
-    summary="Change the history retention",
+    summary="Change the retention",
     description=(
-        "Owners only. Rewrites the expiry of every version and entry revision already superseded; a longer "
-        "retention never brings an expired version back."
+        "Owners only; `historyDays`, `agentDays` or both (one left out keeps its value). `historyDays` rewrites "
+        "the expiry of every version and entry revision already superseded; `agentDays` that of every active "
+        "agent-written entry (its last revision's time plus the window); a longer retention never brings an "
+        "expired version or entry back. People's entries never expire while they are current."
     ),
 )
 def set_retention(ws: str, body: Annotated[PutRetention, Body()]) -> Response[RetentionOut]:
-    days = services().retention.set(human_user(app), ws, body.history_days)
-    return respond(200, RetentionOut(history_days=days))
+    retention = services().retention.set_windows(human_user(app), ws, body.history_days, body.agent_days)
+    return respond(200, RetentionOut.of(retention))
 
 
 handler: Any = lambda_entry(app)

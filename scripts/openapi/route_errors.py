@@ -156,6 +156,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
     "DELETE /v1/workspaces/{ws}/entries/{entryId}": (*_MEMBER, *_ENTRY),
     "GET /v1/workspaces/{ws}/entries/{entryId}/history": (*_MEMBER, *_ENTRY),
     "DELETE /v1/workspaces/{ws}/members/{userId}/entries": _MEMBER,
+    "DELETE /v1/workspaces/{ws}/agent-memories": (*_MEMBER, errors.Conflict),
     "GET /v1/workspaces/{ws}/candidates": _MEMBER,
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/accept": (
         *_MEMBER,

@@ -83,6 +83,7 @@ ENTRY = frozenset(
 )
 MARKS = frozenset({"entryId", "revision", "pinned"})
 """What a pin, an unpin or a verification answers (and `verifiedAt`, `verifiedBy` once verified)."""
+RETENTION = frozenset({"historyDays", "agentDays"})
 UNTRUSTED = frozenset({"trust", "evidence"})
 """What the automation routes add to the memory they hand an agent."""
 
@@ -148,8 +149,8 @@ SEQUENCE: dict[str, Expect] = {
     ),
     # v2 alone holds the proposal's line (the head, v4, restored v1): it becomes a stub.
     "memory-purge.json": Expect(200, frozenset({"purgedVersions", "count"}), {"purgedVersions": [2], "count": 1}),
-    "retention-put.json": Expect(200, frozenset({"historyDays"}), {"historyDays": 30}),
-    "retention-get.json": Expect(200, frozenset({"historyDays"}), {"historyDays": 30}),
+    "retention-put.json": Expect(200, RETENTION, {"historyDays": 30, "agentDays": 90}),
+    "retention-get.json": Expect(200, RETENTION, {"historyDays": 30, "agentDays": 90}),
     "automation-recall.json": Expect(
         200,
         UNTRUSTED | {"status", "revision", "block", "memoryWrite"},
@@ -213,6 +214,11 @@ SEQUENCE: dict[str, Expect] = {
     "entry-delete.json": Expect(204, frozenset()),
     "member-entries-delete.json": Expect(200, frozenset({"forgotten"}), {"forgotten": 1}),
     "audit-read.json": Expect(200, frozenset({"events", "nextCursor"})),
+    "agent-memories-delete.json": Expect(  # the agent's saved entry of `automation-entry-save`, nothing left
+        200,
+        frozenset({"forgotten", "entryIds", "kept", "dismissed", "candidateIds", "nextCursor"}),
+        {"nextCursor": None},
+    ),
     # Last: deleting the workspace (the sequence's results are checked just before it), then the purge's routes,
     # which answer the same whether the worker has purged already or not (both steps are idempotent).
     "workspace-delete.json": Expect(202, DELETION, {"workspaceId": WS}),

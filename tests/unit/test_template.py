@@ -67,6 +67,7 @@ EXPECTED_ROUTES: dict[str, str] = {
     "DELETE /v1/workspaces/{ws}/entries/{entryId}/pin": "EntriesFunction",
     "POST /v1/workspaces/{ws}/entries/{entryId}/verify": "EntriesFunction",
     "DELETE /v1/workspaces/{ws}/members/{userId}/entries": "EntriesFunction",
+    "DELETE /v1/workspaces/{ws}/agent-memories": "EntriesFunction",
     "GET /v1/workspaces/{ws}/candidates": "EntriesFunction",
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/accept": "EntriesFunction",
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/reject": "EntriesFunction",
@@ -703,6 +704,7 @@ ALL_KINDS = frozenset(
         "entry-candidate",
         "search-snapshot",
         "turn-message",
+        "workspace-name",
     }
 )
 PAYLOAD_KIND = "temporal-payload"

@@ -30,7 +30,9 @@ pytestmark = pytest.mark.integration
 
 
 def workspace_items(resources: LocalResources, ws: str) -> list[dict[str, Any]]:
-    """Every stored item of the workspace's partition, in wire form (what a byte-level comparison needs)."""
+    """Every stored item of the workspace's partition but its audit events (each retention PUT writes one:
+    tests/integration/governance/test_audit.py checks them), in wire form (what a byte-level comparison
+    needs)."""
     client = boto3.client("dynamodb", endpoint_url=resources.endpoint_url)
     items: list[dict[str, Any]] = []
     kwargs: dict[str, Any] = {
@@ -41,7 +43,7 @@ def workspace_items(resources: LocalResources, ws: str) -> list[dict[str, Any]]:
     }
     while True:
         page = client.query(**kwargs)
-        items.extend(page["Items"])
+        items.extend(i for i in page["Items"] if not i["sk"]["S"].startswith(keys.AUDIT_PREFIX))
         if "LastEvaluatedKey" not in page:
             return items
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
@@ -202,6 +204,11 @@ BAD_RETENTION = [
     ("not a number", {"historyDays": "ninety"}),
     ("missing", {}),
     ("unknown field", {"historyDays": 30, "days": 30}),
+    ("agent window zero", {"agentDays": 0}),
+    ("agent window over a year", {"agentDays": 366}),
+    ("agent window not a number", {"agentDays": "ninety"}),
+    ("a good history, a bad agent window", {"historyDays": 30, "agentDays": 400}),
+    ("both null", {"historyDays": None, "agentDays": None}),
 ]
 
 
@@ -240,18 +247,19 @@ def test_only_the_owner_sets_the_retention(
     if who == "stranger":
         assert (read.status_code, read.json()["error"]["code"]) == (404, "WORKSPACE_NOT_FOUND")
     else:
-        assert (read.status_code, read.json()) == (200, {"historyDays": 90})
+        assert (read.status_code, read.json()) == (200, {"historyDays": 90, "agentDays": 90})
 
 
 def test_the_owner_sets_and_reads_the_retention_over_http(api: Api, svc: Services) -> None:
     owner = new_user("owner")
     ws = api.workspace(owner)
-    assert api.call("GET", f"/v1/workspaces/{ws}/retention", user=owner).json() == {"historyDays": 90}
+    assert api.call("GET", f"/v1/workspaces/{ws}/retention", user=owner).json() == {"historyDays": 90, "agentDays": 90}
     assert api.save(owner, ws, "one", 0).status_code == 200
     assert api.save(owner, ws, "two", 1).status_code == 200
     response = api.call("PUT", f"/v1/workspaces/{ws}/retention", user=owner, json={"historyDays": 365})
-    assert (response.status_code, response.json()) == (200, {"historyDays": 365})
-    assert api.call("GET", f"/v1/workspaces/{ws}/retention", user=owner).json() == {"historyDays": 365}
+    windows = {"historyDays": 365, "agentDays": 90}  # the agent window left out keeps its value
+    assert (response.status_code, response.json()) == (200, windows)
+    assert api.call("GET", f"/v1/workspaces/{ws}/retention", user=owner).json() == windows
     assert version_item(svc, ws, 1)["ttl"] == expected_ttl(svc, ws, 1, 365)
 
 

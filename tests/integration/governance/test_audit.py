@@ -220,6 +220,8 @@ def test_the_other_write_routes_are_audited_too(api: Api, svc: Services, worker:
         json={"revision": 1},
     )
     assert reject.status_code == 204, reject.text
+    swept = api.call("DELETE", f"/v1/workspaces/{ws}/agent-memories", user=owner)  # the accepted agent entry
+    assert (swept.status_code, swept.json()["forgotten"]) == (200, 1), swept.text
 
     told = _told(_audit(api, owner, ws))
     assert told[2:] == [
@@ -243,6 +245,7 @@ def test_the_other_write_routes_are_audited_too(api: Api, svc: Services, worker:
         ("candidate", "proposed", owner, "agent"),
         ("candidate", "accepted", owner, "person"),
         ("candidate", "rejected", owner, "person"),
+        ("entry", "forgotten", owner, "person"),
     ]
 
     # Deleting the workspace: its tombstone's event is written with it (and purged with everything else).
@@ -315,6 +318,7 @@ COVERED = {
     "DELETE /v1/workspaces/{ws}/entries/{entryId}/pin",
     "POST /v1/workspaces/{ws}/entries/{entryId}/verify",
     "DELETE /v1/workspaces/{ws}/members/{userId}/entries",
+    "DELETE /v1/workspaces/{ws}/agent-memories",
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/accept",
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/reject",
     "POST /v1/conversations/{conv}/turns",

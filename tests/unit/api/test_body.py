@@ -207,7 +207,7 @@ def policy_handler() -> tuple[Any, list[SetPolicy]]:
     @app.put("/policy")
     def put_policy(body: Annotated[SetPolicy, Body()]) -> Response[RetentionOut]:
         seen.append(body)
-        return respond(200, RetentionOut(history_days=1))
+        return respond(200, RetentionOut(history_days=1, agent_days=1))
 
     return lambda_entry(app), seen
 
@@ -251,7 +251,7 @@ def test_the_resolver_alone_refuses_what_powertools_cannot_read() -> None:
 
     @app.put("/policy")
     def put_policy(body: Annotated[SetPolicy, Body()]) -> Response[RetentionOut]:
-        return respond(200, RetentionOut(history_days=body.expected_revision))
+        return respond(200, RetentionOut(history_days=body.expected_revision, agent_days=1))
 
     answer = app.resolve(event(POLICY, "text/plain"), CONTEXT)
     assert (answer["statusCode"], json.loads(answer["body"])["error"]["code"]) == (415, "UNSUPPORTED_MEDIA_TYPE")

@@ -364,7 +364,7 @@ def test_the_index_is_bounded_and_says_what_it_left_out() -> None:
     ids = [w.entries.create(EDITOR, w.ws, draft(f"Entry {n:03d}", summary=f"line {n}")).entry_id for n in range(105)]
     w.entries.create(VIEWER, w.ws, draft("Private of vera", scope=EntryScope.MEMBER))
     w.entries.forget(EDITOR, w.ws, ids[0])
-    index = build_index(w.table, w.cipher, w.ws, EDITOR)
+    index = build_index(w.table, w.cipher, w.ws, EDITOR, now=w.clock.now())
     lines = index.text.splitlines()
     assert lines[0] == INDEX_HEADING
     assert len(lines) == 1 + 100 + 1
@@ -375,7 +375,7 @@ def test_the_index_is_bounded_and_says_what_it_left_out() -> None:
     assert len(index.text.encode()) <= INDEX_MAX_BYTES
     assert [line.rsplit("[", 1)[1].rstrip("]") for line in lines[1:-1]] == [e for e, _ in index.recalled]
     # Ids are random, so which 100 of the viewer's 105 lines fit is chance: give the viewer room for all.
-    viewer = build_index(w.table, w.cipher, w.ws, VIEWER, max_lines=200)
+    viewer = build_index(w.table, w.cipher, w.ws, VIEWER, now=w.clock.now(), max_lines=200)
     assert any("Private of vera" in line for line in viewer.text.splitlines())
     assert len(viewer.recalled) == 105
 
@@ -384,7 +384,7 @@ def test_the_index_byte_budget_cuts_before_the_line_count() -> None:
     w = make()
     for n in range(60):
         w.entries.create(EDITOR, w.ws, draft("T" * 118 + f"{n:02d}", summary="s" * 199))
-    index = build_index(w.table, w.cipher, w.ws, EDITOR)
+    index = build_index(w.table, w.cipher, w.ws, EDITOR, now=w.clock.now())
     assert len(index.text.encode()) <= INDEX_MAX_BYTES
     shown = len(index.recalled)
     assert shown < 60
@@ -393,7 +393,7 @@ def test_the_index_byte_budget_cuts_before_the_line_count() -> None:
 
 def test_an_empty_index_is_nothing() -> None:
     w = make()
-    assert build_index(w.table, w.cipher, w.ws, EDITOR).text == ""
+    assert build_index(w.table, w.cipher, w.ws, EDITOR, now=w.clock.now()).text == ""
 
 
 def test_reads_are_counted_off_the_critical_path_and_survive_supersession() -> None:
@@ -413,13 +413,13 @@ def test_a_warm_index_decrypts_only_new_revisions() -> None:
     w = make()
     ids = [w.entries.create(EDITOR, w.ws, draft(f"E{n}")).entry_id for n in range(5)]
     cache = IndexLines()
-    first = build_index(w.table, w.cipher, w.ws, EDITOR, cache=cache)
+    first = build_index(w.table, w.cipher, w.ws, EDITOR, now=w.clock.now(), cache=cache)
     decrypts = w.cipher.decrypts
-    assert build_index(w.table, w.cipher, w.ws, EDITOR, cache=cache) == first
+    assert build_index(w.table, w.cipher, w.ws, EDITOR, now=w.clock.now(), cache=cache) == first
     assert w.cipher.decrypts == decrypts
     w.entries.supersede(EDITOR, w.ws, ids[0], draft("E0 renamed"), 1)
     decrypts = w.cipher.decrypts
-    again = build_index(w.table, w.cipher, w.ws, EDITOR, cache=cache)
+    again = build_index(w.table, w.cipher, w.ws, EDITOR, now=w.clock.now(), cache=cache)
     assert w.cipher.decrypts == decrypts + 1
     assert "E0 renamed" in again.text
     assert (ids[0], 2) in again.recalled

@@ -24,7 +24,9 @@ def test_the_replacing_revision_carries_what_it_replaced_with_its_date() -> None
     assert view.text.previously.summary == "we deploy on Fridays"
     assert view.text.previously.until == view.valid_from  # replaced the moment this revision became current
     line = next(
-        line for line in build_index(w.table, w.cipher, w.ws, VIEWER).text.splitlines() if first.entry_id in line
+        line
+        for line in build_index(w.table, w.cipher, w.ws, VIEWER, now=w.clock.now()).text.splitlines()
+        if first.entry_id in line
     )
     until = view.valid_from[:10]
     assert (
@@ -41,5 +43,5 @@ def test_the_note_is_one_hop_and_bounded() -> None:
     previously = w.entries.read(OWNER, w.ws, first.entry_id).text.previously
     assert previously is not None
     assert previously.summary == ("two " + "x" * 190)[:PREVIOUSLY_MAX_CHARS]  # revision 2's, not revision 1's
-    index = build_index(w.table, w.cipher, w.ws, OWNER).text
+    index = build_index(w.table, w.cipher, w.ws, OWNER, now=w.clock.now()).text
     assert "alpha" not in index  # revision 1 is two hops away: not in the index

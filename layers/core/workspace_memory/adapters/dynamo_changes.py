@@ -37,11 +37,20 @@ def _put(item: dict[str, Any], condition: str | None = None, values: dict[str, A
 _ABSENT = "attribute_not_exists(pk)"
 
 
-def _retention_is(days: int) -> tuple[str, dict[str, Any]]:
-    """The condition "the workspace's retention is `days`": a missing attribute is the default."""
-    if days == ch.DEFAULT_HISTORY_DAYS:
-        return "(attribute_not_exists(historyDays) OR historyDays = :days)", {":days": days}
-    return "historyDays = :days", {":days": days}
+def _retention_is(days: int, agent_days: int | None = None) -> tuple[str, dict[str, Any]]:
+    """The condition "the workspace's retention is `days`" (and its agent window `agent_days`, when given): a
+    missing attribute is the default."""
+    condition, values = _window_is("historyDays", ":days", days, ch.DEFAULT_HISTORY_DAYS)
+    if agent_days is None:
+        return condition, values
+    agent, more = _window_is("agentDays", ":agentDays", agent_days, ch.DEFAULT_AGENT_DAYS)
+    return f"{condition} AND {agent}", {**values, **more}
+
+
+def _window_is(name: str, value: str, days: int, default: int) -> tuple[str, dict[str, Any]]:
+    if days == default:
+        return f"(attribute_not_exists({name}) OR {name} = {value})", {value: days}
+    return f"{name} = {value}", {value: days}
 
 
 def to_dynamo(change: ch.Change) -> dict[str, Any]:
@@ -103,16 +112,18 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                 retention, more = _retention_is(days)
                 condition, values = f"{condition} AND {retention}", {**values, **more}
             return _check(keys.meta(ws), condition, values)
-        case ch.RetentionIs(workspace_id=ws, history_days=days):
-            retention, values = _retention_is(days)
+        case ch.RetentionIs(workspace_id=ws, history_days=days, agent_days=agent_days):
+            retention, values = _retention_is(days, agent_days)
             return _check(keys.meta(ws), retention, values)
-        case ch.SetRetention(workspace_id=ws, history_days=days):
+        case ch.SetRetention(workspace_id=ws, history_days=days, agent_days=agent_days):
+            given = {"historyDays": days, "agentDays": agent_days}
+            sets = {name: value for name, value in given.items() if value is not None}
             return {
                 "Update": {
                     "Key": keys.as_key(keys.meta(ws)),
-                    "UpdateExpression": "SET historyDays = :days",
+                    "UpdateExpression": "SET " + ", ".join(f"{name} = :{name}" for name in sets),
                     "ConditionExpression": "attribute_exists(pk)",
-                    "ExpressionAttributeValues": {":days": days},
+                    "ExpressionAttributeValues": {f":{name}": value for name, value in sets.items()},
                 }
             }
         case ch.MemberIsOwner(workspace_id=ws, user_id=user):
@@ -239,15 +250,16 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
             action["Put"]["ExpressionAttributeNames"] = {"#status": "status"}
             return action
         case ch.MarkEntryHead(base=base, pinned=pinned, verified=verified):
-            sets: list[str] = []
+            assignments: list[str] = []
             marks: dict[str, Any] = {":base": base, ":active": "active"}
             if pinned:
-                sets.append("pinned = :true")
+                assignments.append("pinned = :true")
                 marks[":true"] = True
             if verified is not None:
-                sets.append("verifiedAt = :at, verifiedBy = :by")
+                assignments.append("verifiedAt = :at, verifiedBy = :by")
                 marks |= {":at": verified[0], ":by": verified[1]}
-            clauses = [*(["SET " + ", ".join(sets)] if sets else []), *(["REMOVE pinned"] if pinned is False else [])]
+            clauses = ["SET " + ", ".join(assignments)] if assignments else []
+            clauses += ["REMOVE pinned"] if pinned is False else []
             return {
                 "Update": {
                     "Key": keys.as_key(change.key),
@@ -286,6 +298,25 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                     "ExpressionAttributeValues": {":superseded": "superseded", ":ttl": change.ttl, ":now": change.now},
                 }
             }
+        case ch.ExpireAgentEntry():
+            condition = "revision = :revision AND #status = :active AND authorKind = :agent AND #ttl > :now"
+            return {
+                "Update": {
+                    "Key": keys.as_key(change.key),
+                    "UpdateExpression": "SET #ttl = :ttl",
+                    "ConditionExpression": condition,
+                    "ExpressionAttributeNames": {"#status": "status", "#ttl": "ttl"},
+                    "ExpressionAttributeValues": {
+                        ":revision": change.revision,
+                        ":active": "active",
+                        ":agent": "agent",
+                        ":ttl": change.ttl,
+                        ":now": change.now,
+                    },
+                }
+            }
+        case ch.TakeKeySlot(item=item, holder=holder):
+            return _put(item, "entryId = :holder", {":holder": holder})
         case ch.CountEntryVersions(workspace_id=ws, delta=delta, cap=cap):
             return {
                 "Update": {

@@ -7,7 +7,7 @@ import re
 import time
 from typing import Annotated, Any
 
-from pydantic import Field, ValidationError, ValidatorFunctionWrapHandler, WrapValidator
+from pydantic import Field, ValidationError, ValidatorFunctionWrapHandler, WrapValidator, model_validator
 from pydantic_core import PydanticCustomError
 
 from workspace_memory.api.errors import refused
@@ -53,7 +53,16 @@ class Undo(ApiModel):
 
 
 class PutRetention(ApiModel):
-    history_days: int = Field(ge=1, le=365)
+    """Either window or both; one left out keeps its value."""
+
+    history_days: int | None = Field(default=None, ge=1, le=365)
+    agent_days: int | None = Field(default=None, ge=1, le=365)
+
+    @model_validator(mode="after")
+    def _some_window(self) -> PutRetention:
+        if self.history_days is None and self.agent_days is None:
+            raise ValueError("historyDays or agentDays is required")
+        return self
 
 
 class PurgeLine(ApiModel):

@@ -10,28 +10,36 @@ head's version never expires, so compare-and-set keeps resting on the head's con
 Superseded memory entry revisions follow the same retention (docs/architecture.md#retention): the same pass rewrites
 their `ttl` (`supersededAt + historyDays`) in the same batches. It is bounded by the entry version cap (5,000 per
 workspace), so at most ~100 transactions of 50 beside the document's versions.
+
+The agent window (`agentDays`, 1-365, default 90) is the life of an active agent-written entry without a new
+revision: its write stamps `ttl` = its time + `agentDays` on its head and revision item. Changing the window
+rewrites both for every active agent memory not yet expired, the same way (docs/decisions/0066).
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from workspace_memory.document.commit import expiry
+from workspace_memory.entries.model import AGENT_AUTHOR, agent_expiry
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import Forbidden, InvalidInput, Unavailable, WorkspaceNotFound
 from workspace_memory.kernel.terms import EntryStatus
 from workspace_memory.search import search_snapshot
-from workspace_memory.store import document_queries
+from workspace_memory.store import document_queries, entry_queries
 from workspace_memory.store.changes import (
     BumpEntriesRevision,
     Change,
+    ExpireAgentEntry,
     ExpireEntryRevision,
     ExpireVersion,
     Label,
     RetentionIs,
     SetRetention,
 )
+from workspace_memory.store.entry_records import EntryRecord
 from workspace_memory.store.ports import Table, TransactionCancelled
 from workspace_memory.workspaces.access import load_caller
 
@@ -44,42 +52,101 @@ REWRITE_BATCH = 50
 REWRITE_ATTEMPTS = 3
 
 
+@dataclass(frozen=True)
+class Retention:
+    """A workspace's two windows: superseded history (`historyDays`) and active agent memories (`agentDays`)."""
+
+    history_days: int
+    agent_days: int
+
+
 class RetentionService:
     def __init__(self, table: Table, clock: Clock) -> None:
         self._table = table
         self._clock = clock
 
     def get(self, user_id: str, workspace_id: str) -> int:
+        return self.windows(user_id, workspace_id).history_days
+
+    def windows(self, user_id: str, workspace_id: str) -> Retention:
         caller, _ = load_caller(self._table, workspace_id, user_id)
-        return caller.workspace.history_days
+        return Retention(caller.workspace.history_days, caller.workspace.agent_days)
 
     def set(self, user_id: str, workspace_id: str, history_days: int) -> int:
-        """The owner sets the retention; then every version already superseded gets the expiry it implies."""
-        if not MIN_HISTORY_DAYS <= history_days <= MAX_HISTORY_DAYS:
-            raise InvalidInput(f"historyDays must be between {MIN_HISTORY_DAYS} and {MAX_HISTORY_DAYS}")
+        """The owner sets the history retention (the agent window kept)."""
+        return self.set_windows(user_id, workspace_id, history_days, None).history_days
+
+    def set_windows(
+        self, user_id: str, workspace_id: str, history_days: int | None, agent_days: int | None
+    ) -> Retention:
+        """The owner sets either window or both, in one write; then every version already superseded, or every
+        active agent memory, gets the expiry the new value implies."""
+        for name, days in (("historyDays", history_days), ("agentDays", agent_days)):
+            if days is not None and not MIN_HISTORY_DAYS <= days <= MAX_HISTORY_DAYS:
+                raise InvalidInput(f"{name} must be between {MIN_HISTORY_DAYS} and {MAX_HISTORY_DAYS}")
+        if history_days is None and agent_days is None:
+            raise InvalidInput("historyDays or agentDays is required")
         caller, _ = load_caller(self._table, workspace_id, user_id)
         caller.require_owner()
         try:
-            self._table.transact([SetRetention(workspace_id, history_days), caller.still_owner()])
+            self._table.transact([SetRetention(workspace_id, history_days, agent_days), caller.still_owner()])
         except TransactionCancelled as exc:
             if Label.ACCESS in exc.failed():
                 raise Forbidden("only the workspace owner may do this") from None
             raise WorkspaceNotFound("workspace not found") from None
-        self.apply(workspace_id, history_days)
-        return history_days
+        now = Retention(
+            caller.workspace.history_days if history_days is None else history_days,
+            caller.workspace.agent_days if agent_days is None else agent_days,
+        )
+        if history_days is not None:
+            self.apply(workspace_id, history_days)
+        if agent_days is not None:
+            self._retry(lambda: self._rewrite_agents(workspace_id, now))
+        return now
 
     def apply(self, workspace_id: str, history_days: int) -> None:
         """Bring every retained non-head version's expiry in step with `history_days`. Idempotent; stops quietly
         when a newer retention replaced this one (that change applies itself the same way)."""
+        self._retry(lambda: self._rewrite(workspace_id, history_days))
+
+    def _retry(self, rewrite: Callable[[], None]) -> None:
         for _ in range(REWRITE_ATTEMPTS):
             try:
-                self._rewrite(workspace_id, history_days)
+                rewrite()
                 return
             except TransactionCancelled as exc:
                 if Label.RETENTION in exc.failed():
                     return
                 # A version expired or vanished between the read and the write: read again.
         raise Unavailable("the history kept changing while its retention was applied; retry", transient=True)
+
+    def _rewrite_agents(self, workspace_id: str, retention: Retention) -> None:
+        """Every active agent memory's expiry (head and revision item) in step with `retention.agent_days`, in
+        batches that check both windows still hold; then search is refreshed as after a history change."""
+        check = RetentionIs(workspace_id, retention.history_days, retention.agent_days)
+        pending: list[Change] = []
+        held: list[bool] = []
+        for change in self._agent_expiries(workspace_id, retention.agent_days, held):
+            pending.append(change)
+            if len(pending) >= REWRITE_BATCH:
+                self._table.transact([*pending, check])
+                pending = []
+        if pending:
+            self._table.transact([*pending, check])
+        if held:
+            self._refresh_search(workspace_id, retention.history_days)
+
+    def _agent_expiries(self, workspace_id: str, agent_days: int, held: list[bool]) -> Iterator[ExpireAgentEntry]:
+        """Head and revision pairs, read after the window was written (a later write stamps the new value)."""
+        now = self._clock.now()
+        for _, head in entry_queries.entry_heads(self._table, workspace_id):
+            if not isinstance(head, EntryRecord) or head.author_kind != AGENT_AUTHOR or head.expired(now):
+                continue
+            held.append(True)
+            ttl = agent_expiry(head.valid_from, agent_days)
+            if head.ttl != ttl:
+                for on_head in (True, False):
+                    yield ExpireAgentEntry(workspace_id, head.entry_id, head.revision, ttl, int(now), on_head)
 
     def _rewrite(self, workspace_id: str, history_days: int) -> None:
         pending: list[Change] = []

@@ -300,6 +300,29 @@ class Candidates:
         self._forgetting.forget_chain(caller, head, right, decision=decision)
         return Written(entry_id, seen, forgotten=True)
 
+    def dismiss_pending(self, caller: Caller, *, after: str | None, budget: int) -> tuple[tuple[str, ...], str | None]:
+        """The owner's sweep of agent memories: pending candidates of every scope and member decided `rejected`
+        without being read (their text dropped), at most `budget` examined after position `after`; one decided
+        meanwhile is left as it is. Returns the ids dismissed and the last position examined (None at the end)."""
+        workspace_id, now = caller.workspace.id, self._clock.now()
+        dismissed: list[str] = []
+        examined = 0
+        for position, record in entry_queries.candidates(self._table, workspace_id, after=after):
+            if examined == budget:
+                return tuple(dismissed), after
+            examined, after = examined + 1, position
+            if record.expired(now) or record.status is not CandidateStatus.PENDING:
+                continue  # decided, or gone for good
+            decided = self._decided(workspace_id, record, CandidateStatus.REJECTED, caller.user_id)
+            try:
+                self._table.transact([decided, caller.still_owner()])
+            except TransactionCancelled as exc:
+                if Label.ACCESS in exc.failed():
+                    raise refusal(self._table, self._limits, caller, exc, now, None) from None
+                continue  # decided (or expired) meanwhile
+            dismissed.append(record.candidate_id)
+        return tuple(dismissed), None
+
     def reject(self, user_id: str, workspace_id: str, candidate_id: str, revision: int) -> None:
         caller, (found,) = load_caller(
             self._table, workspace_id, user_id, [keys.entry_candidate(workspace_id, candidate_id)]

@@ -1,10 +1,12 @@
 """Forgetting entries: every revision of the chain deleted, its key freed, a text-free tombstone head left,
 and the search snapshot (which may hold the forgotten text, sealed) dropped. By DELETE, by the owner for all
-of one member's entries, or by an accepted forget proposal; idempotent."""
+of one member's entries or for every agent-authored one (`forget_where`, the one bulk loop), or by an accepted
+forget proposal; idempotent."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from workspace_memory.entries.limits import Limits
 from workspace_memory.entries.reads import EntryReads
@@ -24,6 +26,16 @@ FORGET_BATCH = 90
 """Revisions deleted per forget transaction (plus head, key, counter and right: under DynamoDB's 100)."""
 
 
+@dataclass(frozen=True)
+class Forgotten:
+    """What one pass of a bulk forget did: the active chains it forgot (ids only), the chains it judged and
+    left, and where it stopped (`last`, the sort key of the last head it examined; None when it reached the end)."""
+
+    entry_ids: tuple[str, ...]
+    left: int
+    last: str | None
+
+
 class EntryForgetting:
     def __init__(self, table: Table, clock: Clock, limits: Limits, reads: EntryReads) -> None:
         self._table = table
@@ -41,31 +53,74 @@ class EntryForgetting:
         """The owner forgets all of one member's private entries without reading them (nothing is decrypted)."""
         caller, _ = load_caller(self._table, workspace_id, user_id)
         caller.require_owner()
-        count = 0
-        for _, head in entry_queries.entry_heads(self._table, workspace_id):
-            if head.scope is EntryScope.MEMBER and head.scope_owner == member_id:
-                if isinstance(head, EntryRecord):
-                    count += 1
-                self.forget_chain(caller, head, caller.still_owner())
-        return count
 
-    def forget_chain(self, caller: Caller, head: EntryHead, right: Change, *, decision: Sequence[Change] = ()) -> None:
+        def members(head: EntryHead) -> bool:
+            return head.scope is EntryScope.MEMBER and head.scope_owner == member_id
+
+        return len(self.forget_where(caller, members).entry_ids)
+
+    def forget_where(
+        self,
+        caller: Caller,
+        qualifies: Callable[[EntryHead], bool],
+        *,
+        after: str | None = None,
+        budget: int | None = None,
+    ) -> Forgotten:
+        """The owner's bulk forget: every chain whose head `qualifies` (tombstones included, so a forget cut
+        short is finished), judged on metadata alone, at most `budget` heads examined after position `after`.
+        A head that moves meanwhile is judged again, and left if it no longer qualifies."""
+        forgotten: list[str] = []
+        left = examined = 0
+        last = after
+        for position, head in entry_queries.entry_heads(self._table, caller.workspace.id, after=after):
+            if budget is not None and examined == budget:
+                return Forgotten(tuple(forgotten), left, last)
+            examined, last = examined + 1, position
+            if not qualifies(head):
+                left += isinstance(head, EntryRecord)
+                continue
+            done = self.forget_chain(caller, head, caller.still_owner(), keep=qualifies)
+            if done and isinstance(head, EntryRecord):
+                forgotten.append(head.entry_id)
+        return Forgotten(tuple(forgotten), left, None)
+
+    def forget_chain(
+        self,
+        caller: Caller,
+        head: EntryHead,
+        right: Change,
+        *,
+        decision: Sequence[Change] = (),
+        keep: Callable[[EntryHead], bool] | None = None,
+    ) -> bool:
         """The one way every forget goes (DELETE, the owner's forget of a member's entries, an accepted forget
         proposal): the chain's revisions deleted, and then, once any of that landed, the search snapshot, which
         may hold the forgotten text (sealed), dropped too, even if a later batch fails.
 
         With `decision` (an accepted forget proposal) the first transaction carries it and nothing is retried:
-        a head that moved from the revision read fails it, and the refusal says how."""
+        a head that moved from the revision read fails it, and the refusal says how. With `keep` (a bulk forget),
+        a head that moved is forgotten only if it still qualifies; False when it was left."""
         landed: list[bool] = []
         try:
-            self._delete_chain(caller, head, right, decision, landed)
+            return self._delete_chain(caller, head, right, decision, keep, landed)
         finally:
             if landed:
                 search_snapshot.drop(self._table, caller.workspace.id)
 
+    def _holds_key(self, workspace_id: str, slot: str, entry_id: str) -> bool:
+        """The chain still holds its key slot: a chain whose agent memory expired may have lost it to a newer one."""
+        return entry_queries.key_holder(self._table, workspace_id, slot) == entry_id
+
     def _delete_chain(
-        self, caller: Caller, head: EntryHead, right: Change, decision: Sequence[Change], landed: list[bool]
-    ) -> None:
+        self,
+        caller: Caller,
+        head: EntryHead,
+        right: Change,
+        decision: Sequence[Change],
+        keep: Callable[[EntryHead], bool] | None,
+        landed: list[bool],
+    ) -> bool:
         workspace_id, entry_id = caller.workspace.id, head.entry_id
         for _ in range(3):
             revisions = [
@@ -82,7 +137,7 @@ class EntryForgetting:
                 # an accepted forget proposal is an agent's: never over a pin (a person's own forget may)
                 pin = False if decision else None
                 changes.append(MoveEntryHead(tombstone.head_item(workspace_id), head.revision, pinned=pin))
-                if head.key_slot is not None:
+                if head.key_slot is not None and self._holds_key(workspace_id, head.key_slot, entry_id):
                     changes.append(Delete(keys.entry_key(workspace_id, head.key_slot)))
             try:
                 self._table.transact(changes)
@@ -91,6 +146,8 @@ class EntryForgetting:
                     now = self._clock.now()
                     raise refusal(self._table, self._limits, caller, exc, now, entry_id, agent=bool(decision)) from None
                 fresh = entry_queries.entry_head(self._table, workspace_id, entry_id)
+                if keep is not None and (fresh is None or not keep(fresh)):
+                    return False  # a bulk forget leaves what no longer qualifies (or TTL already deleted)
                 if fresh is None:
                     raise EntryNotFound("entry not found") from None
                 head = fresh
@@ -105,5 +162,5 @@ class EntryForgetting:
                         self._limits.versions(workspace_id, -len(batch), head.scope, head.scope_owner),
                     ]
                 )
-            return
+            return True
         raise Conflict("the entry kept changing while it was forgotten; try again")

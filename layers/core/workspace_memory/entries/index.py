@@ -64,13 +64,16 @@ class IndexLines:
         self._lines[key] = line
 
 
-def visible_heads(table: Table, workspace_id: str, user_id: str) -> list[EntryRecord]:
-    """The head of every active entry `user_id` may see, in entry id order: one Query per page of heads (a
-    page holds ~1 MB), read once per recall for the rules and the index both."""
+def visible_heads(table: Table, workspace_id: str, user_id: str, now: float) -> list[EntryRecord]:
+    """The head of every active entry `user_id` may see at `now`, in entry id order (an agent memory past its
+    window is gone, whether or not TTL deleted it yet): one Query per page of heads (a page holds ~1 MB), read
+    once per recall for the rules and the index both."""
     return [
         head
         for _, head in entry_queries.entry_heads(table, workspace_id, page=1000)
-        if isinstance(head, EntryRecord) and (head.scope is not EntryScope.MEMBER or head.scope_owner == user_id)
+        if isinstance(head, EntryRecord)
+        and (head.scope is not EntryScope.MEMBER or head.scope_owner == user_id)
+        and not head.expired(now)
     ]
 
 
@@ -126,6 +129,7 @@ def build_index(
     workspace_id: str,
     user_id: str,
     *,
+    now: float,
     max_lines: int = INDEX_MAX_LINES,
     cache: IndexLines | None = None,
     heads: Sequence[EntryRecord] | None = None,
@@ -135,7 +139,7 @@ def build_index(
     `INDEX_MAX_BYTES` bytes; when it is full, a last line says how many were left out. `heads` are the
     visible heads when the caller already read them; `skip` the entries shown elsewhere (the rules block).
     One decryption per line shown (under the warm branch key: no KMS), none for a line cached warm."""
-    visible = visible_heads(table, workspace_id, user_id) if heads is None else heads
+    visible = visible_heads(table, workspace_id, user_id, now) if heads is None else heads
     return _within_budget(
         INDEX_HEADING,
         (head for head in visible if head.entry_id not in skip),

@@ -10,7 +10,9 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from workspace_memory.document.commit import DAY_SECONDS
 from workspace_memory.governance.redaction import Finding
+from workspace_memory.kernel.clock import epoch_seconds
 from workspace_memory.kernel.terms import (
     CandidateKind,
     CandidateStatus,
@@ -134,6 +136,15 @@ class Draft:
     """The agent persona of an `agent` entry (default `default`)."""
     reason: str | None = None
     """Why a revision supersedes its predecessor (sealed in the new revision's text)."""
+
+
+AGENT_AUTHOR = "agent"
+"""The `authorKind` of a revision a turn's agent wrote (or a person accepted from its candidate)."""
+
+
+def agent_expiry(valid_from: str, agent_days: int) -> int:
+    """When an active agent memory written at `valid_from` ends unless renewed (DynamoDB's `ttl`, epoch seconds)."""
+    return epoch_seconds(valid_from) + agent_days * DAY_SECONDS
 
 
 @dataclass(frozen=True)

@@ -99,10 +99,14 @@ class EntryReads:
         return text.reason
 
     def visible_head(self, caller: Caller, head: EntryHead | None) -> EntryHead:
-        """The head the caller may see (404 otherwise, the same for missing and private)."""
-        if head is None or not visible(head, caller):
+        """The head the caller may see (404 otherwise, the same for missing, private and an agent memory past
+        its window, which is gone whether or not TTL deleted it yet)."""
+        if head is None or not visible(head, caller) or self._expired(head):
             raise EntryNotFound("entry not found")
         return head
+
+    def _expired(self, head: EntryHead) -> bool:
+        return isinstance(head, EntryRecord) and head.expired(self._clock.now())
 
     def live_head(self, caller: Caller, head: EntryHead | None) -> EntryRecord:
         """The head the caller may see, of a chain not forgotten (410 for a forgotten one)."""
@@ -168,7 +172,7 @@ class EntryReads:
         workspace_id = caller.workspace.id
         if source.kind is CitationKind.ENTRY:
             target = entry_queries.entry_head(self._table, workspace_id, source.ref)
-            if target is None or not visible(target, caller) or isinstance(target, Tombstone):
+            if target is None or not visible(target, caller) or isinstance(target, Tombstone) or self._expired(target):
                 return CitationState.HIDDEN
             cited = self.open(workspace_id, target).body
         else:
@@ -202,7 +206,7 @@ class EntryReads:
         return Page(rows, None)
 
     def _match(self, caller: Caller, head: EntryHead, filters: Filters, lookup: str | None) -> EntryRow | None:
-        if not visible(head, caller):
+        if not visible(head, caller) or self._expired(head):
             return None
         if filters.scope is not None and head.scope is not filters.scope:
             return None

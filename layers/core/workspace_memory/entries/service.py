@@ -8,7 +8,8 @@ predecessor is marked superseded with its retention `ttl`, the workspace's versi
 cap, and the writer still has the right to write. Text (key, title, summary, body, sources) is sealed under
 the workspace's branch key; a key is found by an HMAC under a per-workspace secret that is itself sealed
 under the branch key (so deleting the workspace's key shreds it too). Forget deletes every revision and
-leaves a text-free tombstone head.
+leaves a text-free tombstone head; the owner may forget all of one member's private entries, or every agent
+memory of the workspace, without reading them.
 
 `EntryService` is the context's one entry point (the routes, the agent's tools, the scripts): it composes
 the parts, each in its module, and delegates: reads, writes, a person's marks (pin, verification), forget,
@@ -21,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from workspace_memory.entries.agent_memories import AgentMemories, AgentMemoriesForgotten
 from workspace_memory.entries.candidates import Candidates
 from workspace_memory.entries.forget import EntryForgetting
 from workspace_memory.entries.key_secret import KeySecret
@@ -60,6 +62,7 @@ class EntryService:
         self._forgetting = EntryForgetting(table, clock, self.limits, self._reads)
         self._marks = EntryMarks(table, clock, self.limits, self._reads)
         self._candidates = Candidates(table, cipher, clock, self.limits, self._reads, self._writes, self._forgetting)
+        self._agent_memories = AgentMemories(table, self._forgetting, self._candidates)
 
     # -- reads -----------------------------------------------------------------------------------------
 
@@ -117,6 +120,9 @@ class EntryService:
 
     def forget_member(self, user_id: str, workspace_id: str, member_id: str) -> int:
         return self._forgetting.forget_member(user_id, workspace_id, member_id)
+
+    def forget_agent_memories(self, user_id: str, workspace_id: str, cursor: str | None) -> AgentMemoriesForgotten:
+        return self._agent_memories.forget_all(user_id, workspace_id, cursor)
 
     # -- candidates ------------------------------------------------------------------------------------
 

@@ -1,6 +1,10 @@
 """Writing entries: a new chain (a key already in use in the scope supersedes that chain instead) or the next
 revision of one, each in one transaction with the writer's right, the caps, and for an agent's write in
-`auto` the fence (the turn's authority re-stated). The revision's search vector is made once, here."""
+`auto` the fence (the turn's authority re-stated). The revision's search vector is made once, here.
+
+An agent-written revision carries its expiry as an active memory (`ttl`: its time plus the workspace's
+`agentDays`, on the head and the revision item alike), so an agent memory no one renews ends by TTL and reads
+judge it gone at once; a person's revision carries none (docs/architecture.md#retention)."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from workspace_memory.document.commit import DAY_SECONDS
 from workspace_memory.entries.key_secret import KeySecret
 from workspace_memory.entries.limits import Limits
 from workspace_memory.entries.model import (
+    AGENT_AUTHOR,
     PREVIOUSLY_MAX_CHARS,
     Author,
     Draft,
@@ -19,6 +24,7 @@ from workspace_memory.entries.model import (
     Previously,
     SealedVector,
     Written,
+    agent_expiry,
     entry_context,
 )
 from workspace_memory.entries.reads import EntryReads
@@ -39,6 +45,7 @@ from workspace_memory.store.changes import (
     MoveEntryHead,
     RetentionIs,
     SupersedeEntryRevision,
+    TakeKeySlot,
 )
 from workspace_memory.store.entry_records import EntryRecord, head_of, key_slot_item
 from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
@@ -104,14 +111,15 @@ class EntryWrites:
         raise Conflict("the entry's pin kept changing; try again")
 
     def key_head(self, caller: Caller, draft: Draft) -> EntryRecord | None:
-        """The head of the active chain `draft`'s key names in its scope, if any: what writing it would supersede."""
+        """The head of the active chain `draft`'s key names in its scope, if any: what writing it would supersede
+        (an expired agent memory is none: writing the key takes its slot over for a new chain)."""
         workspace_id = caller.workspace.id
         if draft.text.key is None or entry_queries.key_secret(self._table, workspace_id) is None:
             return None  # no key, or no key ever used in the workspace (the secret is made at first use)
         slot = self._key_secret.slot(workspace_id, draft.scope, owner_of(caller, draft), draft.text.key)
         holder = entry_queries.key_holder(self._table, workspace_id, slot)
         head = None if holder is None else entry_queries.entry_head(self._table, workspace_id, holder)
-        return head if isinstance(head, EntryRecord) else None
+        return head if isinstance(head, EntryRecord) and not head.expired(self._clock.now()) else None
 
     def new_chain(
         self,
@@ -128,10 +136,11 @@ class EntryWrites:
         workspace_id = caller.workspace.id
         owner = owner_of(caller, draft)
         checks = rights(caller, draft.scope, owner, fence)
+        expired_holder: str | None = None
         for _ in range(3):
             entry_id = new_id("en")
             now = self._clock.now()
-            record = self._revision(workspace_id, entry_id, 1, draft, author, now, draft.scope, owner)
+            record = self._revision(caller, entry_id, 1, draft, author, now, draft.scope, owner)
             changes: list[Change] = [
                 Create(record.head_item(workspace_id), Label.ENTRY),
                 Create(record.revision_item(workspace_id), Label.ENTRY),
@@ -142,7 +151,9 @@ class EntryWrites:
                 *(fence or ()),
             ]
             if record.key_slot is not None:
-                changes.append(Create(key_slot_item(workspace_id, record.key_slot, entry_id), Label.ENTRY_KEY))
+                slot = key_slot_item(workspace_id, record.key_slot, entry_id)
+                take = Create(slot, Label.ENTRY_KEY) if expired_holder is None else TakeKeySlot(slot, expired_holder)
+                changes.append(take)
             try:
                 self._table.transact(changes)
                 return Written(entry_id, 1, warnings=warnings)
@@ -152,6 +163,10 @@ class EntryWrites:
             assert record.key_slot is not None  # only a key slot can fail alone
             holder = entry_queries.key_holder(self._table, workspace_id, record.key_slot)
             head = None if holder is None else entry_queries.entry_head(self._table, workspace_id, holder)
+            expired_holder = None
+            if holder is not None and (head is None or (isinstance(head, EntryRecord) and head.expired(now))):
+                expired_holder = holder  # an agent memory that expired holds the key: take it over
+                continue
             if not isinstance(head, EntryRecord):
                 continue  # the holder was forgotten in between: create again
             if guard is not None:
@@ -191,7 +206,7 @@ class EntryWrites:
         text = replace(draft.text, key=before.key, reason=draft.reason, previously=previously)
         revision = base + 1
         made = self._revision(
-            workspace_id, entry_id, revision, replace(draft, text=text), author, now, head.scope, head.scope_owner
+            caller, entry_id, revision, replace(draft, text=text), author, now, head.scope, head.scope_owner
         )
         record = replace(
             made,
@@ -199,14 +214,14 @@ class EntryWrites:
             key_slot=head.key_slot if head.key_slot is not None else made.key_slot,
         )
         moved = replace(record, read_count=head.read_count, last_read_at=head.last_read_at, pinned=head.pinned)
-        days = caller.workspace.history_days
+        days, agent_days = caller.workspace.history_days, caller.workspace.agent_days
         at = record.valid_from
         changes: list[Change] = [
             Create(record.revision_item(workspace_id), Label.ENTRY),
             MoveEntryHead(moved.head_item(workspace_id), base, pinned=head.pinned),
             SupersedeEntryRevision(workspace_id, entry_id, base, revision, at, epoch_seconds(at) + days * DAY_SECONDS),
             self._limits.versions(workspace_id, 1, head.scope, head.scope_owner),
-            *([RetentionIs(workspace_id, days)] if fence is None else []),
+            *([RetentionIs(workspace_id, days, agent_days)] if fence is None else []),
             *checks,
             *self._limits.rated(workspace_id, author, now),
             *extra,
@@ -242,7 +257,7 @@ class EntryWrites:
 
     def _revision(
         self,
-        workspace_id: str,
+        caller: Caller,
         entry_id: str,
         revision: int,
         draft: Draft,
@@ -251,6 +266,7 @@ class EntryWrites:
         scope: EntryScope,
         owner: str,
     ) -> EntryRecord:
+        workspace_id = caller.workspace.id
         sealed = seal(
             self._cipher,
             draft.text.plaintext(self._vector(draft.text)),
@@ -272,4 +288,5 @@ class EntryWrites:
             admission_id=author.admission_id,
             key_lookup=None if key is None else self._key_secret.lookup(workspace_id, key),
             key_slot=None if key is None else self._key_secret.slot(workspace_id, scope, owner, key),
+            ttl=agent_expiry(iso(now), caller.workspace.agent_days) if author.kind == AGENT_AUTHOR else None,
         )

@@ -106,6 +106,7 @@ KINDS: tuple[ItemKind, ...] = (
             "consentRevision": INT,
             "branchKeyId": id_of("branch-key", BRANCH_KEY_ID),
             "historyDays": INT,
+            "agentDays": INT,
             "createdAt": TIMESTAMP,
             "deletedAt": TIMESTAMP,
             "deletedBy": USER,

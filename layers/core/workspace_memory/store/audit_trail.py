@@ -154,8 +154,11 @@ def _policy(change: ch.SetPolicyMode) -> Told:
 
 
 def _retention(change: ch.SetRetention) -> Told:
-    target = Target(AuditKind.RETENTION, change.workspace_id, change.history_days)
-    return Told(change.workspace_id, target, AuditOp.SET)
+    """Either window, or both: the history window is the target's id `history`, the agents' `agent`; the
+    version is the new number of days (the first window set names the event)."""
+    windows = (("history", change.history_days), ("agent", change.agent_days))
+    name, days = next((name, days) for name, days in windows if days is not None)
+    return Told(change.workspace_id, Target(AuditKind.RETENTION, name, days), AuditOp.SET)
 
 
 def _consent(change: ch.SetAi) -> Told:
@@ -221,6 +224,7 @@ BOOKKEEPING: frozenset[type] = frozenset(
         ch.TombstoneHead,
         ch.EntriesRevisionIs,
         ch.EntryNotPinned,
+        ch.ExpireAgentEntry,  # a window change's rewrite of expiries: the SetRetention is the event
     }
 )
 """Change types that are never an action of their own (checks, counters, expiries, parts of a larger change)."""

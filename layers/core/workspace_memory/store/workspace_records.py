@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from workspace_memory.kernel.terms import Role, Scope, ShareType
 from workspace_memory.store import keys
-from workspace_memory.store.changes import DEFAULT_HISTORY_DAYS
+from workspace_memory.store.changes import DEFAULT_AGENT_DAYS, DEFAULT_HISTORY_DAYS
 from workspace_memory.store.ports import Item
 from workspace_memory.store.record_fields import present
 
@@ -32,6 +32,9 @@ class Workspace:
     name_ciphertext: bytes | None = None
     """The name its owner typed, sealed under the workspace's own branch key (`access.name_context`): a name
     says what a team works on, so it is free text like any other and never stored in clear."""
+    agent_days: int = DEFAULT_AGENT_DAYS
+    """How long an active agent-authored entry lives without a new revision (docs/architecture.md#retention;
+    absent = the default)."""
     created_at: str = ""
     branch_key_id: str | None = None
     deleted_at: str | None = None
@@ -51,6 +54,7 @@ class Workspace:
             consent_revision=int(item.get("consentRevision", 0)),
             history_days=int(item.get("historyDays", DEFAULT_HISTORY_DAYS)),
             name_ciphertext=None if item.get("nameCiphertext") is None else bytes(item["nameCiphertext"]),
+            agent_days=int(item.get("agentDays", DEFAULT_AGENT_DAYS)),
             created_at=str(item.get("createdAt", "")),
             branch_key_id=item.get("branchKeyId"),
             deleted_at=item.get("deletedAt"),
@@ -70,6 +74,7 @@ class Workspace:
                     "aiEnabled": self.ai_enabled,
                     "consentRevision": self.consent_revision,
                     "historyDays": self.history_days,
+                    "agentDays": None if self.agent_days == DEFAULT_AGENT_DAYS else self.agent_days,
                     "createdAt": self.created_at,
                     "deletedAt": self.deleted_at,
                     "deletedBy": self.deleted_by,

@@ -228,7 +228,7 @@ class RecallService:
             head = authority.head
             try:
                 text = head_text(self._cipher, workspace_id, head) if status is RecallStatus.OK else ""
-                heads = visible_heads(self._table, workspace_id, authority.admission.user_id)
+                heads = visible_heads(self._table, workspace_id, authority.admission.user_id, now)
                 rules = build_rules(self._cipher, workspace_id, heads, cache=self._rule_lines)
                 shown = frozenset(entry_id for entry_id, _ in rules.recalled)
                 index = build_index(
@@ -236,6 +236,7 @@ class RecallService:
                     self._cipher,
                     workspace_id,
                     authority.admission.user_id,
+                    now=now,
                     cache=self._index_lines,
                     heads=heads,
                     skip=shown,

@@ -9,6 +9,7 @@ from workspace_memory.api.models.base import FindingOut, OutModel, findings_out,
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
     from workspace_memory.document.commit import Commit
     from workspace_memory.document.purge import Purged
+    from workspace_memory.document.retention import Retention
     from workspace_memory.document.service import DocumentView, HistoryPage
     from workspace_memory.document.versions import VersionInfo
 
@@ -68,6 +69,12 @@ class HistoryOut(OutModel):
 
 class RetentionOut(OutModel):
     history_days: int
+    agent_days: int
+    """How long an active agent memory lives without a new revision (docs/architecture.md#retention)."""
+
+    @classmethod
+    def of(cls, retention: Retention) -> RetentionOut:
+        return cls(history_days=retention.history_days, agent_days=retention.agent_days)
 
 
 class PurgeOut(OutModel):

@@ -17,6 +17,7 @@ from workspace_memory.kernel.terms import (
 )
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
+    from workspace_memory.entries.agent_memories import AgentMemoriesForgotten
     from workspace_memory.entries.model import CandidateView, EntryRow, EntryView, Marked, Page, Written
     from workspace_memory.search.entry_search import SearchResult
 
@@ -289,6 +290,30 @@ class SearchOut(OutModel):
 class ForgottenOut(OutModel):
     forgotten: int
     """How many active chains were forgotten."""
+
+
+class AgentMemoriesForgottenOut(OutModel):
+    """One call of the owner's forget of every agent memory: ids and counts, never text. `nextCursor` set means
+    the workspace holds more to examine: call again with it."""
+
+    forgotten: int
+    entry_ids: list[str]
+    kept: int
+    """Active chains this call examined and left whole: a person wrote a retained revision of them."""
+    dismissed: int
+    candidate_ids: list[str]
+    next_cursor: str | None
+
+    @classmethod
+    def of(cls, done: AgentMemoriesForgotten) -> AgentMemoriesForgottenOut:
+        return cls(
+            forgotten=len(done.entry_ids),
+            entry_ids=list(done.entry_ids),
+            kept=done.left,
+            dismissed=len(done.candidate_ids),
+            candidate_ids=list(done.candidate_ids),
+            next_cursor=done.next_cursor,
+        )
 
 
 class AgentEntryOut(EntryOut, Untrusted):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from workspace_memory.store.changes.base import Create, Delete, Label, Put
 from workspace_memory.store.changes.document import (
+    DEFAULT_AGENT_DAYS,
     DEFAULT_HISTORY_DAYS,
     ExpireVersion,
     HeadAt,
@@ -30,11 +31,13 @@ from workspace_memory.store.changes.entries import (
     CountEntryVersions,
     EntriesRevisionIs,
     EntryNotPinned,
+    ExpireAgentEntry,
     ExpireEntryRevision,
     ExpireSearchSnapshot,
     MarkEntryHead,
     MoveEntryHead,
     SupersedeEntryRevision,
+    TakeKeySlot,
 )
 from workspace_memory.store.changes.turns import (
     AdmissionLive,
@@ -93,6 +96,8 @@ Change = (
     | EntryNotPinned
     | SupersedeEntryRevision
     | ExpireEntryRevision
+    | ExpireAgentEntry
+    | TakeKeySlot
     | CountEntryVersions
     | BumpEntriesRevision
     | ExpireSearchSnapshot
@@ -102,6 +107,7 @@ Change = (
 )
 
 __all__ = [
+    "DEFAULT_AGENT_DAYS",
     "DEFAULT_HISTORY_DAYS",
     "AdmissionLive",
     "BumpClearGeneration",
@@ -119,6 +125,7 @@ __all__ = [
     "Delete",
     "EntriesRevisionIs",
     "EntryNotPinned",
+    "ExpireAgentEntry",
     "ExpireEntryRevision",
     "ExpireSearchSnapshot",
     "ExpireVersion",
@@ -141,6 +148,7 @@ __all__ = [
     "SetPolicyMode",
     "SetRetention",
     "SupersedeEntryRevision",
+    "TakeKeySlot",
     "TombstoneHead",
     "TombstoneWorkspace",
     "WorkspaceLive",

@@ -9,6 +9,10 @@ from workspace_memory.store.changes.base import ItemWrite, Label
 DEFAULT_HISTORY_DAYS = 90
 """A workspace's retention when its item names none (docs/architecture.md#retention): non-head versions live 90 days."""
 
+DEFAULT_AGENT_DAYS = 90
+"""How long an active agent memory lives without a new revision when the workspace item names no `agentDays`
+(docs/architecture.md#retention)."""
+
 
 @dataclass(frozen=True)
 class MoveHead(ItemWrite):
@@ -65,17 +69,21 @@ class PurgeVersion:
 @dataclass(frozen=True)
 class RetentionIs:
     """The workspace's `historyDays` is still `history_days` (missing reads as `DEFAULT_HISTORY_DAYS`), so a
-    version superseded now expires exactly as the retention in force says."""
+    version superseded now expires exactly as the retention in force says; with `agent_days`, its `agentDays`
+    too (missing reads as `DEFAULT_AGENT_DAYS`), so an agent memory written now expires as the window says."""
 
     workspace_id: str
     history_days: int
+    agent_days: int | None = None
     label: str = Label.RETENTION
 
 
 @dataclass(frozen=True)
 class SetRetention:
-    """Set the workspace's `historyDays` (the workspace must exist)."""
+    """Set the workspace's `historyDays` and/or `agentDays`, those given (the workspace must exist). One change
+    for both: a transaction may touch the workspace item once."""
 
     workspace_id: str
-    history_days: int
+    history_days: int | None = None
+    agent_days: int | None = None
     label: str = Label.RETENTION

@@ -77,6 +77,36 @@ class ExpireEntryRevision:
 
 
 @dataclass(frozen=True)
+class ExpireAgentEntry:
+    """Give the active agent-written revision `revision` of an entry (its head when `head`, else its revision
+    item) the expiry `ttl` an agent-window change implies, iff it is still that revision, active, an agent's,
+    and has not already expired at `now` (a longer window never revives one)."""
+
+    workspace_id: str
+    entry_id: str
+    revision: int
+    ttl: int
+    now: int
+    head: bool
+    label: str = Label.ENTRY
+
+    @property
+    def key(self) -> Key:
+        if self.head:
+            return keys.entry(self.workspace_id, self.entry_id)
+        return keys.entry_revision(self.workspace_id, self.entry_id, self.revision)
+
+
+@dataclass(frozen=True)
+class TakeKeySlot(ItemWrite):
+    """Give a key slot to a new chain iff it still names `holder`: a chain whose agent memory expired (its head
+    past its `ttl`, or already deleted by TTL) holds a key no one can see, so the key is free again."""
+
+    holder: str
+    label: str = Label.ENTRY_KEY
+
+
+@dataclass(frozen=True)
 class CountEntryVersions:
     """Add `delta` to the workspace's stored entry versions and bump its `entriesRevision`, iff the count stays
     at most `cap` (the item is created on first use). With `member`, the count is that member's own private

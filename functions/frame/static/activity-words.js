@@ -60,6 +60,14 @@ export function describe(event) {
   return said ? said(target, event.op) : `${event.kind} ${event.op}`;
 }
 
+/** A target's id as the Ids column shows it: a version by its number, a turn's long admission id shortened
+ * (`title` keeps it whole), any other id whole, so it can be copied into the Entries view or the API. */
+export function targetId(t) {
+  if (t.kind === "document") return { text: `v${t.id}`, title: "" };
+  if (t.kind === "turn") return { text: shortId(t.id), title: t.id };
+  return { text: t.id, title: "" };
+}
+
 /** Who acted: the person, or "agent for <person>" with the turn's admission (or the key session) it acted in. */
 export function who(event) {
   const actor = event.actor || "the service";

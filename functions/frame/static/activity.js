@@ -1,7 +1,7 @@
 // Activity: the workspace's audit trail (docs/architecture.md#the-audit-trail), newest first, as the API lets
 // this person read it (the owner everyone's, any other member their own), with filters and "Load more".
 import { api } from "./api.js";
-import { describe, KINDS, who } from "./activity-words.js";
+import { describe, KINDS, targetId, who } from "./activity-words.js";
 import { $, ago, cell, element, empty, say, state } from "./ui.js";
 
 /** The filters of the list shown (what "Load more" continues) and the cursor after its last page. */
@@ -59,8 +59,10 @@ function row(body, event) {
   const whoCell = cell(tr, actor.text);
   if (actor.title) whoCell.title = actor.title;
   cell(tr, describe(event));
-  const ids = event.targets.map((t) => t.id);
-  cell(tr, ids.join(", ") || "—", "id");
+  const ids = event.targets.map(targetId);
+  const idCell = cell(tr, ids.map((t) => t.text).join(", ") || "—", "id");
+  const whole = ids.filter((t) => t.title).map((t) => t.title);
+  if (whole.length) idCell.title = whole.join(", ");
 }
 
 /** The first page for the filters in the form, or (`more`) the next page of the list shown. A refused request

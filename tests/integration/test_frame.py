@@ -1275,6 +1275,14 @@ def test_a_bad_filter_says_so_and_the_list_stays_as_it_was(page: Page, api: Api,
     expect(page.get_by_role("button", name="Load more")).to_be_hidden()
     assert_accessible(page)
 
+    page.get_by_label("From (UTC date)").fill("")
+    page.get_by_label("To (UTC date, inclusive)").fill("")
+    page.get_by_label("What it changed").select_option(label="working notes")  # none yet: the empty state
+    page.get_by_role("button", name="Show activity").click()
+    expect(page.locator("#activity-list-empty")).to_be_visible()
+    expect(page.locator("#activity-list")).to_be_hidden()
+    expect(page.locator("#error")).to_be_hidden()
+
 
 def test_the_axe_check_fails_on_a_page_with_a_violation(page: Page) -> None:
     """The helper is not vacuous: the very violation the issue found (an empty `<pre>` with a name) is reported."""

@@ -4,8 +4,9 @@ import { api } from "./api.js";
 import { describe, KINDS, targetId, who } from "./activity-words.js";
 import { $, ago, cell, element, empty, say, state } from "./ui.js";
 
-/** The filters of the list shown (what "Load more" continues) and the cursor after its last page. */
-const shown = { filters: {}, cursor: null };
+/** The filters of the list shown (what "Load more" continues), the cursor after its last page, and the number of
+ * the latest request: an answer to an older one (a visit, then a filter, or another workspace) is dropped. */
+const shown = { filters: {}, cursor: null, asked: 0 };
 
 /** The kind filter's options, from the one list of kinds. */
 function offerKinds() {
@@ -23,6 +24,7 @@ function offerKinds() {
 export function resetActivity() {
   shown.filters = {};
   shown.cursor = null;
+  shown.asked += 1;
   $("activity-filter").reset();
   $("activity-list").tBodies[0].replaceChildren();
   for (const id of ["activity-list", "activity-list-empty", "activity-more"]) $(id).hidden = true;
@@ -69,7 +71,9 @@ function row(body, event) {
  * leaves the list and its filters as they were. */
 export async function loadActivity(more = false) {
   const asked = more ? shown.filters : filters();
+  const ticket = ++shown.asked;
   const { events, nextCursor } = await api.audit(state.ws, { ...asked, cursor: more ? shown.cursor : undefined });
+  if (ticket !== shown.asked) return; // a newer request is under way: its answer is the one shown
   const body = $("activity-list").tBodies[0];
   if (!more) body.replaceChildren();
   for (const event of events) row(body, event);

@@ -1213,14 +1213,16 @@ def test_load_more_follows_the_cursor_to_the_end(page: Page, api: Api, gateway_u
     ws = api.workspace(owner)
     for version in range(21):
         assert api.save(owner, ws, f"version {version + 1}\n", version).status_code == 200
+    assert api.undo(owner, ws, 20, 21).status_code == 200
     everything = [e["eventId"] for e in audit_events(api, owner, ws)]
-    assert len(everything) > 21
+    assert len(everything) > 22
     opened(page, gateway_url, owner, ws)
     go(page, "Activity")
     rows = activity_rows(page)
     expect(rows).to_have_count(20)  # the page's page
     more = page.get_by_role("button", name="Load more")
-    expect(rows.nth(0)).to_contain_text("saved the document (v21)")
+    expect(rows.nth(0)).to_contain_text("undid: restored an earlier version as v22")
+    expect(rows.nth(1)).to_contain_text("saved the document (v21)")
     more.click()
     expect(rows).to_have_count(len(everything))
     expect(more).to_be_hidden()

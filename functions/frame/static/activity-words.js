@@ -26,7 +26,7 @@ const WORDS = {
   document: {
     save: (t) => `saved the document${v(t)}`,
     clear: (t) => `cleared the document${v(t)}`,
-    undo: (t) => `undid to an earlier version${v(t)}`,
+    undo: (t) => `undid: restored an earlier version as v${t?.version ?? t?.id}`,
     capture: (t) => `remembered in the document${v(t)}`,
     purge: (t) => `purged version ${t?.version ?? t?.id} of the document`,
   },

@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from playwright.sync_api import Browser, Locator, Page, Playwright, Request, Route, expect, sync_playwright
@@ -1145,6 +1146,146 @@ def test_a_viewer_is_offered_reading_only(page: Page, api: Api, gateway_url: str
     assert [b["scopes"] for b in bodies] == [["memory:read"]]
 
 
+# -- the activity view: the audit trail (docs/architecture.md#the-audit-trail) --------------------------------------
+
+
+def activity_rows(page: Page) -> Locator:
+    return page.locator("#activity-list tbody tr")
+
+
+def audit_events(api: Api, user: str, ws: str, **filters: Any) -> list[dict[str, Any]]:
+    """The trail as the API answers `user` (one page of up to 100 events)."""
+    query = urlencode({"limit": 100, **filters})
+    response = api.call("GET", f"/v1/workspaces/{ws}/audit?{query}", user=user)
+    assert response.status_code == 200, response.text
+    events: list[dict[str, Any]] = response.json()["events"]
+    return events
+
+
+def set_policy(api: Api, owner: str, ws: str, mode: str) -> None:
+    revision = api.call("GET", f"/v1/workspaces/{ws}/memory/policy", user=owner).json()["policyRevision"]
+    body = {"mode": mode, "expectedRevision": revision}
+    assert api.call("PUT", f"/v1/workspaces/{ws}/memory/policy", user=owner, json=body).status_code == 200
+
+
+def test_the_owner_sees_who_changed_what_newest_first_and_filters_by_kind(
+    page: Page, api: Api, gateway_url: str
+) -> None:
+    owner, bob = new_user("owner"), new_user("bob")
+    ws = ai_workspace(api, owner)
+    api.add_member(owner, ws, bob, "editor")
+    candidate = propose(api, ws, owner, "Deploys need a canary")  # the agent, in a turn of the owner's
+    assert api.save(bob, ws, "bob's notes\n", 0).status_code == 200
+    set_policy(api, owner, ws, "auto")
+    opened(page, gateway_url, owner, ws)
+    go(page, "Activity")
+    rows = activity_rows(page)
+    expect(rows).to_have_count(len(audit_events(api, owner, ws)))
+    expect(page.locator("#activity-scope")).to_contain_text("every member's actions")
+    expect(page.get_by_label("Who (a member's user id; empty for everyone)")).to_be_visible()
+    expect(rows.nth(0)).to_contain_text("set policy to auto")
+    expect(rows.nth(0).locator("td").nth(1)).to_have_text(owner)
+    expect(rows.nth(1)).to_contain_text("saved the document (v1)")
+    expect(rows.nth(1).locator("td").nth(1)).to_have_text(bob)
+    expect(rows.nth(0).locator("td").nth(0)).to_have_text("just now")
+    assert rows.nth(0).locator("td").nth(0).get_attribute("title", timeout=WAIT_MS)  # the exact instant
+    proposed = rows.filter(has_text="proposed entry candidate")
+    expect(proposed).to_have_count(1)
+    expect(proposed.locator("td").nth(1)).to_contain_text(f"agent for {owner} (turn …")
+    expect(proposed.locator("td").nth(3)).to_have_text(candidate)
+    assert_accessible(page)
+
+    page.get_by_label("What it changed").select_option(label="the memory document")
+    page.get_by_role("button", name="Show activity").click()
+    expect(rows).to_have_count(1)
+    expect(rows.nth(0)).to_contain_text("saved the document (v1)")
+
+    page.get_by_label("What it changed").select_option(label="any")
+    page.get_by_label("Who (a member's user id; empty for everyone)").fill(owner)
+    page.get_by_role("button", name="Show activity").click()
+    expect(rows).to_have_count(len(audit_events(api, owner, ws, actor=owner)))
+    expect(page.locator("#activity-list tbody td:nth-child(2)").filter(has_text=bob)).to_have_count(0)
+    expect(rows.filter(has_text=f"made {bob} a member with role editor")).to_have_count(1)  # bob as a target
+
+
+def test_load_more_follows_the_cursor_to_the_end(page: Page, api: Api, gateway_url: str) -> None:
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    for version in range(21):
+        assert api.save(owner, ws, f"version {version + 1}\n", version).status_code == 200
+    assert api.undo(owner, ws, 20, 21).status_code == 200
+    everything = [e["eventId"] for e in audit_events(api, owner, ws)]
+    assert len(everything) > 22
+    opened(page, gateway_url, owner, ws)
+    go(page, "Activity")
+    rows = activity_rows(page)
+    expect(rows).to_have_count(20)  # the page's page
+    more = page.get_by_role("button", name="Load more")
+    expect(rows.nth(0)).to_contain_text("undid: restored an earlier version as v22")
+    expect(rows.nth(1)).to_contain_text("saved the document (v21)")
+    more.click()
+    expect(rows).to_have_count(len(everything))
+    expect(more).to_be_hidden()
+    assert [rows.nth(i).get_attribute("data-event-id") for i in range(len(everything))] == everything
+
+
+def test_a_member_sees_only_their_own_actions_and_no_actor_filter(page: Page, api: Api, gateway_url: str) -> None:
+    owner, bob = new_user("owner"), new_user("bob")
+    ws = api.workspace(owner)
+    api.add_member(owner, ws, bob, "editor")
+    assert api.save(owner, ws, "the owner's\n", 0).status_code == 200
+    assert api.save(bob, ws, "bob's\n", 1).status_code == 200
+    set_policy(api, owner, ws, "auto")
+    opened(page, gateway_url, bob, ws)
+    go(page, "Activity")
+    rows = activity_rows(page)
+    expect(rows).to_have_count(len(audit_events(api, bob, ws)))
+    expect(rows.nth(0)).to_contain_text("saved the document (v2)")
+    for i in range(rows.count()):
+        expect(rows.nth(i).locator("td").nth(1)).to_contain_text(bob)
+    expect(rows.filter(has_text="set policy")).to_have_count(0)
+    expect(page.locator("#activity-scope")).to_have_text(
+        "This shows your own actions and your agents' on your turns; the owner sees everyone's."
+    )
+    expect(page.get_by_label("Who (a member's user id; empty for everyone)")).to_be_hidden()
+    assert_accessible(page)
+    # The API refuses someone else's actions to a member even when asked past the page.
+    code = page.evaluate(
+        """async ([ws, owner]) => {
+            const { api } = await import("./api.js");
+            try { await api.audit(ws, { actor: owner }); return "answered"; } catch (e) { return e.code; }
+        }""",
+        [ws, owner],
+    )
+    assert code == "FORBIDDEN"
+
+
+def test_a_bad_filter_says_so_and_the_list_stays_as_it_was(page: Page, api: Api, gateway_url: str) -> None:
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    assert api.save(owner, ws, "one\n", 0).status_code == 200
+    opened(page, gateway_url, owner, ws)
+    go(page, "Activity")
+    rows = activity_rows(page)
+    expect(rows.nth(0)).to_contain_text("saved the document (v1)")
+    before = page.locator("#activity-list tbody").inner_text()
+    page.get_by_label("From (UTC date)").fill("2026-12-09")
+    page.get_by_label("To (UTC date, inclusive)").fill("2026-12-08")
+    page.get_by_role("button", name="Show activity").click()
+    shows_error(page, "INVALID_REQUEST", "Some of what you entered is not valid.")
+    assert page.locator("#activity-list tbody").inner_text() == before
+    expect(page.get_by_role("button", name="Load more")).to_be_hidden()
+    assert_accessible(page)
+
+    page.get_by_label("From (UTC date)").fill("")
+    page.get_by_label("To (UTC date, inclusive)").fill("")
+    page.get_by_label("What it changed").select_option(label="working notes")  # none yet: the empty state
+    page.get_by_role("button", name="Show activity").click()
+    expect(page.locator("#activity-list-empty")).to_be_visible()
+    expect(page.locator("#activity-list")).to_be_hidden()
+    expect(page.locator("#error")).to_be_hidden()
+
+
 def test_the_axe_check_fails_on_a_page_with_a_violation(page: Page) -> None:
     """The helper is not vacuous: the very violation the issue found (an empty `<pre>` with a name) is reported."""
     page.set_content(
@@ -1155,7 +1296,7 @@ def test_the_axe_check_fails_on_a_page_with_a_violation(page: Page) -> None:
         assert_accessible(page)
 
 
-VIEWS = ["Memory", "Review inbox", "Chat", "Entries", "Changes", "Settings"]
+VIEWS = ["Memory", "Review inbox", "Chat", "Entries", "Changes", "Activity", "Settings"]
 
 
 @pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS.keys())
@@ -1187,6 +1328,8 @@ def test_every_view_fits_the_width_with_no_axe_violation(
         expect(page.locator("#entry")).to_be_visible()
         for view in VIEWS:
             go(page, view)
+            if view == "Activity":  # loaded on every visit
+                expect(page.locator("#status")).to_contain_text("shown")
             assert_fits(page)
             assert_accessible(page)
             shot(page, view.lower().replace(" ", "-"))

@@ -12,6 +12,7 @@ from scripts.localstack.gateway import Gateway
 from scripts.localstack.template import ROOT
 from workspace_memory.api.models.document import VersionOut
 from workspace_memory.document.versions import VersionInfo
+from workspace_memory.kernel.terms import AuditKind
 
 pytestmark = pytest.mark.unit
 
@@ -88,3 +89,16 @@ def test_a_capture_version_names_its_admission_and_turn_on_the_wire() -> None:
     assert (wire["admissionId"], wire["turnId"]) == ("adm_1", "t1")
     saved = VersionOut.of(VersionInfo(3, "save", "olivia", "2026-01-01T00:00:00Z", 3, "ab"))
     assert "turnId" not in saved.model_dump(by_alias=True, exclude_none=True)
+
+
+def test_the_activity_filter_offers_every_audit_kind_and_words_each() -> None:
+    """The kind filter and the sentences (activity-words.js) follow `AuditKind`: a new kind fails here."""
+    words = (STATIC / "activity-words.js").read_text(encoding="utf-8")
+    offered = re.search(r"export const KINDS = \[(.*?)\n\];", words, re.S)
+    assert offered is not None
+    kinds = re.findall(r'\["([a-z-]+)", "', offered.group(1))
+    assert sorted(kinds) == sorted(kind.value for kind in AuditKind)  # each once, none the API does not know
+    mapped = re.search(r"const WORDS = \{(.*?)\n\};", words, re.S)
+    assert mapped is not None
+    keys = set(re.findall(r'^  "?([a-z-]+)"?: \{', mapped.group(1), re.M))
+    assert keys == {kind.value for kind in AuditKind}

@@ -73,6 +73,8 @@ export const api = {
     call("PUT", entryPath(id, entryId), { body, headers: { "X-Base-Revision": String(revision) } }),
   forgetEntry: (id, entryId) => call("DELETE", entryPath(id, entryId)),
   candidates: (id, cursor) => call("GET", `${ws(id)}/candidates?${query({ cursor })}`),
+  audit: (id, { since, until, actor, kind, cursor } = {}) =>
+    call("GET", `${ws(id)}/audit?${query({ since, until, actor, kind, cursor })}`),
   decideCandidate: (id, candidateId, decision, revision) =>
     call("POST", `${ws(id)}/candidates/${encodeURIComponent(candidateId)}/${decision}`, { body: { revision } }),
 };

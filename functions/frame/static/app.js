@@ -1,5 +1,7 @@
 // The memory frame: sign-in, the workspace, and the navigation between its views (one shown at a time). Each
-// view is its own module: editor, inbox (proposals and candidates), chat, entries, changes, settings. No build.
+// view is its own module: editor, inbox (proposals and candidates), chat, entries, changes, activity, settings.
+// No build.
+import { loadActivity, offerActivity, resetActivity, wireActivity } from "./activity.js";
 import { api, signIn } from "./api.js";
 import { resetChanges, wireChanges } from "./changes.js";
 import { resetChat, wireChat } from "./chat.js";
@@ -7,7 +9,7 @@ import { setReadOnly, showDocument, wireEditor } from "./editor.js";
 import { hideEntries, showEntries, wireEntries } from "./entries.js";
 import { listCandidates, resetInbox, wireInbox } from "./inbox.js";
 import { loadKeySessions, loadPolicy, offerScopes, resetSettings, wireSettings } from "./settings.js";
-import { $, action, element, say, showView, state } from "./ui.js";
+import { $, action, element, say, showView, state, VIEWS } from "./ui.js";
 
 function readOnlyReason(view) {
   if (view.role === "viewer") return "your role here is viewer, so you can read this memory but not save, clear or undo.";
@@ -23,6 +25,7 @@ function showWorkspace(view) {
   const owner = view.role === "owner";
   for (const id of ["ai-enabled", "ai-apply", "policy-mode", "policy-apply"]) $(id).disabled = !owner;
   $("owner-only").hidden = owner;
+  offerActivity(view);
 }
 
 function forgetWorkspace() {
@@ -36,13 +39,14 @@ function forgetWorkspace() {
   $("ws-current").hidden = true;
   $("ws-summary").textContent = "Open or create a workspace";
   $("ws-switch").open = true;
-  for (const id of ["editor", "inbox", "chat", "entries", "changes", "settings"]) $(id).hidden = true;
+  for (const id of VIEWS) $(id).hidden = true;
   $("conflict").hidden = true;
   hideEntries();
   resetInbox();
   resetChanges();
   resetChat();
   resetSettings();
+  resetActivity();
 }
 
 /** Opens `id` only once it is known to be readable: a wrong id leaves the open workspace as it was. */
@@ -92,8 +96,12 @@ function wire() {
   wireEntries();
   wireInbox(action);
   wireSettings(showWorkspace);
+  wireActivity(action);
+  const activity = action(() => loadActivity());
   window.addEventListener("hashchange", () => {
-    if (state.ws) showView(location.hash.slice(1));
+    if (!state.ws) return;
+    showView(location.hash.slice(1));
+    if (location.hash === "#activity") activity(); // the trail as it is now, on every visit
   });
   $("signin-form").addEventListener(
     "submit",

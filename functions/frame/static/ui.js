@@ -86,7 +86,7 @@ export function diffInto(pre, steps) {
   }
 }
 
-export const VIEWS = ["editor", "inbox", "chat", "entries", "changes", "settings"];
+export const VIEWS = ["editor", "inbox", "chat", "entries", "changes", "activity", "settings"];
 
 /** One view at a time; the navigation marks the current one (`aria-current`). */
 export function showView(name) {
@@ -103,6 +103,18 @@ export function showView(name) {
 export function when(iso) {
   const at = new Date(iso);
   return Number.isNaN(at.getTime()) ? iso : at.toLocaleString();
+}
+
+const RELATIVE = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
+const UNITS = [["year", 31536e6], ["month", 2592e6], ["day", 864e5], ["hour", 36e5], ["minute", 6e4], ["second", 1e3]];
+
+/** How long ago, for people ("5 minutes ago"); the exact instant goes in the element's title. */
+export function ago(iso) {
+  const ms = new Date(iso).getTime() - Date.now();
+  if (Number.isNaN(ms)) return iso;
+  if (Math.abs(ms) < 45e3) return "just now";
+  const [unit, size] = UNITS.find(([, length]) => Math.abs(ms) >= length);
+  return RELATIVE.format(Math.round(ms / size), unit);
 }
 
 /** A long id shortened for reading (its end, which differs between ids); the whole id goes in a title. */

@@ -11,12 +11,10 @@ from unittest import mock
 from workspace_memory.bootstrap import Services
 from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.clock import iso
-from workspace_memory.kernel.sealed import seal
 from workspace_memory.kernel.terms import EntryScope, EntryType
 from workspace_memory.store import keys
 from workspace_memory.turns.admission import RETENTION_SECONDS, AdmissionRef, credential_context, credential_hash
 from workspace_memory.turns.turn_contract import turn_id_for
-from workspace_memory.workspaces.access import name_context
 from workspace_memory.workspaces.keysessions import TTL_GRACE_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +57,7 @@ def seed(svc: Services) -> None:
             **keys.as_key(keys.meta(WS)),
             "workspaceId": WS,
             "branchKeyId": branch_key_id,
-            "nameCiphertext": seal(svc.cipher, "Events workspace", name_context(WS)).ciphertext,
+            "name": "Events workspace",
             "ownerId": OWNER,
             "shareType": "shared",
             "aiEnabled": False,

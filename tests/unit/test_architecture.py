@@ -52,7 +52,6 @@ NOT_ITEMS = {
     # Names a stored attribute shares with another vocabulary, per module, each with what it is there.
     "document/versions.py": {"kind", "version"},  # the version's encryption context
     "turns/admission.py": {"kind"},  # the admission message's encryption context
-    "workspaces/access.py": {"kind"},  # the workspace name's encryption context
     "turns/capture.py": {"baseVersion"},  # the canonical request a capture's hash is taken of
     "turns/notes.py": {"kind", "revision"},  # the notes' encryption context
     "entries/candidate_diff.py": {"type"},  # a field of the diff the wire shows

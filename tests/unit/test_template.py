@@ -704,7 +704,6 @@ ALL_KINDS = frozenset(
         "entry-candidate",
         "search-snapshot",
         "turn-message",
-        "workspace-name",
     }
 )
 PAYLOAD_KIND = "temporal-payload"

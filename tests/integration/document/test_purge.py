@@ -51,6 +51,10 @@ def test_every_version_that_held_the_line_becomes_a_stub_and_nothing_else_change
         history = api.call("GET", f"/v1/workspaces/{ws}/memory/versions", user=owner)
 
     after = by_sort_key(scan_all(resources), ws)
+    (event,) = set(after) - set(before)  # the purge's one audit event; the repeat purged nothing, wrote nothing
+    audit = after.pop(event)
+    assert (audit["kind"]["S"], audit["op"]["S"], audit["actor"]["S"]) == ("document", "purge", owner)
+    assert [t["M"]["id"]["S"] for t in audit["targets"]["L"]] == ["1", "2", "4"]
     assert set(after) == set(before)
     purged = {f"DOC#V#{n:012d}" for n in (1, 2, 4)}
     for sk, item in after.items():
@@ -67,7 +71,7 @@ def test_every_version_that_held_the_line_becomes_a_stub_and_nothing_else_change
 
     assert (read.status_code, read.json()["error"]["code"]) == (410, "VERSION_PURGED")
     assert (undo.status_code, undo.json()["error"]["code"]) == (410, "VERSION_PURGED")
-    assert by_sort_key(scan_all(resources), ws) == after  # the refused Undo wrote nothing
+    assert by_sort_key(scan_all(resources), ws) == {**after, event: audit}  # the refused Undo wrote nothing
     listed = {v["version"]: v for v in history.json()["versions"]}
     assert set(listed) == {1, 2, 3, 4, 5}
     for number in (1, 2, 4):

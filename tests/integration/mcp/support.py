@@ -75,5 +75,10 @@ def error_code(result: CallToolResult) -> str:
 
 def workspace_items(resources: LocalResources, ws: str) -> list[dict[str, Any]]:
     """Everything stored under the workspace: document head and versions, policy, members, key sessions,
-    entries and candidates."""
-    return [item for item in scan_all(resources) if item["pk"]["S"] == f"WS#{ws}"]
+    entries and candidates; not its audit events (each tool call's admission writes one, as a turn's does:
+    tests/integration/governance/test_audit.py checks them)."""
+    return [
+        item
+        for item in scan_all(resources)
+        if item["pk"]["S"] == f"WS#{ws}" and not item["sk"]["S"].startswith("AUDIT#")
+    ]

@@ -135,7 +135,8 @@ def test_a_warm_round_with_selective_recall_costs_no_extra_aws_call(settings: Se
     selective, with_selection = warm_calls(MESSAGE)
     assert (plain.selected, len(selective.selected)) == ((), 5)
     # The authority with the entries counter (one read), the visible heads, the receipt: the same calls as a
-    # round without selective recall, and no KMS call.
-    assert with_selection == without
-    assert with_selection.count("dynamodb.TransactGetItems") == 1
+    # round without selective recall, and no KMS call; but these twenty runbooks tie on their scores, and a tie
+    # in the top k costs one snapshot read of the tied entries' read counts (decision 0064's tie-break).
+    assert sorted(with_selection) == sorted([*without, "dynamodb.TransactGetItems"])
+    assert with_selection.count("dynamodb.TransactGetItems") == 2
     assert [name for name in with_selection if name.startswith("kms.")] == []

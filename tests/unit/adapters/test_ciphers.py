@@ -110,7 +110,7 @@ def test_a_kms_or_key_store_failure_is_unavailable_not_a_bad_ciphertext(failure:
 
 def test_a_workspace_is_created_with_its_branch_key_first() -> None:
     table, store = MemoryTable(), MemoryKeyStore()
-    access = AccessService(table, ManualClock(), store, FakeCipher(store))
+    access = AccessService(table, ManualClock(), store)
     ws = access.create_workspace("olivia", "team", ShareType.SHARED)
     meta = table.get(*keys.meta(ws))
     assert meta is not None

@@ -97,7 +97,7 @@ CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
         {"kind": "receipt", "id": "adm_1", "version": 7, "op": "ok", "actor": None},
     ),
     (
-        {**keys.as_key(keys.meta(WS)), "nameCiphertext": SECRET, "ownerId": "erin", "consentRevision": 2},
+        {**keys.as_key(keys.meta(WS)), "name": "secret project name", "ownerId": "erin", "consentRevision": 2},
         {"kind": "workspace", "id": WS, "version": 2, "op": None, "actor": "erin"},
     ),
 ]

@@ -4,9 +4,8 @@ branch key. Nothing else: free text a person or an agent wrote is sealed, never 
 
 `violations` judges one item (as the table holds it: strings, numbers, bytes, lists, maps) against this
 declaration; the classification tests scan whole tables with it. It names kinds, attributes and classes,
-never a value. An attribute still in clear that is not of a declared format would be `CLEAR_TEXT`, with its
-reason: a known finding, listed in `FINDINGS`, never a silent pass. None is left (the workspace's name, the last
-one, is sealed since decision 0063's round)."""
+never a value. The few attributes still in clear that are not of a declared format are `CLEAR_TEXT`, each
+with its reason: a known finding, listed in `FINDINGS`, never a silent pass."""
 
 from __future__ import annotations
 
@@ -20,6 +19,7 @@ from workspace_memory.store.attribute_forms import (
     BRANCH_KEY_ID,
     CALLER,
     CITED,
+    CLEAR_TEXT,
     ENTRY,
     GENERATION,
     HASH,
@@ -99,7 +99,7 @@ KINDS: tuple[ItemKind, ...] = (
         {
             **KEY,
             "workspaceId": ISSUED,
-            "nameCiphertext": SEALED,
+            "name": CLEAR_TEXT,
             "ownerId": USER,
             "shareType": enum_of(terms.ShareType),
             "aiEnabled": BOOL,
@@ -371,7 +371,9 @@ KINDS: tuple[ItemKind, ...] = (
     ),
 )
 
-FINDINGS: dict[tuple[str, str], str] = {}
+FINDINGS: dict[tuple[str, str], str] = {
+    ("workspace", "name"): "the workspace's name, typed by its owner, is in clear (shown on every listing page)",
+}
 """Every `CLEAR_TEXT` attribute, with why it is still in clear: what the classification tests expect."""
 
 

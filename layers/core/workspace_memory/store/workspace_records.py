@@ -29,12 +29,10 @@ class Workspace:
     history_days: int = DEFAULT_HISTORY_DAYS
     """How long a version is kept after it stopped being the head (docs/architecture.md#retention; absent = the
     default)."""
-    name_ciphertext: bytes | None = None
-    """The name its owner typed, sealed under the workspace's own branch key (`access.name_context`): a name
-    says what a team works on, so it is free text like any other and never stored in clear."""
     agent_days: int = DEFAULT_AGENT_DAYS
     """How long an active agent-authored entry lives without a new revision (docs/architecture.md#retention;
     absent = the default)."""
+    name: str = ""
     created_at: str = ""
     branch_key_id: str | None = None
     deleted_at: str | None = None
@@ -53,8 +51,8 @@ class Workspace:
             ai_enabled=bool(item.get("aiEnabled", False)),
             consent_revision=int(item.get("consentRevision", 0)),
             history_days=int(item.get("historyDays", DEFAULT_HISTORY_DAYS)),
-            name_ciphertext=None if item.get("nameCiphertext") is None else bytes(item["nameCiphertext"]),
             agent_days=int(item.get("agentDays", DEFAULT_AGENT_DAYS)),
+            name=str(item.get("name", "")),
             created_at=str(item.get("createdAt", "")),
             branch_key_id=item.get("branchKeyId"),
             deleted_at=item.get("deletedAt"),
@@ -68,7 +66,7 @@ class Workspace:
                 {
                     "workspaceId": self.id,
                     "branchKeyId": self.branch_key_id,
-                    "nameCiphertext": self.name_ciphertext,
+                    "name": self.name,
                     "ownerId": self.owner_id,
                     "shareType": self.share_type.value,
                     "aiEnabled": self.ai_enabled,

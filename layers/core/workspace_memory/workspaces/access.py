@@ -12,7 +12,6 @@ from dataclasses import dataclass, replace
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import Conflict, Forbidden, InvalidInput, NotFound, WorkspaceNotFound
 from workspace_memory.kernel.ids import new_id
-from workspace_memory.kernel.sealed import seal, unseal
 from workspace_memory.kernel.terms import Role as Role
 from workspace_memory.kernel.terms import ShareType as ShareType
 from workspace_memory.store import keys, workspace_queries
@@ -26,7 +25,7 @@ from workspace_memory.store.changes import (
     SetAi,
 )
 from workspace_memory.store.cursors import MAX_PAGE, decode_cursor, encode_cursor
-from workspace_memory.store.ports import Cipher, Item, KeyStore, Table, TransactionCancelled
+from workspace_memory.store.ports import Item, KeyStore, Table, TransactionCancelled
 from workspace_memory.store.workspace_records import MemberRecord
 from workspace_memory.store.workspace_records import Workspace as Workspace
 from workspace_memory.store.workspace_records import is_deleted as is_deleted
@@ -87,19 +86,6 @@ def owned_conversation(table: Table, user_id: str, conversation_id: str, not_fou
 
 
 @dataclass(frozen=True)
-class WorkspaceView:
-    """The caller's view of one workspace: what `load_caller` read, and the workspace's name unsealed."""
-
-    caller: Caller
-    name: str
-
-
-def name_context(workspace_id: str) -> dict[str, str]:
-    """Binds a sealed name to its workspace: moved to another workspace's `META`, it fails to decrypt."""
-    return {"workspace": workspace_id, "kind": "workspace-name"}
-
-
-@dataclass(frozen=True)
 class Membership:
     """One of a person's workspaces, as listed for them (never its memory)."""
 
@@ -119,17 +105,10 @@ MAX_WORKSPACES_PAGE = MAX_PAGE // 2
 
 
 class AccessService:
-    def __init__(self, table: Table, clock: Clock, key_store: KeyStore, cipher: Cipher) -> None:
+    def __init__(self, table: Table, clock: Clock, key_store: KeyStore) -> None:
         self._table = table
         self._clock = clock
         self._key_store = key_store
-        self._cipher = cipher
-
-    def _name(self, workspace: Workspace) -> str:
-        """The workspace's name, unsealed with its branch key (one key fetch per workspace, then cached)."""
-        if workspace.name_ciphertext is None:
-            return ""
-        return unseal(self._cipher, workspace.name_ciphertext, name_context(workspace.id))
 
     def create_workspace(self, user_id: str, name: str, share_type: ShareType) -> str:
         """The workspace's branch key first, then its META and owner: a META never names a missing key. If the
@@ -144,7 +123,7 @@ class AccessService:
             ai_enabled=False,
             consent_revision=0,
             history_days=DEFAULT_HISTORY_DAYS,
-            name_ciphertext=seal(self._cipher, name, name_context(workspace_id)).ciphertext,
+            name=name,
             created_at=now,
             branch_key_id=branch_key_id,
         )
@@ -152,11 +131,11 @@ class AccessService:
         self._table.transact([Create(workspace.to_item(), Label.WORKSPACE), Put(owner.to_item(workspace_id))])
         return workspace_id
 
-    def view(self, user_id: str, workspace_id: str) -> WorkspaceView:
-        """The caller's view of a workspace (settings, role, write right, name) from one snapshot; a non-member
-        and a deleted workspace get the same WorkspaceNotFound as a missing one."""
+    def view(self, user_id: str, workspace_id: str) -> Caller:
+        """The caller's view of a workspace (settings, role, write right) from one snapshot; a non-member and a
+        deleted workspace get the same WorkspaceNotFound as a missing one."""
         caller, _ = load_caller(self._table, workspace_id, user_id)
-        return WorkspaceView(caller, self._name(caller.workspace))
+        return caller
 
     def memberships(self, user_id: str, limit: int, cursor: str | None) -> MembershipPage:
         """The caller's workspaces, a page at a time. The ByMember index finds the memberships (eventually
@@ -176,7 +155,7 @@ class AccessService:
             return MembershipPage([], next_cursor)
         read = self._table.get_many([k for ws in page for k in (keys.meta(ws), keys.member(ws, user_id))])
         listed = [
-            Membership(ws, self._name(Workspace.from_item(meta)), MemberRecord.from_item(member).role)
+            Membership(ws, Workspace.from_item(meta).name, MemberRecord.from_item(member).role)
             for ws, meta, member in zip(page, read[0::2], read[1::2], strict=True)
             if meta is not None and member is not None and not is_deleted(meta)
         ]

@@ -8,7 +8,7 @@ from workspace_memory.api.models.base import OutModel
 from workspace_memory.kernel.terms import Role, Scope, ShareType
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
-    from workspace_memory.workspaces.access import MembershipPage, Workspace, WorkspaceView
+    from workspace_memory.workspaces.access import Caller, MembershipPage, Workspace
     from workspace_memory.workspaces.keysessions import KeySession, KeySessionPage
 
 
@@ -35,11 +35,11 @@ class WorkspaceOut(OutModel):
     created_at: str
 
     @classmethod
-    def of(cls, view: WorkspaceView) -> WorkspaceOut:
-        caller, ws = view.caller, view.caller.workspace
+    def of(cls, caller: Caller) -> WorkspaceOut:
+        ws = caller.workspace
         return cls(
             workspace_id=ws.id,
-            name=view.name,
+            name=ws.name,
             share_type=ws.share_type,
             owner_id=ws.owner_id,
             role=caller.role,

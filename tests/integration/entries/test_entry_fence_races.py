@@ -40,6 +40,9 @@ from workspace_memory.workspaces.keysessions import ALL_SCOPES
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 ROUNDS = rounds_at_depth(200)  # 200 in `make soak` (tests/depth.py)
+MAX_ROUNDS = 3 * ROUNDS
+"""A busy machine can let one side win every round of a short run: rounds go on (at most three times as many,
+each checking the invariant) until both orders were seen, so the verdict never rests on one schedule."""
 ORDERS = ("save first", "event first")
 PLACES = {False: "at start", True: "at the writes"}
 TITLE = "Reply style"
@@ -165,7 +168,10 @@ def _kinds(sort_keys: set[str]) -> list[str]:
 @pytest.mark.parametrize("event", EVENTS, ids=[e.name for e in EVENTS])
 def test_save_races_event(rounds: Rounds, event: Event, monkeypatch: pytest.MonkeyPatch) -> None:
     tally: Counter[str] = Counter()
-    for n in range(ROUNDS):
+    for n in range(MAX_ROUNDS):
+        seen = {order for order in ORDERS if any(k.startswith(order) for k in tally)}
+        if n >= ROUNDS and seen == set(ORDERS):
+            break
         scene = rounds.scene()
         session = scene.svc.key_sessions.open(scene.owner, scene.ws, 3600, ALL_SCOPES)
         admitted = scene.admit(key_session=session.id)
@@ -220,7 +226,7 @@ def test_save_races_event(rounds: Rounds, event: Event, monkeypatch: pytest.Monk
             assert scene.svc.entries.list_entries(scene.owner, scene.ws, Filters(), 10, None).rows == []
             tally[f"event first ({PLACES[gated]})"] += 1
     print(f"\n{event.name}: {dict(tally)}")
-    assert sum(tally.values()) == ROUNDS
+    assert ROUNDS <= sum(tally.values()) <= MAX_ROUNDS
     orders = Counter({order: sum(v for k, v in tally.items() if k.startswith(order)) for order in ORDERS})
     assert orders["save first"] > 0, tally  # a race that never interleaves tests nothing
     assert orders["event first"] > 0, tally

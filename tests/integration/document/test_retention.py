@@ -17,9 +17,8 @@ from tests.integration.entry_support import draft
 from tests.integration.fence_support import Scene, make_scene
 from tests.support import Api, new_user
 from workspace_memory.bootstrap import Services, build_services
-from workspace_memory.document.commit import DAY_SECONDS
 from workspace_memory.document.policy import Mode
-from workspace_memory.kernel.clock import epoch_seconds
+from workspace_memory.kernel.clock import DAY_SECONDS, epoch_seconds
 from workspace_memory.kernel.errors import StaleBaseVersion, VersionNotFound
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.store import keys

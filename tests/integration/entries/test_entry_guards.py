@@ -26,9 +26,8 @@ from tests.integration.entries.test_agent_entry_api import (
 )
 from tests.support import Api, new_user
 from workspace_memory.bootstrap import Services
-from workspace_memory.document.commit import DAY_SECONDS
 from workspace_memory.entries.model import Draft, EntryText
-from workspace_memory.kernel.clock import iso
+from workspace_memory.kernel.clock import DAY_SECONDS, iso
 from workspace_memory.kernel.terms import EntryScope, EntryType
 
 pytestmark = pytest.mark.integration

@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from scripts.localstack.resources import LocalResources
+from tests.integration.entries.test_entries import entry, fields
+from tests.integration.entries.test_entry_tools import turn
 from tests.integration.turns.test_turns import finish, start_turn
 from tests.support import RUNTIME, Api, admission_headers, item_bytes, new_user, scan_all
 from workspace_memory.bootstrap import Services
@@ -36,10 +38,6 @@ def _told(events: list[dict[str, Any]]) -> list[tuple[str, str, str | None, str]
     return [(e["kind"], e["op"], e["actor"], e["actorKind"]) for e in reversed(events)]
 
 
-def _entry(title: str, body: str) -> dict[str, Any]:
-    return {"type": "fact", "title": title, "summary": body, "body": body, "scope": "workspace"}
-
-
 def test_every_write_route_and_agent_write_is_audited_without_text(
     api: Api, svc: Services, worker: Settings, resources: LocalResources
 ) -> None:
@@ -55,14 +53,14 @@ def test_every_write_route_and_agent_write_is_audited_without_text(
     purge = api.call("POST", f"/v1/workspaces/{ws}/memory/purge", user=owner, json={"line": f"- {marker} one"})
     assert purge.status_code == 200, purge.text
     assert api.call("PUT", f"/v1/workspaces/{ws}/retention", user=owner, json={"historyDays": 30}).status_code == 200
-    created = api.call("POST", f"/v1/workspaces/{ws}/entries", user=editor, json=_entry(marker, f"{marker} body"))
+    created = api.call("POST", f"/v1/workspaces/{ws}/entries", user=editor, json=entry(marker, body=f"{marker} body"))
     assert created.status_code == 201, created.text
     entry_id = created.json()["entryId"]
     moved = api.call(
         "PUT",
         f"/v1/workspaces/{ws}/entries/{entry_id}",
         user=editor,
-        json={k: v for k, v in _entry(marker, "new body").items() if k != "scope"},
+        json=fields(marker, body="new body"),
         headers={"X-Base-Revision": "1"},
     )
     assert moved.status_code == 200, moved.text
@@ -154,12 +152,6 @@ def test_bad_audit_queries_are_refused_and_change_nothing(api: Api, resources: L
     assert sorted(item_bytes(i) for i in scan_all(resources) if ws in str(i["pk"])) == before
 
 
-def _turn(api: Api, svc: Services, worker: Settings, owner: str, ws: str, message: str) -> None:
-    turn_id = start_turn(api, owner, ws, f"conv-{uuid.uuid4().hex[:8]}", message, None)
-    view = finish(worker, svc, turn_id)
-    assert view.tool_outcomes, view
-
-
 def test_the_other_write_routes_are_audited_too(api: Api, svc: Services, worker: Settings) -> None:
     owner, editor = new_user("owner"), new_user("editor")
     ws = api.workspace(owner)
@@ -177,11 +169,11 @@ def test_the_other_write_routes_are_audited_too(api: Api, svc: Services, worker:
     assert applied.status_code == 200, applied.text
     assert api.clear(owner, ws, 2).status_code == 200
     assert api.undo(editor, ws, 2, 3).status_code == 200
-    made = api.call("POST", f"/v1/workspaces/{ws}/entries", user=editor, json=_entry("Deploys", "Fridays"))
+    made = api.call("POST", f"/v1/workspaces/{ws}/entries", user=editor, json=entry("Deploys"))
     entry_id = made.json()["entryId"]
-    fields = {k: v for k, v in _entry("Deploys", "Tuesdays").items() if k != "scope"}
+    changed = fields("Deploys", body="Tuesdays")
     api.call(
-        "PUT", f"/v1/workspaces/{ws}/entries/{entry_id}", user=editor, json=fields, headers={"X-Base-Revision": "1"}
+        "PUT", f"/v1/workspaces/{ws}/entries/{entry_id}", user=editor, json=changed, headers={"X-Base-Revision": "1"}
     )
     reverted = api.call(
         "POST",
@@ -195,15 +187,15 @@ def test_the_other_write_routes_are_audited_too(api: Api, svc: Services, worker:
     for user, method, mark in ((editor, "PUT", "pin"), (owner, "DELETE", "pin"), (editor, "POST", "verify")):
         marked = api.call(method, f"/v1/workspaces/{ws}/entries/{entry_id}/{mark}", user=user, headers=at_three)
         assert marked.status_code == 200, marked.text
-    private = {**_entry("Mine", "my own"), "scope": "member"}
+    private = entry("Mine", body="my own", scope="member")
     assert api.call("POST", f"/v1/workspaces/{ws}/entries", user=editor, json=private).status_code == 201
     wiped = api.call("DELETE", f"/v1/workspaces/{ws}/members/{editor}/entries", user=owner)
     assert wiped.status_code == 200, wiped.text
     # Two agent proposals in read_only, one accepted and one rejected.
     policy = {"mode": "read_only", "expectedRevision": 0}
     assert api.call("PUT", f"/v1/workspaces/{ws}/memory/policy", user=owner, json=policy).status_code == 200
-    _turn(api, svc, worker, owner, ws, "save: First | the first proposal\nOk?")
-    _turn(api, svc, worker, owner, ws, "save: Second | the second proposal\nOk?")
+    assert turn(api, svc, worker, owner, ws, "save: First | the first proposal\nOk?").tool_outcomes
+    assert turn(api, svc, worker, owner, ws, "save: Second | the second proposal\nOk?").tool_outcomes
     candidates = api.call("GET", f"/v1/workspaces/{ws}/candidates", user=owner).json()["candidates"]
     by_summary = {c["summary"]: c["candidateId"] for c in candidates}
     accept = api.call(
@@ -261,7 +253,7 @@ def test_an_agent_runtime_under_a_key_session_is_audited_as_its_agent(api: Api) 
     assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
     policy = {"mode": "auto", "expectedRevision": 0}
     assert api.call("PUT", f"/v1/workspaces/{ws}/memory/policy", user=owner, json=policy).status_code == 200
-    made = api.call("POST", f"/v1/workspaces/{ws}/entries", user=owner, json=_entry("Deploys", "Fridays"))
+    made = api.call("POST", f"/v1/workspaces/{ws}/entries", user=owner, json=entry("Deploys"))
     entry_id = made.json()["entryId"]
     session = api.key_session(owner, ws)
     sid = f"sess-{uuid.uuid4().hex[:8]}"

@@ -16,8 +16,7 @@ from scripts.localstack.local_clock import PinnedClock
 from scripts.localstack.resources import LocalResources
 from scripts.localstack.stack import LocalStack
 from tests.support import Api, new_user, scan_all
-from workspace_memory.document.commit import DAY_SECONDS
-from workspace_memory.kernel.clock import epoch_seconds
+from workspace_memory.kernel.clock import DAY_SECONDS, epoch_seconds
 from workspace_memory.search.entry_search import SNAPSHOT_AFTER
 from workspace_memory.store import keys
 

@@ -9,10 +9,9 @@ import pytest
 
 from tests.memory_table import MemoryTable
 from tests.unit.turns.test_services import DOC, EDITOR, OWNER, World
-from workspace_memory.document.commit import DAY_SECONDS
 from workspace_memory.document.purge import LineInHead, PurgeService
 from workspace_memory.document.retention import RetentionService
-from workspace_memory.kernel.clock import epoch_seconds
+from workspace_memory.kernel.clock import DAY_SECONDS, epoch_seconds
 from workspace_memory.kernel.errors import Conflict
 from workspace_memory.store import keys
 from workspace_memory.turns.capture import Outcome

@@ -9,10 +9,10 @@ import pytest
 
 from tests.unit.entries.test_agent_memories import agent_save
 from tests.unit.entries.test_entries_rules import EDITOR, OWNER, World, draft, make, snapshot
-from workspace_memory.document.commit import DAY_SECONDS
 from workspace_memory.document.retention import Retention, RetentionService
 from workspace_memory.entries.index import build_index
 from workspace_memory.entries.model import Filters
+from workspace_memory.kernel.clock import DAY_SECONDS
 from workspace_memory.kernel.errors import EntryNotFound, Forbidden, InvalidInput
 from workspace_memory.search.engine import LocalEmbedder
 from workspace_memory.search.entry_search import SearchService

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from workspace_memory.document.versions import MAX_DOCUMENT_BYTES, Op, VersionInfo, document_context, utf8_size
 from workspace_memory.governance.redaction import Finding
-from workspace_memory.kernel.clock import epoch_seconds, iso
+from workspace_memory.kernel.clock import DAY_SECONDS, epoch_seconds, iso
 from workspace_memory.kernel.errors import Conflict, PayloadTooLarge
 from workspace_memory.kernel.sealed import seal
 from workspace_memory.store import document_queries
@@ -25,8 +25,6 @@ from workspace_memory.store.changes import (
 from workspace_memory.store.document_records import VersionRecord
 from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.store.workspace_records import history_days_of as history_days_of
-
-DAY_SECONDS = 86400
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ import json
 from collections.abc import Sequence
 from dataclasses import replace
 
-from workspace_memory.document.commit import DAY_SECONDS
 from workspace_memory.entries.candidate_diff import CandidateDiff, candidate_diff
 from workspace_memory.entries.forget import EntryForgetting
 from workspace_memory.entries.limits import Limits
@@ -19,7 +18,7 @@ from workspace_memory.entries.refusals import refusal
 from workspace_memory.entries.scopes import candidate_visible, owner_of, write_right
 from workspace_memory.entries.validation import redacted, validate
 from workspace_memory.entries.writes import EntryWrites
-from workspace_memory.kernel.clock import Clock, iso
+from workspace_memory.kernel.clock import DAY_SECONDS, Clock, iso
 from workspace_memory.kernel.errors import CandidateNotFound, EntryPinned, StaleRevision
 from workspace_memory.kernel.ids import new_id
 from workspace_memory.kernel.sealed import seal, unseal

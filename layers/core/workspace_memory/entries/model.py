@@ -10,9 +10,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from workspace_memory.document.commit import DAY_SECONDS
 from workspace_memory.governance.redaction import Finding
-from workspace_memory.kernel.clock import epoch_seconds
+from workspace_memory.kernel.clock import DAY_SECONDS, epoch_seconds
 from workspace_memory.kernel.terms import (
     CandidateKind,
     CandidateStatus,

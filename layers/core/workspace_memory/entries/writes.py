@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from workspace_memory.document.commit import DAY_SECONDS
 from workspace_memory.entries.key_secret import KeySecret
 from workspace_memory.entries.limits import Limits
 from workspace_memory.entries.model import (
@@ -32,7 +31,7 @@ from workspace_memory.entries.refusals import refusal
 from workspace_memory.entries.scopes import owner_of, rights
 from workspace_memory.entries.validation import redaction_warnings, validate
 from workspace_memory.governance.redaction import Finding
-from workspace_memory.kernel.clock import Clock, epoch_seconds, iso
+from workspace_memory.kernel.clock import DAY_SECONDS, Clock, epoch_seconds, iso
 from workspace_memory.kernel.errors import Conflict, EntryPinned, StaleRevision
 from workspace_memory.kernel.ids import new_id
 from workspace_memory.kernel.sealed import seal

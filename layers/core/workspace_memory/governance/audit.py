@@ -10,7 +10,7 @@ after the last event examined."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from workspace_memory.kernel.errors import Forbidden, InvalidInput
@@ -73,7 +73,7 @@ class AuditService:
         if caller.role is not Role.OWNER:
             if query.actor not in (None, user_id):
                 raise Forbidden("only the workspace owner may read another member's actions")
-            query = AuditQuery(query.since, query.until, user_id, query.kind, query.limit, query.cursor)
+            query = replace(query, actor=user_id)
         return self._page(workspace_id, query)
 
     def _page(self, workspace_id: str, query: AuditQuery) -> AuditPage:

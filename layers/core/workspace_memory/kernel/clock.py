@@ -6,6 +6,9 @@ import calendar
 import time
 from typing import Protocol
 
+DAY_SECONDS = 86_400
+"""One day in seconds, the unit every retention and time-to-live setting counts in."""
+
 
 class Clock(Protocol):
     def now(self) -> float:

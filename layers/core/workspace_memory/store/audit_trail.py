@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from workspace_memory.kernel.clock import DAY_SECONDS
 from workspace_memory.kernel.terms import ActorKind, AuditKind, AuditOp
 from workspace_memory.store import changes as ch
 from workspace_memory.store import keys
@@ -30,9 +31,7 @@ if TYPE_CHECKING:
     from workspace_memory.kernel.clock import Clock
     from workspace_memory.store.ports import Table
 
-DAY_SECONDS = 86_400
 DEFAULT_AUDIT_DAYS = 365
-AUDIT_LABEL = "audit"
 
 
 @dataclass(frozen=True)
@@ -314,4 +313,4 @@ class AuditedTable:
         if record is None:
             self._table.transact(changes)
             return
-        self._table.transact([*changes, ch.Create(record.to_item(), AUDIT_LABEL)])
+        self._table.transact([*changes, ch.Create(record.to_item(), ch.Label.AUDIT)])

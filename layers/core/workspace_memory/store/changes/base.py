@@ -33,6 +33,7 @@ class Label:
     RATE = "rate"
     CANDIDATE = "candidate"
     SEARCH_SNAPSHOT = "search_snapshot"
+    AUDIT = "audit"
 
 
 @dataclass(frozen=True)

@@ -99,11 +99,11 @@ class MemoryTable:
             after = None if start_after is None else (start_after[1], start_after[0])
             return [(pk, sk) for sk, pk in found if after is None or (sk, pk) > after][:limit]
 
-    def workspace_keys(self, workspace_id: str, limit: int) -> list[keys.Key]:
+    def workspace_keys(self, workspace_id: str, limit: int, start_after: keys.Key | None = None) -> list[keys.Key]:
         self.reads += 1
         with self._lock:
             found = sorted(key for key, item in self.items.items() if item.get("workspaceId") == workspace_id)
-            return found[:limit]
+            return [key for key in found if start_after is None or key > start_after][:limit]
 
     def transact(self, changes: Sequence[ch.Change]) -> None:
         hook = self.before_transact
@@ -144,6 +144,16 @@ def _holds(change: ch.Change, items: Items) -> bool:
             return _get(items, change.key) is None
         case ch.Put():
             return True
+        case ch.CompleteErasure(key=key):
+            return _attr(items, key, "status") == "running"
+        case ch.CountErased(workspace_id=ws, erasure_id=erasure):
+            return _attr(items, keys.erasure(ws, erasure), "status") == "running"
+        case ch.RemoveMember(workspace_id=ws, user_id=user):
+            member = _get(items, keys.member(ws, user))
+            return member is not None and member.get("role") != "owner"
+        case ch.RewriteAttributes(key=key, before=before):
+            found = _get(items, key)
+            return found is not None and all(name in found and found[name] == value for name, value in before.items())
         case ch.MoveHead(base=0):
             return _get(items, change.key) is None
         case ch.MoveHead(base=base):
@@ -279,6 +289,21 @@ def _apply(change: ch.Change, items: Items) -> None:
     match change:
         case ch.Create() | ch.Put() | ch.MoveHead() | ch.ClaimConversation() | ch.ReplaceRevision():
             items[change.key] = copy.deepcopy(change.item)
+        case ch.CompleteErasure():
+            items[change.key] = copy.deepcopy(change.item)
+        case ch.RemoveMember(workspace_id=ws, user_id=user):
+            del items[keys.member(ws, user)]
+        case ch.CountErased(workspace_id=ws, erasure_id=erasure, counts=counts):
+            record = items[keys.erasure(ws, erasure)]
+            for name, value in counts.items():
+                record[name] = int(record.get(name, 0)) + value
+        case ch.RewriteAttributes(key=key, after=after):
+            item = items[key]
+            for name, value in after.items():
+                if value is None:
+                    item.pop(name, None)
+                else:
+                    item[name] = copy.deepcopy(value)
         case ch.BumpClearGeneration(workspace_id=ws, seen=seen):
             key = keys.policy(ws)
             policy = items.setdefault(key, {**keys.as_key(key)})

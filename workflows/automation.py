@@ -29,6 +29,8 @@ from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.deletion import BranchKeyDestroyedOut, PurgeBatchOut
 from workspace_memory.api.models.entries import AgentEntryOut, AgentSearchOut
 from workspace_memory.api.models.envelope import ErrorOut
+from workspace_memory.api.models.erasure import ErasureStepOut
+from workspace_memory.workspaces.erasure_contract import StepInput
 
 
 class Auth(Protocol):
@@ -134,6 +136,12 @@ class PurgeApi(Protocol):
     def destroy_branch_key(self, workspace_id: str) -> ApiResponse[BranchKeyDestroyedOut]: ...
 
     def purge_batch(self, workspace_id: str, limit: int) -> ApiResponse[PurgeBatchOut]: ...
+
+
+class ErasureApi(Protocol):
+    """What the erasure activity needs of the automation API (the HTTP client below, or a fake)."""
+
+    def erasure_step(self, step: StepInput) -> ApiResponse[ErasureStepOut]: ...
 
 
 class HttpApi:
@@ -247,6 +255,11 @@ class AutomationApi(HttpApi):
     def purge_batch(self, workspace_id: str, limit: int) -> ApiResponse[PurgeBatchOut]:
         path = f"/v1/automation/workspaces/{quote(workspace_id)}/deletion/batches"
         return self._call(PurgeBatchOut, "POST", path, {"limit": limit})
+
+    def erasure_step(self, step: StepInput) -> ApiResponse[ErasureStepOut]:
+        path = f"/v1/automation/workspaces/{quote(step.workspace_id)}/erasures/{quote(step.erasure_id)}/steps"
+        body = {"phase": step.phase.value, **({} if step.after is None else {"after": step.after})}
+        return self._call(ErasureStepOut, "POST", path, body)
 
 
 def _envelope(data: object) -> ErrorOut | None:

@@ -22,16 +22,16 @@ class DeletionActivities:
 
     @activity.defn(name="destroy_branch_key")
     def destroy_branch_key(self, data: BranchKeyInput) -> int:
-        return _body(self._api.destroy_branch_key(data.workspace_id)).items_deleted
+        return body_of(self._api.destroy_branch_key(data.workspace_id)).items_deleted
 
     @activity.defn(name="purge_batch")
     def purge_batch(self, data: PurgeBatchInput) -> PurgeBatchResult:
         activity.heartbeat(data.workspace_id)
-        batch = _body(self._api.purge_batch(data.workspace_id, data.limit))
+        batch = body_of(self._api.purge_batch(data.workspace_id, data.limit))
         return PurgeBatchResult(deleted=batch.deleted, more=batch.more)
 
 
-def _body(response: ApiResponse[Answer]) -> Answer:
+def body_of(response: ApiResponse[Answer]) -> Answer:
     """The route's answer; a refusal (a workspace that is not deleted: 409) is final, never retried.
     Transport failures and 5xx raise `ApiUnavailable` in the client, which Temporal retries with backoff."""
     if response.body is None:

@@ -1,4 +1,5 @@
-"""The worker: registers the turn and workspace-deletion workflows and their activities on the task queue.
+"""The worker: registers the turn, workspace-deletion and member-erasure workflows and their activities on the
+task queue.
 
 `python -m workflows.worker` runs it as a long-lived process (the local stack, any host); the Lambda
 worker (`workflows/lambda_worker.py`) builds the same pieces through `build_worker_parts`.
@@ -24,6 +25,8 @@ from workflows.activities import TOOL_ACTIVITIES, TurnActivities
 from workflows.automation import Auth, AutomationApi, DevAuth, SigV4Auth
 from workflows.deletion_activities import DeletionActivities
 from workflows.deletion_workflow import WorkspaceDeletionWorkflow
+from workflows.erasure_activities import ErasureActivities
+from workflows.erasure_workflow import MemberErasureWorkflow
 from workflows.liveness import with_liveness
 from workflows.providers import ModelProvider, build_provider
 from workflows.turn_workflow import AgentTurnWorkflow
@@ -37,6 +40,7 @@ class WorkerParts:
     activities: TurnActivities
     converter: Any
     deletion: DeletionActivities | None = None
+    erasure: ErasureActivities | None = None
 
 
 def automation_auth(settings: Settings) -> Auth:
@@ -56,20 +60,22 @@ def build_worker_parts(settings: Settings, provider: ModelProvider | None = None
     return WorkerParts(
         activities=TurnActivities(api, provider or build_provider(settings)),
         deletion=DeletionActivities(api),
+        erasure=ErasureActivities(api),
         converter=data_converter(payload_cipher(clients.kms, settings.kms_key_id)),
     )
 
 
 def activities_of(parts: WorkerParts) -> list[Any]:
     """Every activity a turn executes, bound to the parts' instance: the model round, then each tool's; and
-    the workspace deletion's steps."""
+    the workspace deletion's steps, and the member erasure's."""
     a = parts.activities
     turn = [a.model_round, *(MethodType(run, a) for run in TOOL_ACTIVITIES.values())]
-    d = parts.deletion
-    return turn if d is None else [*turn, d.destroy_branch_key, d.purge_batch]
+    d, e = parts.deletion, parts.erasure
+    deletion = [] if d is None else [d.destroy_branch_key, d.purge_batch]
+    return [*turn, *deletion, *([] if e is None else [e.erasure_step])]
 
 
-WORKFLOWS = [AgentTurnWorkflow, WorkspaceDeletionWorkflow]
+WORKFLOWS = [AgentTurnWorkflow, WorkspaceDeletionWorkflow, MemberErasureWorkflow]
 """Every workflow the worker runs (the long-running worker and the Lambda worker alike)."""
 
 

@@ -1,4 +1,5 @@
-"""Workspaces, members, workspace AI, key sessions, deleting a workspace, the audit trail, and health."""
+"""Workspaces, members, erasing a member, workspace AI, key sessions, deleting a workspace, the audit trail,
+and health."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Que
 from workspace_memory.api.http import build_resolver, human_user, lambda_entry, no_content, respond
 from workspace_memory.api.models.audit import AuditOut
 from workspace_memory.api.models.deletion import DeletionOut
+from workspace_memory.api.models.erasure import ErasureOut
 from workspace_memory.api.models.workspaces import (
     AiOut,
     HealthOut,
@@ -21,7 +23,7 @@ from workspace_memory.api.models.workspaces import (
     WorkspacesOut,
 )
 from workspace_memory.api.schemas import CreateWorkspace, OpenKeySession, PutMember, SetAi, parse_time
-from workspace_memory.bootstrap import deletion_service, services
+from workspace_memory.bootstrap import deletion_service, erasure_service, services
 from workspace_memory.governance.audit import DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE, AuditQuery
 from workspace_memory.kernel.terms import AuditKind
 from workspace_memory.store.cursors import MAX_PAGE
@@ -95,6 +97,36 @@ def get_workspace(ws: str) -> Response[WorkspaceOut]:
 def put_member(ws: str, user_id: str, body: Annotated[PutMember, Body()]) -> Response[MemberOut]:
     services().access.put_member(human_user(app), ws, user_id, body.role)
     return respond(200, MemberOut(user_id=user_id, role=body.role))
+
+
+@app.post(
+    "/v1/workspaces/<ws>/members/<user_id>/erasure",
+    summary="Erase a member",
+    description=(
+        "The owner erases a departing member, or a member erases themself; confirmed by `X-Confirm-Member` naming "
+        "the member again. Their membership goes at once; then their private entries, working notes, "
+        "conversations with their receipts, key sessions and their agents' candidates are deleted, and their "
+        "authorship of shared versions and entries is replaced by a pseudonym (the text stays). 202 with the "
+        "erasure; its receipt (counts per kind) at `GET …/erasures/{erasureId}`. The owner cannot be erased."
+    ),
+)
+def erase_member(
+    ws: str, user_id: str, confirmation: Annotated[str | None, Header(alias="x-confirm-member")] = None
+) -> Response[ErasureOut]:
+    return respond(202, ErasureOut.of(erasure_service().erase(human_user(app), ws, user_id, confirmation)))
+
+
+@app.get(
+    "/v1/workspaces/<ws>/erasures/<erasure_id>",
+    summary="Read an erasure's receipt",
+    description=(
+        "For the workspace's owner and for whoever asked for the erasure (even once no longer a member); anyone "
+        "else gets 404. While it runs, `status` is `running`; then the counts per kind of what was deleted and "
+        "pseudonymized. Ids and counts only."
+    ),
+)
+def get_erasure(ws: str, erasure_id: str) -> Response[ErasureOut]:
+    return respond(200, ErasureOut.of(erasure_service().receipt(human_user(app), ws, erasure_id)))
 
 
 @app.put(

@@ -44,6 +44,7 @@ HEADER_DESCRIPTIONS = {
     "instead of writing twice. A capture's key is `memory:<admissionId>`; absent: 400 INVALID_REQUEST.",
     "x-expected-revision": "Compare-and-set: the notes revision this write replaces (409 when it is not current).",
     "x-confirm-workspace": "The workspace id again, to confirm a destructive call.",
+    "x-confirm-member": "The member's user id again, to confirm their erasure.",
 }
 
 REQUIRED_HEADERS = frozenset(
@@ -54,6 +55,7 @@ REQUIRED_HEADERS = frozenset(
         "x-admission-id",
         "x-delivery-credential",
         "x-confirm-workspace",
+        "x-confirm-member",
     }
 )
 """Headers the service refuses a request without (428 or 400 with its stable code). The handlers read them

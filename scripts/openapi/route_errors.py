@@ -171,6 +171,19 @@ ROUTE_ERRORS: dict[str, Errors] = {
     "GET /v1/workspaces/{ws}/audit": (errors.WorkspaceNotFound, errors.Forbidden),
     "POST /v1/automation/workspaces/{ws}/deletion/branch-key": (errors.WorkspaceNotDeleted,),
     "POST /v1/automation/workspaces/{ws}/deletion/batches": (errors.WorkspaceNotDeleted,),
+    "POST /v1/workspaces/{ws}/members/{userId}/erasure": (
+        errors.WorkspaceNotFound,
+        errors.Forbidden,
+        errors.ConfirmationRequired,
+        errors.ConfirmationMismatch,
+        errors.MemberNotFound,
+        errors.OwnerNotErasable,
+    ),
+    "GET /v1/workspaces/{ws}/erasures/{erasureId}": (errors.ErasureNotFound,),
+    "POST /v1/automation/workspaces/{ws}/erasures/{erasureId}/steps": (
+        errors.ErasureNotFound,
+        errors.WorkspaceNotFound,
+    ),
 }
 """Keyed by template route. The statuses come from `STATUS_BY_ERROR`; the codes listed are the classes'."""
 

@@ -13,6 +13,7 @@ from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.clock import iso
 from workspace_memory.kernel.terms import EntryScope, EntryType
 from workspace_memory.store import keys
+from workspace_memory.store.erasure_records import COMPLETED, ErasureRecord, requester_digest
 from workspace_memory.turns.admission import RETENTION_SECONDS, AdmissionRef, credential_context, credential_hash
 from workspace_memory.turns.turn_contract import turn_id_for
 from workspace_memory.workspaces.keysessions import TTL_GRACE_SECONDS
@@ -44,6 +45,7 @@ TURN_ID = turn_id_for(CONV, "events-turn-1")  # the id turn-get.json names: deri
 ENTRY_ID = "en_events0000000000000000"
 CANDIDATES = ("ec_events0000000000000000", "ec_events0000000000000001")
 EDITOR = "user-editor"
+ERASURE_ID = "er_events0000000000000000"  # a completed erasure (erasure-get.json, automation-erasure-step.json)
 
 
 def seed(svc: Services) -> None:
@@ -112,6 +114,18 @@ def seed(svc: Services) -> None:
     )
     svc.table.put({**keys.as_key(keys.conversation_owner(CONV)), "workspaceId": WS, "userId": OWNER, "createdAt": at})
     seed_entries(svc, at)
+    erased = ErasureRecord(
+        erasure_id=ERASURE_ID,
+        pseudonym="erased-000000000000000000000000",
+        requested_by=OWNER,
+        requester=requester_digest(ERASURE_ID, OWNER),
+        requested_at=at,
+        subject=None,
+        status=COMPLETED,
+        completed_at=at,
+        deleted={"member": 1},
+    )
+    svc.table.put(erased.to_item(WS))
 
 
 def seed_entries(svc: Services, at: str) -> None:

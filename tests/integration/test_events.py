@@ -39,6 +39,7 @@ from tests.integration.events_support import (
     ADMISSION_ID,
     CONV,
     ENTRY_ID,
+    ERASURE_ID,
     EVENTS,
     OWNER,
     SESSION,
@@ -99,6 +100,10 @@ class Expect:
     text: str = ""
     """The body is this kind of static text (the frame's files): it starts with this, not JSON."""
 
+
+ERASURE = frozenset(
+    {"erasureId", "pseudonym", "status", "requestedBy", "requestedAt", "completedAt", "deleted", "pseudonymized"}
+)
 
 # Event file -> expected answer, in the order the events run (dicts keep insertion order).
 SEQUENCE: dict[str, Expect] = {
@@ -219,6 +224,11 @@ SEQUENCE: dict[str, Expect] = {
         frozenset({"forgotten", "entryIds", "kept", "dismissed", "candidateIds", "nextCursor"}),
         {"nextCursor": None},
     ),
+    # Erasing the editor (the erasure workflow runs on in the background), then the receipt of an erasure the
+    # fixtures laid out, completed, and a step of it, which finds nothing left to do.
+    "member-erasure.json": Expect(202, ERASURE, {"status": "running", "requestedBy": OWNER}),
+    "erasure-get.json": Expect(200, ERASURE, {"erasureId": ERASURE_ID, "status": "completed"}),
+    "automation-erasure-step.json": Expect(200, frozenset({"more", "after"}), {"more": False}),
     # Last: deleting the workspace (the sequence's results are checked just before it), then the purge's routes,
     # which answer the same whether the worker has purged already or not (both steps are idempotent).
     "workspace-delete.json": Expect(202, DELETION, {"workspaceId": WS}),

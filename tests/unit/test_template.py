@@ -41,6 +41,8 @@ EXPECTED_ROUTES: dict[str, str] = {
     "DELETE /v1/workspaces/{ws}/key-sessions/{keySessionId}": "WorkspacesFunction",
     "DELETE /v1/workspaces/{ws}": "WorkspacesFunction",
     "GET /v1/workspaces/{ws}/deletion": "WorkspacesFunction",
+    "POST /v1/workspaces/{ws}/members/{userId}/erasure": "WorkspacesFunction",
+    "GET /v1/workspaces/{ws}/erasures/{erasureId}": "WorkspacesFunction",
     "GET /v1/workspaces/{ws}/audit": "WorkspacesFunction",
     # MemoryFunction
     "GET /v1/workspaces/{ws}/memory/policy": "MemoryFunction",
@@ -96,6 +98,7 @@ EXPECTED_ROUTES: dict[str, str] = {
     # DeletionFunction
     "POST /v1/automation/workspaces/{ws}/deletion/branch-key": "DeletionFunction",
     "POST /v1/automation/workspaces/{ws}/deletion/batches": "DeletionFunction",
+    "POST /v1/automation/workspaces/{ws}/erasures/{erasureId}/steps": "DeletionFunction",
 }
 
 API_FUNCTIONS = (
@@ -795,8 +798,12 @@ ACCESS: dict[str, Access] = {
     "FrameFunction": Access(frozenset(), frozenset(), NO_KMS, LOGS),
     # the purge of a tombstoned workspace: GetItem META, Query its partition (and the ByWorkspace index: see
     # test_only_the_deletion_function_deletes_items), TWI of Deletes; the branch key destroyed (Query +
-    # DeleteItem). No key use: it never encrypts or decrypts.
-    "DeletionFunction": Access(frozenset({GET, QUERY, DELETE}), frozenset({QUERY, DELETE}), NO_KMS, LOGS),
+    # DeleteItem). A member's erasure: TWI of Deletes, Updates (pseudonym, counts) and Puts (receipt, audit
+    # events, forget tombstones) + ConditionChecks (the owner, for the forget). No key use: it never encrypts
+    # or decrypts.
+    "DeletionFunction": Access(
+        frozenset({GET, QUERY, PUT, UPDATE, CHECK, DELETE}), frozenset({QUERY, DELETE}), NO_KMS, LOGS
+    ),
     # no table at all; the payload codec; the automation routes; the model; the Temporal API key secret.
     "TurnWorkerFunction": Access(
         frozenset(),

@@ -15,6 +15,7 @@ export const KINDS = [
   ["notes", "working notes"],
   ["turn", "turns"],
   ["workspace", "the workspace"],
+  ["erasure", "erasures of members"],
 ];
 
 const v = (t) => (t?.version != null ? ` (v${t.version})` : "");
@@ -51,6 +52,10 @@ const WORDS = {
   notes: { written: (t) => `wrote working notes${rev(t)}` },
   turn: { admitted: (t) => `started turn ${id(t)}` },
   workspace: { created: () => "created the workspace", deleted: () => "deleted the workspace" },
+  erasure: {
+    requested: (t) => `erased a member (erasure ${id(t)})`,
+    completed: (t) => `finished erasure ${id(t)}: receipt written`,
+  },
 };
 
 /** What the event did, for people: "saved the document (v3)", "forgot entry …", "set policy to auto". */

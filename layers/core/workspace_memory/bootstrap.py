@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from workspace_memory.turns.service import TurnService
     from workspace_memory.workspaces.access import AccessService
     from workspace_memory.workspaces.deletion import DeletionService, WorkspacePurgeService
+    from workspace_memory.workspaces.erasure import ErasureService
+    from workspace_memory.workspaces.erasure_steps import MemberErasureSteps
     from workspace_memory.workspaces.keysessions import KeySessionService
 
 R = TypeVar("R")
@@ -198,6 +200,28 @@ def deletion_service() -> DeletionService:
     connect = ClientConfig.load_client_connect_config(override_env_vars=dict(os.environ))
     runner = TemporalDeletions(base.settings, base.cipher, connect)
     return DeletionService(base.table, base.key_store, base.clock, runner)
+
+
+@functools.cache
+def erasure_service() -> ErasureService:
+    """Built on first use, by the erasure routes of the workspaces function only (the Temporal client)."""
+    from temporalio.envconfig import ClientConfig
+
+    from workspace_memory.adapters.temporal_erasures import TemporalErasures
+    from workspace_memory.workspaces.erasure import ErasureService
+
+    base = services()
+    connect = ClientConfig.load_client_connect_config(override_env_vars=dict(os.environ))
+    return ErasureService(base.table, base.clock, TemporalErasures(base.settings, base.cipher, connect))
+
+
+@functools.cache
+def erasure_steps() -> MemberErasureSteps:
+    """The erasure workflow's steps, served by the deletion function."""
+    from workspace_memory.workspaces.erasure_steps import MemberErasureSteps
+
+    base = services()
+    return MemberErasureSteps(base.table, base.clock, base.entries.forgetting)
 
 
 TRACED_MODULES = ("botocore",)

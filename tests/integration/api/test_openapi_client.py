@@ -198,6 +198,7 @@ EXACT = {
     ("POST /v1/workspaces/{ws}/entries/{entryId}/verify", "x-base-revision"): (428, "BASE_REVISION_REQUIRED"),
     ("PUT /v1/automation/workspaces/{ws}/memory", "idempotency-key"): (400, "INVALID_REQUEST"),
     ("DELETE /v1/workspaces/{ws}", "x-confirm-workspace"): (400, "CONFIRMATION_REQUIRED"),
+    ("POST /v1/workspaces/{ws}/members/{userId}/erasure", "x-confirm-member"): (400, "CONFIRMATION_REQUIRED"),
 }
 """What each absence answered before the document called the header required: the wire is unchanged."""
 
@@ -210,6 +211,8 @@ def test_each_required_header_absent_answers_its_own_code_and_changes_nothing(ge
     ws = api.workspace(owner)
     assert api.save(owner, ws, "# Memory\n- a line\n", 0).status_code == 200
     assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
+    leaver = new_user("leaver")
+    api.add_member(owner, ws, leaver, "editor")
     entry = {"type": "fact", "title": "Deploys", "summary": "We deploy on Tuesdays", "scope": "workspace"}
     created = api.call("POST", f"/v1/workspaces/{ws}/entries", user=owner, json=entry)
     assert created.status_code == 201, created.text
@@ -259,6 +262,11 @@ def test_each_required_header_absent_answers_its_own_code_and_changes_nothing(ge
             {"x-base-revision": "1"},
         ),
         "DELETE /v1/workspaces/{ws}": ("/v1/workspaces/{ws}", None, {"x-confirm-workspace": ws}),
+        "POST /v1/workspaces/{ws}/members/{userId}/erasure": (
+            f"/v1/workspaces/{{ws}}/members/{leaver}/erasure",
+            None,
+            {"x-confirm-member": leaver},
+        ),
         "PUT /v1/automation/workspaces/{ws}/memory": (
             "/v1/automation/workspaces/{ws}/memory",
             {**capture, "edits": [{"op": "add", "line": "- y"}]},

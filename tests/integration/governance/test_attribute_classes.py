@@ -149,6 +149,12 @@ def drive_every_item_kind(api: Api, svc: Services) -> tuple[str, str]:
     proposal = agent_save(api, proposing, admitted(api, proposing, proposing_owner), uuid.uuid4().hex)
     assert proposal.status_code in (200, 202), proposal.text
 
+    erasing, leaver = api.workspace(owner), new_user("leaver")
+    api.add_member(owner, erasing, leaver, "editor")
+    erase = {"X-Confirm-Member": leaver}
+    path = f"/v1/workspaces/{erasing}/members/{leaver}/erasure"
+    assert api.call("POST", path, user=owner, headers=erase).status_code == 202  # the erasure's record
+
     deleted = api.workspace(owner)
     confirm = {"X-Confirm-Workspace": deleted}
     assert api.call("DELETE", f"/v1/workspaces/{deleted}", user=owner, headers=confirm).status_code in (200, 202, 204)

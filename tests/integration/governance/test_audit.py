@@ -323,6 +323,10 @@ COVERED = {
     "POST /v1/automation/conversations/{conv}/admissions",
     "DELETE /v1/automation/sessions/{sid}/notes",
     "POST /v1/automation/workspaces/{ws}/entries/{entryId}/forget",
+    # A member's erasure: requested by the route, completed by the workflow's last step (its events, with the
+    # owner as actor and never the erased member, are checked in tests/integration/workspaces/test_erasure.py).
+    "POST /v1/workspaces/{ws}/members/{userId}/erasure",
+    "POST /v1/automation/workspaces/{ws}/erasures/{erasureId}/steps",
 }
 NOT_ACTIONS = {
     # The deletion workflow's own steps: Deletes of a tombstoned workspace's items, audited by its tombstone.

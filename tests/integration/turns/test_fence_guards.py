@@ -90,8 +90,10 @@ class Interleaved:
     def put(self, item: Item) -> None:
         self.inner.put(item)
 
-    def workspace_keys(self, workspace_id: str, limit: int) -> list[tuple[str, str]]:
-        return self.inner.workspace_keys(workspace_id, limit)
+    def workspace_keys(
+        self, workspace_id: str, limit: int, start_after: tuple[str, str] | None = None
+    ) -> list[tuple[str, str]]:
+        return self.inner.workspace_keys(workspace_id, limit, start_after)
 
     def member_keys(
         self, user_id: str, sk_prefix: str, *, limit: int, start_after: tuple[str, str] | None = None

@@ -145,15 +145,19 @@ class DynamoTable:
         out = self._call("query", **kwargs)
         return [(item["pk"], item["sk"]) for item in out.get("Items", [])]
 
-    def workspace_keys(self, workspace_id: str, limit: int) -> list[tuple[str, str]]:
-        out = self._call(
-            "query",
-            TableName=self.name,
-            IndexName=BY_WORKSPACE_INDEX,
-            KeyConditionExpression="workspaceId = :ws",
-            ExpressionAttributeValues={":ws": workspace_id},
-            Limit=limit,
-        )
+    def workspace_keys(
+        self, workspace_id: str, limit: int, start_after: tuple[str, str] | None = None
+    ) -> list[tuple[str, str]]:
+        kwargs: dict[str, Any] = {
+            "TableName": self.name,
+            "IndexName": BY_WORKSPACE_INDEX,
+            "KeyConditionExpression": "workspaceId = :ws",
+            "ExpressionAttributeValues": {":ws": workspace_id},
+            "Limit": limit,
+        }
+        if start_after is not None:
+            kwargs["ExclusiveStartKey"] = {"workspaceId": workspace_id, "pk": start_after[0], "sk": start_after[1]}
+        out = self._call("query", **kwargs)
         return [(item["pk"], item["sk"]) for item in out.get("Items", [])]
 
     def transact(self, changes: Sequence[Change]) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from workspace_memory.adapters.dynamo_erasure import erasure_action
 from workspace_memory.store import changes as ch
 from workspace_memory.store import keys
 
@@ -216,6 +217,8 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
             return _put(item, "revision = :expected", {":expected": expected})
         case ch.Delete(key=key):
             return {"Delete": {"Key": keys.as_key(key)}}
+        case ch.RemoveMember() | ch.RewriteAttributes() | ch.CountErased() | ch.CompleteErasure():
+            return erasure_action(change)
         case ch.TombstoneWorkspace(workspace_id=ws, by=by, at=at):
             return {
                 "Update": {

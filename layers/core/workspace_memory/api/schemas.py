@@ -18,6 +18,8 @@ from workspace_memory.kernel.ids import Identifier, IssuedId
 from workspace_memory.kernel.terms import CitationKind, EntryScope, EntryType, MemoryState, Mode, Role, Scope, ShareType
 from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.workspaces.deletion_contract import MAX_BATCH_SIZE
+from workspace_memory.workspaces.erasure_contract import MAX_STEP_AFTER
+from workspace_memory.workspaces.erasure_contract import Phase as ErasurePhase
 
 
 class CreateWorkspace(ApiModel):
@@ -29,6 +31,13 @@ class PurgeBatch(ApiModel):
     """One purge step of a deleted workspace: at most `limit` items."""
 
     limit: int = Field(ge=1, le=MAX_BATCH_SIZE)
+
+
+class ErasureStep(ApiModel):
+    """One step of a member's erasure: its phase, and where the previous step of that phase stopped."""
+
+    phase: ErasurePhase
+    after: str | None = Field(default=None, min_length=1, max_length=MAX_STEP_AFTER)
 
 
 class PutMember(ApiModel):

@@ -121,6 +121,11 @@ class EntryService:
     def forget_member(self, user_id: str, workspace_id: str, member_id: str) -> int:
         return self._forgetting.forget_member(user_id, workspace_id, member_id)
 
+    @property
+    def forgetting(self) -> EntryForgetting:
+        """The one forget path, for a member's erasure (which forgets their private entries in batches)."""
+        return self._forgetting
+
     def forget_agent_memories(self, user_id: str, workspace_id: str, cursor: str | None) -> AgentMemoriesForgotten:
         return self._agent_memories.forget_all(user_id, workspace_id, cursor)
 

@@ -150,6 +150,24 @@ class CandidateNotFound(NotFound):
     code = "CANDIDATE_NOT_FOUND"
 
 
+class MemberNotFound(NotFound):
+    """Erasing someone who is not a member of the workspace (or no longer is)."""
+
+    code = "MEMBER_NOT_FOUND"
+
+
+class ErasureNotFound(NotFound):
+    """Also for an erasure the caller neither asked for nor owns the workspace of: the same bytes."""
+
+    code = "ERASURE_NOT_FOUND"
+
+
+class OwnerNotErasable(Conflict):
+    """The owner cannot be erased from their own workspace: it would answer to no one (delete it instead)."""
+
+    code = "OWNER_NOT_ERASABLE"
+
+
 class UnknownParameter(InvalidInput):
     """A query parameter the route does not take (a misspelt filter must not silently widen a search). The
     message never names it: the caller made it up."""

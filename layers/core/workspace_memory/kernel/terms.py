@@ -177,6 +177,7 @@ class AuditKind(StrEnum):
     KEY_SESSION = "key-session"
     NOTES = "notes"
     TURN = "turn"
+    ERASURE = "erasure"
 
 
 class AuditOp(StrEnum):
@@ -205,6 +206,8 @@ class AuditOp(StrEnum):
     PINNED = "pinned"
     UNPINNED = "unpinned"
     VERIFIED = "verified"
+    REQUESTED = "requested"
+    COMPLETED = "completed"
 
 
 class ActorKind(StrEnum):

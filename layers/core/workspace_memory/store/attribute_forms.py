@@ -108,3 +108,28 @@ ENTRY = id_of("entry", ENTRY_ID)
 SCOPE_OWNER = Form("scope-owner", _owner)
 CLEAR_TEXT = Form("clear-text", lambda value, _item: isinstance(value, str))
 """Free text in clear: a finding (`FINDINGS`), declared so that it is seen, not so that it passes unseen."""
+
+KEY = {"pk": Form("key", lambda v, _i: isinstance(v, str)), "sk": Form("key", lambda v, _i: isinstance(v, str))}
+
+
+@dataclass(frozen=True)
+class ItemKind:
+    """An item kind (named as the change feed names it) by its key prefixes, and its attributes."""
+
+    name: str
+    pk_prefix: str
+    sk_prefix: str
+    attributes: Mapping[str, Form]
+
+    def matches(self, pk: str, sk: str) -> bool:
+        exact = not self.sk_prefix.endswith("#")
+        return pk.startswith(self.pk_prefix) and (sk == self.sk_prefix if exact else sk.startswith(self.sk_prefix))
+
+    def form(self, name: str) -> Form | None:
+        """The class of attribute `name`: declared by name, or by family (`versions#` for `versions#{userId}`,
+        one attribute per member)."""
+        form = self.attributes.get(name)
+        family, _, member = name.partition("#")
+        if form is None and member and USER_ID.fullmatch(member):
+            form = self.attributes.get(family + "#")
+        return form

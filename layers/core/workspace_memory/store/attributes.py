@@ -10,7 +10,6 @@ with its reason: a known finding, listed in `FINDINGS`, never a silent pass."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from workspace_memory.kernel import terms
 from workspace_memory.store.attribute_forms import (
@@ -25,19 +24,19 @@ from workspace_memory.store.attribute_forms import (
     HASH,
     INT,
     ISSUED,
+    KEY,
     SCOPE_OWNER,
     SEALED,
     TIMESTAMP,
     USER,
-    USER_ID,
     Form,
+    ItemKind,
     enum_of,
     id_of,
     list_of,
     map_of,
 )
 
-KEY = {"pk": Form("key", lambda v, _i: isinstance(v, str)), "sk": Form("key", lambda v, _i: isinstance(v, str))}
 ENTRY_FIELDS: dict[str, Form] = {
     "entryId": ENTRY,
     "revision": INT,
@@ -58,29 +57,6 @@ ENTRY_FIELDS: dict[str, Form] = {
     "supersededBy": INT,
     "ttl": INT,
 }
-
-
-@dataclass(frozen=True)
-class ItemKind:
-    """An item kind (named as the change feed names it) by its key prefixes, and its attributes."""
-
-    name: str
-    pk_prefix: str
-    sk_prefix: str
-    attributes: Mapping[str, Form]
-
-    def matches(self, pk: str, sk: str) -> bool:
-        exact = not self.sk_prefix.endswith("#")
-        return pk.startswith(self.pk_prefix) and (sk == self.sk_prefix if exact else sk.startswith(self.sk_prefix))
-
-    def form(self, name: str) -> Form | None:
-        """The class of attribute `name`: declared by name, or by family (`versions#` for `versions#{userId}`,
-        one attribute per member)."""
-        form = self.attributes.get(name)
-        family, _, member = name.partition("#")
-        if form is None and member and USER_ID.fullmatch(member):
-            form = self.attributes.get(family + "#")
-        return form
 
 
 _DOC_OP = enum_of(("save", "clear", "undo", "capture"))
@@ -367,6 +343,24 @@ KINDS: tuple[ItemKind, ...] = (
             "targets": list_of(map_of({"kind": enum_of(terms.AuditKind), "id": _TARGET_ID, "version": INT})),
             "atMs": INT,
             "ttl": INT,
+        },
+    ),
+    ItemKind(
+        "erasure",
+        "WS#",
+        "ERASURE#",
+        {
+            **KEY,
+            "erasureId": ISSUED,
+            "pseudonym": USER,
+            "requestedBy": USER,
+            "requester": HASH,
+            "requestedAt": TIMESTAMP,
+            "subject": USER,
+            "status": enum_of(("running", "completed")),
+            "completedAt": TIMESTAMP,
+            "deleted#": INT,
+            "pseudonymized#": INT,
         },
     ),
 )

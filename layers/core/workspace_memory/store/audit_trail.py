@@ -114,7 +114,16 @@ def _admission(item: Item) -> Told:
     return Told(str(item["workspaceId"]), target, AuditOp.ADMITTED, user, ActorKind.PERSON, None, session)
 
 
+def _erasure(item: Item) -> Told:
+    """Requested (the record), then completed (the receipt): by the owner, or by the pseudonym of a member
+    who erased themself; never the erased member's id."""
+    op = AuditOp.REQUESTED if item.get("status") == "running" else AuditOp.COMPLETED
+    target = Target(AuditKind.ERASURE, str(item["erasureId"]))
+    return Told(_ws(item), target, op, item.get("requestedBy"), ActorKind.PERSON)
+
+
 ITEM_TARGETS: dict[str, Callable[[Item], Told]] = {
+    "erasure": _erasure,
     "document-version": _version,
     "entry": _entry,
     "entry-candidate": _candidate,
@@ -224,6 +233,9 @@ BOOKKEEPING: frozenset[type] = frozenset(
         ch.EntriesRevisionIs,
         ch.EntryNotPinned,
         ch.ExpireAgentEntry,  # a window change's rewrite of expiries: the SetRetention is the event
+        ch.RemoveMember,  # an erasure's: its record is the event
+        ch.RewriteAttributes,  # an erasure's batches: its record and receipt are the events
+        ch.CountErased,
     }
 )
 """Change types that are never an action of their own (checks, counters, expiries, parts of a larger change)."""

@@ -127,6 +127,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule("admission", "ADM#", "ADMISSION", _pk_id, workspace="workspaceId", op="status", actor="userId"),
     Rule("audit", "WS#", "AUDIT#", _sk_id, published=False),
+    Rule("erasure", "WS#", "ERASURE#", _sk_id, published=False),
 )
 
 

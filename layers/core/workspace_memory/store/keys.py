@@ -173,5 +173,13 @@ def audit_bound(at_ms: int) -> str:
     return f"{AUDIT_PREFIX}{at_ms:013d}"
 
 
+ERASURE_PREFIX = "ERASURE#"
+"""Erasures of members of the workspace: each one's record, then its receipt (ids and counts only)."""
+
+
+def erasure(workspace_id: str, erasure_id: str) -> Key:
+    return ws(workspace_id), f"{ERASURE_PREFIX}{erasure_id}"
+
+
 def as_key(key: Key) -> dict[str, str]:
     return {"pk": key[0], "sk": key[1]}

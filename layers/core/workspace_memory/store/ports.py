@@ -97,9 +97,12 @@ class Table(Protocol):
         shows)."""
         ...
 
-    def workspace_keys(self, workspace_id: str, limit: int) -> list[tuple[str, str]]:
-        """Keys of up to `limit` items that carry `workspaceId` = `workspace_id` (the `ByWorkspace` index:
-        eventually consistent, so a caller that needs all of them loops until it finds none)."""
+    def workspace_keys(
+        self, workspace_id: str, limit: int, start_after: tuple[str, str] | None = None
+    ) -> list[tuple[str, str]]:
+        """Keys of up to `limit` items that carry `workspaceId` = `workspace_id`, after the key `start_after`
+        (the `ByWorkspace` index: eventually consistent, so a caller that needs all of them loops until it
+        finds none)."""
         ...
 
 

@@ -39,6 +39,7 @@ from workspace_memory.store.changes.entries import (
     SupersedeEntryRevision,
     TakeKeySlot,
 )
+from workspace_memory.store.changes.erasure import CompleteErasure, CountErased, RemoveMember, RewriteAttributes
 from workspace_memory.store.changes.turns import (
     AdmissionLive,
     ClaimConversation,
@@ -104,6 +105,10 @@ Change = (
     | CountAgentWrite
     | CountEntryRead
     | EntriesRevisionIs
+    | RemoveMember
+    | RewriteAttributes
+    | CompleteErasure
+    | CountErased
 )
 
 __all__ = [
@@ -115,11 +120,13 @@ __all__ = [
     "Change",
     "ClaimConversation",
     "ClearGenerationIs",
+    "CompleteErasure",
     "ConsentIs",
     "ConsumeAdmission",
     "CountAgentWrite",
     "CountEntryRead",
     "CountEntryVersions",
+    "CountErased",
     "Create",
     "CredentialHeldBy",
     "Delete",
@@ -142,8 +149,10 @@ __all__ = [
     "PolicyIs",
     "PurgeVersion",
     "Put",
+    "RemoveMember",
     "ReplaceRevision",
     "RetentionIs",
+    "RewriteAttributes",
     "SetAi",
     "SetPolicyMode",
     "SetRetention",

@@ -34,6 +34,8 @@ class Label:
     CANDIDATE = "candidate"
     SEARCH_SNAPSHOT = "search_snapshot"
     AUDIT = "audit"
+    MEMBER = "member"
+    ERASURE = "erasure"
 
 
 @dataclass(frozen=True)

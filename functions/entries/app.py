@@ -28,16 +28,18 @@ from workspace_memory.api.models.entries import (
     ForgottenOut,
     SearchOut,
 )
+from workspace_memory.api.models.mentions import MentionsOut
 from workspace_memory.api.schemas import (
     CreateEntry,
     DecideCandidate,
     EntryFields,
+    FindMentions,
     RevertEntry,
     SupersedeEntry,
     parse_as_of,
     parse_base_revision,
 )
-from workspace_memory.bootstrap import services
+from workspace_memory.bootstrap import mention_search, services
 from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType
 
 if TYPE_CHECKING:
@@ -321,6 +323,20 @@ def search_entries(
     refuse_unknown_parameters(app, SEARCH_PARAMETERS)
     filters = SearchFilters(scope, type, key_prefix, parse_as_of(as_of))
     return respond(200, SearchOut.of(services().search.search(human_user(app), ws, q, k, filters)))
+
+
+@app.post(
+    "/v1/workspaces/<ws>/mentions",
+    summary="Find where stored text mentions someone",
+    description=(
+        "The owner's search of every stored document version and every entry revision they may see for any of "
+        "`terms` (a person's name, their e-mail; compared without regard to case, width or spacing), before or "
+        "after erasing a member, to purge or forget what they decide to. Answers ids only; the terms are "
+        "never stored or logged. At most 2,000 texts are read a call (`complete: false` past it)."
+    ),
+)
+def find_mentions(ws: str, body: Annotated[FindMentions, Body()]) -> Response[MentionsOut]:
+    return respond(200, MentionsOut.of(mention_search().find(human_user(app), ws, body.terms)))
 
 
 handler: Any = lambda_entry(app)

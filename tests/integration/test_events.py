@@ -226,6 +226,7 @@ SEQUENCE: dict[str, Expect] = {
     ),
     # Erasing the editor (the erasure workflow runs on in the background), then the receipt of an erasure the
     # fixtures laid out, completed, and a step of it, which finds nothing left to do.
+    "mentions-find.json": Expect(200, frozenset({"versions", "entries", "scanned", "complete"}), {"complete": True}),
     "member-erasure.json": Expect(202, ERASURE, {"status": "running", "requestedBy": OWNER}),
     "erasure-get.json": Expect(200, ERASURE, {"erasureId": ERASURE_ID, "status": "completed"}),
     "automation-erasure-step.json": Expect(200, frozenset({"more", "after"}), {"more": False}),

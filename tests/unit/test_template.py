@@ -69,6 +69,7 @@ EXPECTED_ROUTES: dict[str, str] = {
     "DELETE /v1/workspaces/{ws}/entries/{entryId}/pin": "EntriesFunction",
     "POST /v1/workspaces/{ws}/entries/{entryId}/verify": "EntriesFunction",
     "DELETE /v1/workspaces/{ws}/members/{userId}/entries": "EntriesFunction",
+    "POST /v1/workspaces/{ws}/mentions": "EntriesFunction",
     "DELETE /v1/workspaces/{ws}/agent-memories": "EntriesFunction",
     "GET /v1/workspaces/{ws}/candidates": "EntriesFunction",
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/accept": "EntriesFunction",

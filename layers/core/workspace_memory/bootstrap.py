@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from workspace_memory.entries.service import EntryService
     from workspace_memory.governance.audit import AuditService
     from workspace_memory.governance.changefeed import ChangeFeed
+    from workspace_memory.governance.mentions import MentionSearch
     from workspace_memory.kernel.clock import Clock
     from workspace_memory.kernel.settings import Settings
     from workspace_memory.search.engine import Embedder
@@ -222,6 +223,15 @@ def erasure_steps() -> MemberErasureSteps:
 
     base = services()
     return MemberErasureSteps(base.table, base.clock, base.entries.forgetting)
+
+
+@functools.cache
+def mention_search() -> MentionSearch:
+    """Where stored text mentions someone (the entries function's route)."""
+    from workspace_memory.governance.mentions import MentionSearch
+
+    base = services()
+    return MentionSearch(base.table, base.cipher, base.clock)
 
 
 TRACED_MODULES = ("botocore",)

@@ -25,7 +25,7 @@ from tests.integration.entries.test_entries import entry
 from tests.integration.turn_support import codec_client, run, running_worker, worker_settings
 from tests.integration.worker_support import holding_proxy, start_worker_process
 from tests.integration.workspaces.test_deletion import scan
-from tests.support import Api, item_bytes, new_user
+from tests.support import Api, FunctionLogs, item_bytes, new_user
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.store.feed_images import rule_for
@@ -305,3 +305,46 @@ def test_an_erasure_interrupted_by_killing_the_worker_finishes_with_the_same_rec
     assert naming(resources, t.member) == []
     done = receipt(api, t.owner, t.ws, started.erasure_id).json()
     assert (done["status"], done["deleted"]) == ("completed", dict(sorted(expected.items())))
+
+
+def test_the_owner_finds_what_still_mentions_a_member_without_the_words_being_kept(
+    api: Api, resources: LocalResources, function_logs: FunctionLogs
+) -> None:
+    owner, editor = new_user("owner"), new_user("editor")
+    ws = api.workspace(owner)
+    api.add_member(owner, ws, editor, "editor")
+    name, mail = f"Lena Mark{uuid.uuid4().hex[:6]}", f"lena.{uuid.uuid4().hex[:6]}@example.com"
+    assert api.save(owner, ws, f"# Team\n- ask {name.upper()} about deploys\n", 0).status_code == 200
+    assert api.save(owner, ws, "# Team\n- nobody named\n", 1).status_code == 200
+    named = _create(api, editor, ws, entry("Contact", body=f"write to {mail.upper()}"))
+    unnamed = _create(api, editor, ws, entry("Deploys", body="Fridays"))
+    # Another member's private entry is theirs: the owner's search does not read it.
+    _create(api, editor, ws, entry("Mine", body=f"{name} is me", scope="member"))
+    terms = {"terms": [f"  lena   mark{name[-6:]} ", mail]}  # spacing and case as a person types them
+    before = scan(resources, resources.table_name)
+
+    with function_logs.captured() as logs:
+        found = api.call("POST", f"/v1/workspaces/{ws}/mentions", user=owner, json=terms)
+        assert found.status_code == 200, found.text
+        assert found.json() == {
+            "versions": [1],
+            "entries": [{"entryId": named, "revision": 1}],
+            "scanned": 4,
+            "complete": True,
+        }
+        assert unnamed not in found.text
+        refused = [
+            (api.call("POST", f"/v1/workspaces/{ws}/mentions", user=editor, json=terms), 403, "FORBIDDEN"),
+            (api.call("POST", f"/v1/workspaces/{ws}/mentions", user=owner, json={"terms": []}), 400, None),
+            (api.call("POST", f"/v1/workspaces/{ws}/mentions", user=owner, json={"terms": ["ab"]}), 400, None),
+            (api.call("POST", f"/v1/workspaces/{ws}/mentions", user=owner, json={"terms": ["   "]}), 400, None),
+            (api.call("POST", f"/v1/workspaces/{ws}/mentions", user=new_user(), json=terms), 404, None),
+        ]
+        for response, status, code in refused:
+            assert response.status_code == status, response.text
+            assert code is None or response.json()["error"]["code"] == code
+            assert name[-6:] not in response.text
+    # Nothing was written, and neither word was logged.
+    assert scan(resources, resources.table_name) == before
+    assert name[-6:] not in logs.getvalue()
+    assert mail.split("@")[0] not in logs.getvalue()

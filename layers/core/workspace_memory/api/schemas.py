@@ -40,6 +40,12 @@ class ErasureStep(ApiModel):
     after: str | None = Field(default=None, min_length=1, max_length=MAX_STEP_AFTER)
 
 
+class FindMentions(ApiModel):
+    """A person's name, their e-mail: what to look for (personal data: a body, never a query string)."""
+
+    terms: list[Annotated[str, Field(min_length=3, max_length=200, pattern=r"\S")]] = Field(min_length=1, max_length=10)
+
+
 class PutMember(ApiModel):
     role: Role
 

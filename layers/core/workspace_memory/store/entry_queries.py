@@ -62,6 +62,12 @@ def entry_revisions(
         yield EntryRecord.from_item(item)
 
 
+def all_revisions(table: Table, workspace_id: str, *, page: int = 100) -> Iterator[EntryRecord]:
+    """Every stored revision of every chain of the workspace (expired ones included: the caller judges)."""
+    for _, item in _items(table, workspace_id, keys.ENTRY_REVISION_PREFIX, None, page, newest_first=False):
+        yield EntryRecord.from_item(item)
+
+
 def candidates(table: Table, workspace_id: str, *, after: str | None = None) -> Iterator[tuple[str, CandidateRecord]]:
     """Every stored candidate of the workspace after position `after` (decided and expired ones included)."""
     for position, item in _items(table, workspace_id, keys.CANDIDATE_PREFIX, after, 100, newest_first=False):

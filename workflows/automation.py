@@ -29,6 +29,7 @@ from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.deletion import BranchKeyDestroyedOut, PurgeBatchOut
 from workspace_memory.api.models.entries import AgentEntryOut, AgentSearchOut
 from workspace_memory.api.models.envelope import ErrorOut
+from workspace_memory.api.models.exports import ExportFileOut, ExportFinishOut
 
 
 class Auth(Protocol):
@@ -134,6 +135,14 @@ class PurgeApi(Protocol):
     def destroy_branch_key(self, workspace_id: str) -> ApiResponse[BranchKeyDestroyedOut]: ...
 
     def purge_batch(self, workspace_id: str, limit: int) -> ApiResponse[PurgeBatchOut]: ...
+
+
+class ExportApi(Protocol):
+    """What the export activities need of the automation API (the HTTP client below, or a fake)."""
+
+    def write_export_file(self, workspace_id: str, export_id: str, file: str) -> ApiResponse[ExportFileOut]: ...
+
+    def finish_export(self, workspace_id: str, export_id: str, too_large: bool) -> ApiResponse[ExportFinishOut]: ...
 
 
 class HttpApi:
@@ -247,6 +256,17 @@ class AutomationApi(HttpApi):
     def purge_batch(self, workspace_id: str, limit: int) -> ApiResponse[PurgeBatchOut]:
         path = f"/v1/automation/workspaces/{quote(workspace_id)}/deletion/batches"
         return self._call(PurgeBatchOut, "POST", path, {"limit": limit})
+
+    def write_export_file(self, workspace_id: str, export_id: str, file: str) -> ApiResponse[ExportFileOut]:
+        return self._call(ExportFileOut, "POST", f"{_export_path(workspace_id, export_id)}/files", {"file": file})
+
+    def finish_export(self, workspace_id: str, export_id: str, too_large: bool) -> ApiResponse[ExportFinishOut]:
+        path = f"{_export_path(workspace_id, export_id)}/finish"
+        return self._call(ExportFinishOut, "POST", path, {"tooLarge": too_large})
+
+
+def _export_path(workspace_id: str, export_id: str) -> str:
+    return f"/v1/automation/workspaces/{quote(workspace_id)}/exports/{quote(export_id)}"
 
 
 def _envelope(data: object) -> ErrorOut | None:

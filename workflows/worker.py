@@ -1,4 +1,4 @@
-"""The worker: registers the turn and workspace-deletion workflows and their activities on the task queue.
+"""The worker: registers the turn, workspace-deletion and export workflows and their activities on the task queue.
 
 `python -m workflows.worker` runs it as a long-lived process (the local stack, any host); the Lambda
 worker (`workflows/lambda_worker.py`) builds the same pieces through `build_worker_parts`.
@@ -24,6 +24,8 @@ from workflows.activities import TOOL_ACTIVITIES, TurnActivities
 from workflows.automation import Auth, AutomationApi, DevAuth, SigV4Auth
 from workflows.deletion_activities import DeletionActivities
 from workflows.deletion_workflow import WorkspaceDeletionWorkflow
+from workflows.export_activities import ExportActivities
+from workflows.export_workflow import WorkspaceExportWorkflow
 from workflows.liveness import with_liveness
 from workflows.providers import ModelProvider, build_provider
 from workflows.turn_workflow import AgentTurnWorkflow
@@ -37,6 +39,7 @@ class WorkerParts:
     activities: TurnActivities
     converter: Any
     deletion: DeletionActivities | None = None
+    export: ExportActivities | None = None
 
 
 def automation_auth(settings: Settings) -> Auth:
@@ -56,6 +59,7 @@ def build_worker_parts(settings: Settings, provider: ModelProvider | None = None
     return WorkerParts(
         activities=TurnActivities(api, provider or build_provider(settings)),
         deletion=DeletionActivities(api),
+        export=ExportActivities(api),
         converter=data_converter(payload_cipher(clients.kms, settings.kms_key_id)),
     )
 
@@ -65,11 +69,13 @@ def activities_of(parts: WorkerParts) -> list[Any]:
     the workspace deletion's steps."""
     a = parts.activities
     turn = [a.model_round, *(MethodType(run, a) for run in TOOL_ACTIVITIES.values())]
-    d = parts.deletion
-    return turn if d is None else [*turn, d.destroy_branch_key, d.purge_batch]
+    d, e = parts.deletion, parts.export
+    deletion = [] if d is None else [d.destroy_branch_key, d.purge_batch]
+    export = [] if e is None else [e.write_export_file, e.finish_export]
+    return [*turn, *deletion, *export]
 
 
-WORKFLOWS = [AgentTurnWorkflow, WorkspaceDeletionWorkflow]
+WORKFLOWS = [AgentTurnWorkflow, WorkspaceDeletionWorkflow, WorkspaceExportWorkflow]
 """Every workflow the worker runs (the long-running worker and the Lambda worker alike)."""
 
 

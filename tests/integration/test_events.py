@@ -40,6 +40,7 @@ from tests.integration.events_support import (
     CONV,
     ENTRY_ID,
     EVENTS,
+    EXPORT_ID,
     OWNER,
     SESSION,
     TURN_ID,
@@ -84,6 +85,9 @@ ENTRY = frozenset(
 MARKS = frozenset({"entryId", "revision", "pinned"})
 """What a pin, an unpin or a verification answers (and `verifiedAt`, `verifiedBy` once verified)."""
 RETENTION = frozenset({"historyDays", "agentDays"})
+EXPORT = frozenset(
+    {"exportId", "workspaceId", "scope", "status", "phase", "filesDone", "filesTotal", "createdAt", "expiresAt"}
+)
 UNTRUSTED = frozenset({"trust", "evidence"})
 """What the automation routes add to the memory they hand an agent."""
 
@@ -219,6 +223,14 @@ SEQUENCE: dict[str, Expect] = {
         frozenset({"forgotten", "entryIds", "kept", "dismissed", "candidateIds", "nextCursor"}),
         {"nextCursor": None},
     ),
+    # Exports, on the seeded export (events/README.md, step 9): its file, its end past the limit, its progress.
+    "export-request.json": Expect(202, EXPORT, {"scope": "me", "status": "running"}),
+    "automation-export-file.json": Expect(
+        200, frozenset({"file", "count", "chunks", "tooLarge"}), {"file": "documents.json", "tooLarge": False}
+    ),
+    "automation-export-finish.json": Expect(200, frozenset({"status", "files"}), {"status": "too_large", "files": 5}),
+    "export-get.json": Expect(200, EXPORT, {"exportId": EXPORT_ID, "status": "too_large", "phase": "done"}),
+    "export-archive.json": Expect(413, frozenset({"error"})),
     # Last: deleting the workspace (the sequence's results are checked just before it), then the purge's routes,
     # which answer the same whether the worker has purged already or not (both steps are idempotent).
     "workspace-delete.json": Expect(202, DELETION, {"workspaceId": WS}),

@@ -15,6 +15,7 @@ export const KINDS = [
   ["notes", "working notes"],
   ["turn", "turns"],
   ["workspace", "the workspace"],
+  ["export", "exports"],
 ];
 
 const v = (t) => (t?.version != null ? ` (v${t.version})` : "");
@@ -51,6 +52,10 @@ const WORDS = {
   notes: { written: (t) => `wrote working notes${rev(t)}` },
   turn: { admitted: (t) => `started turn ${id(t)}` },
   workspace: { created: () => "created the workspace", deleted: () => "deleted the workspace" },
+  export: {
+    requested: (t) => `requested export ${id(t)}`,
+    downloaded: (t) => `downloaded export ${id(t)}`,
+  },
 };
 
 /** What the event did, for people: "saved the document (v3)", "forgot entry …", "set policy to auto". */

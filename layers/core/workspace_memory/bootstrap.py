@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from workspace_memory.turns.service import TurnService
     from workspace_memory.workspaces.access import AccessService
     from workspace_memory.workspaces.deletion import DeletionService, WorkspacePurgeService
+    from workspace_memory.workspaces.exports import ExportService
     from workspace_memory.workspaces.keysessions import KeySessionService
 
 R = TypeVar("R")
@@ -198,6 +199,20 @@ def deletion_service() -> DeletionService:
     connect = ClientConfig.load_client_connect_config(override_env_vars=dict(os.environ))
     runner = TemporalDeletions(base.settings, base.cipher, connect)
     return DeletionService(base.table, base.key_store, base.clock, runner)
+
+
+@functools.cache
+def export_service() -> ExportService:
+    """Built on first use, by the exports function only (the Temporal client)."""
+    from temporalio.envconfig import ClientConfig
+
+    from workspace_memory.adapters.temporal_exports import TemporalExports
+    from workspace_memory.workspaces.exports import ExportService
+
+    base = services()
+    connect = ClientConfig.load_client_connect_config(override_env_vars=dict(os.environ))
+    runner = TemporalExports(base.settings, base.cipher, connect)
+    return ExportService(base.table, base.cipher, base.clock, runner)
 
 
 TRACED_MODULES = ("botocore",)

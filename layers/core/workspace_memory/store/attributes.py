@@ -36,6 +36,7 @@ from workspace_memory.store.attribute_forms import (
     list_of,
     map_of,
 )
+from workspace_memory.store.export_attributes import EXPORT_FIELDS, EXPORT_PART_FIELDS
 
 KEY = {"pk": Form("key", lambda v, _i: isinstance(v, str)), "sk": Form("key", lambda v, _i: isinstance(v, str))}
 ENTRY_FIELDS: dict[str, Form] = {
@@ -369,6 +370,8 @@ KINDS: tuple[ItemKind, ...] = (
             "ttl": INT,
         },
     ),
+    ItemKind("export", "WS#", "EXPORT#", {**KEY, **EXPORT_FIELDS}),
+    ItemKind("export-part", "WS#", "EXPORTPART#", {**KEY, **EXPORT_PART_FIELDS}),
 )
 
 FINDINGS: dict[tuple[str, str], str] = {

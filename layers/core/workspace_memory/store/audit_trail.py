@@ -114,6 +114,11 @@ def _admission(item: Item) -> Told:
     return Told(str(item["workspaceId"]), target, AuditOp.ADMITTED, user, ActorKind.PERSON, None, session)
 
 
+def _export(item: Item) -> Told:
+    target = Target(AuditKind.EXPORT, str(item["exportId"]))
+    return Told(_ws(item), target, AuditOp.REQUESTED, item.get("requestedBy"), ActorKind.PERSON)
+
+
 ITEM_TARGETS: dict[str, Callable[[Item], Told]] = {
     "document-version": _version,
     "entry": _entry,
@@ -124,6 +129,7 @@ ITEM_TARGETS: dict[str, Callable[[Item], Told]] = {
     "key-revocation": _revocation,
     "notes": _notes,
     "admission": _admission,
+    "export": _export,
 }
 """Item kinds (the change feed's names) whose writes are actions, and what each says."""
 
@@ -143,6 +149,7 @@ ITEM_BOOKKEEPING = frozenset(
         "admission-key",
         "receipt",
         "audit",
+        "export-part",  # an export's sealed files: the request and the download are the events
     }
 )
 
@@ -183,6 +190,11 @@ def _tombstone(change: ch.TombstoneWorkspace) -> Told:
     return Told(change.workspace_id, target, AuditOp.DELETED, change.by, ActorKind.PERSON)
 
 
+def _download(change: ch.DownloadExport) -> Told:
+    target = Target(AuditKind.EXPORT, change.export_id)
+    return Told(change.workspace_id, target, AuditOp.DOWNLOADED, change.by, ActorKind.PERSON)
+
+
 VERB_TARGETS: dict[type, Callable[..., Told]] = {
     ch.SetPolicyMode: _policy,
     ch.SetRetention: _retention,
@@ -190,6 +202,7 @@ VERB_TARGETS: dict[type, Callable[..., Told]] = {
     ch.PurgeVersion: _purge,
     ch.TombstoneWorkspace: _tombstone,
     ch.MarkEntryHead: _mark,
+    ch.DownloadExport: _download,
 }
 """Verbs that change an item in place and are actions of their own."""
 
@@ -224,6 +237,8 @@ BOOKKEEPING: frozenset[type] = frozenset(
         ch.EntriesRevisionIs,
         ch.EntryNotPinned,
         ch.ExpireAgentEntry,  # a window change's rewrite of expiries: the SetRetention is the event
+        ch.ExportRunning,
+        ch.FinishExport,  # the export workflow's end: the request and the download are the events
     }
 )
 """Change types that are never an action of their own (checks, counters, expiries, parts of a larger change)."""

@@ -39,6 +39,7 @@ from workspace_memory.store.changes.entries import (
     SupersedeEntryRevision,
     TakeKeySlot,
 )
+from workspace_memory.store.changes.exports import DownloadExport, ExportRunning, FinishExport
 from workspace_memory.store.changes.turns import (
     AdmissionLive,
     ClaimConversation,
@@ -104,6 +105,9 @@ Change = (
     | CountAgentWrite
     | CountEntryRead
     | EntriesRevisionIs
+    | ExportRunning
+    | FinishExport
+    | DownloadExport
 )
 
 __all__ = [
@@ -123,12 +127,15 @@ __all__ = [
     "Create",
     "CredentialHeldBy",
     "Delete",
+    "DownloadExport",
     "EntriesRevisionIs",
     "EntryNotPinned",
     "ExpireAgentEntry",
     "ExpireEntryRevision",
     "ExpireSearchSnapshot",
     "ExpireVersion",
+    "ExportRunning",
+    "FinishExport",
     "HeadAt",
     "KeySessionLive",
     "KeySessionNotRevoked",

@@ -34,6 +34,7 @@ class Label:
     CANDIDATE = "candidate"
     SEARCH_SNAPSHOT = "search_snapshot"
     AUDIT = "audit"
+    EXPORT = "export"
 
 
 @dataclass(frozen=True)

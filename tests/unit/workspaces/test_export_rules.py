@@ -18,6 +18,7 @@ from workspace_memory.kernel.errors import (
     ExportDownloaded,
     ExportNotFound,
     ExportNotReady,
+    ExportNotRunning,
     ExportTooLarge,
     Forbidden,
     InvalidExportId,
@@ -195,3 +196,17 @@ def test_an_archive_expires_a_day_after_the_request() -> None:
         service.download(EDITOR, ws, export_id)
     with pytest.raises(ExportNotFound):
         service.progress(EDITOR, ws, export_id)
+
+
+def test_an_export_of_a_deleted_workspace_writes_nothing_more() -> None:
+    w, ws, service, runner = setup()
+    service.request(EDITOR, ws, ExportScope.ME)
+    export = runner.started[-1]
+    service.write_file(ws, export.export_id, FILES[export.scope][0])
+    w.table.items[keys.meta(ws)]["deletedAt"] = "2026-01-01T00:00:00Z"  # the owner's tombstone
+    before = w.snapshot()
+    with pytest.raises(ExportNotRunning):
+        service.write_file(ws, export.export_id, FILES[export.scope][1])
+    with pytest.raises(ExportNotRunning):
+        service.finish(ws, export.export_id, too_large=False)
+    assert w.snapshot() == before

@@ -191,6 +191,7 @@ class ExportService:
         files = FILES[record.scope]
         if record.status is not ExportStatus.RUNNING:
             return FinishResult(status=record.status.value, files=len(files))
+        record = self._running(workspace_id, export_id)
         chunks = export_queries.chunks(self._table, workspace_id, export_id)
         texts = {ExportFile(name): text for name, text in self._texts(record, chunks).items()}
         texts.pop(ExportFile.MANIFEST, None)
@@ -213,7 +214,7 @@ class ExportService:
         ]
         guard = finish or ExportRunning(ws, export_id, int(self._clock.now()))
         try:
-            self._table.transact([*(Put(item) for item in items), guard])
+            self._table.transact([*(Put(item) for item in items), guard, WorkspaceLive(ws)])
         except TransactionCancelled:
             raise ExportNotRunning("the export is no longer running; nothing was written") from None
         return len(parts)
@@ -243,8 +244,11 @@ class ExportService:
                 raise DecryptionFailed("an export file does not match its manifest digest")
 
     def _running(self, workspace_id: str, export_id: str) -> ExportRecord:
-        record = export_queries.export(self._table, workspace_id, export_id)
-        if record is None or record.status is not ExportStatus.RUNNING or record.expired(self._clock.now()):
+        """The export, while it runs in a live workspace (a deleted one's export is over: nothing is written)."""
+        meta_item, export_item = self._table.get_many([keys.meta(workspace_id), keys.export(workspace_id, export_id)])
+        meta, record = Workspace.of(meta_item), ExportRecord.of(export_item)
+        live = meta is not None and not meta.deleted
+        if not live or record is None or record.status is not ExportStatus.RUNNING or record.expired(self._clock.now()):
             raise ExportNotRunning("the export is no longer running; nothing was written")
         return record
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -185,3 +187,21 @@ def test_an_unknown_export_is_not_found(api: Api, scene: Scene) -> None:
     for path in ("", "/archive"):
         answer = api.call("GET", f"/v1/workspaces/{scene.ws}/exports/ex_{'0' * 24}{path}", user=scene.editor)
         assert (answer.status_code, body(answer)["error"]["code"]) == (404, "EXPORT_NOT_FOUND")
+
+
+def test_two_downloads_at_once_serve_the_archive_once(
+    api: Api, svc: Services, settings: Settings, scene: Scene, worker: Settings
+) -> None:
+    started = request(api, scene.owner, scene.ws, "me")
+    assert started.status_code == 202, started.text
+    export_id = body(started)["exportId"]
+    assert wait_for_export(settings, svc, export_id).status == "ready"
+    barrier = threading.Barrier(2)
+
+    def download(_: int) -> int:
+        barrier.wait(timeout=30)
+        return archive(api, scene.owner, scene.ws, export_id).status_code
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        statuses = sorted(pool.map(download, range(2)))
+    assert statuses == [200, 410]

@@ -279,6 +279,15 @@ def _holds(change: ch.Change, items: Items) -> bool:
             return int(counter.get(change.attribute, 0)) + delta <= cap
         case ch.CountEntryRead(workspace_id=ws, entry_id=entry_id):
             return _attr(items, keys.entry(ws, entry_id), "status") == "active"
+        case ch.ExportRunning(workspace_id=ws, export_id=export_id, now=now):
+            found = _get(items, keys.export(ws, export_id)) or {}
+            return found.get("status") == "running" and int(found.get("ttl", 0)) > now
+        case ch.FinishExport(workspace_id=ws, export_id=export_id):
+            return _attr(items, keys.export(ws, export_id), "status") == "running"
+        case ch.DownloadExport(workspace_id=ws, export_id=export_id, by=by, now=now):
+            found = _get(items, keys.export(ws, export_id)) or {}
+            ready = found.get("status") == "ready" and found.get("requestedBy") == by
+            return ready and int(found.get("ttl", 0)) > now
         case ch.CountAgentWrite(workspace_id=ws, user_id=user, bucket=bucket, limit=limit):
             rate = _get(items, keys.agent_rate(ws, user, bucket)) or {}
             return int(rate.get("writes", 0)) < limit
@@ -376,6 +385,10 @@ def _apply(change: ch.Change, items: Items) -> None:
             workspace = items[keys.meta(ws)]
             workspace.update(deletedAt=change.at, deletedBy=change.by, aiEnabled=False)
             workspace["consentRevision"] = int(workspace.get("consentRevision", 0)) + 1
+        case ch.FinishExport(workspace_id=ws, export_id=export_id, status=status):
+            items[keys.export(ws, export_id)]["status"] = status
+        case ch.DownloadExport(workspace_id=ws, export_id=export_id, at=at):
+            items[keys.export(ws, export_id)].update(status="downloaded", downloadedAt=at)
         case ch.TombstoneHead(workspace_id=ws):
             key = keys.head(ws)
             head = items.setdefault(key, {**keys.as_key(key), "headVersion": 0})

@@ -30,6 +30,7 @@ from workspace_memory.api.models.deletion import BranchKeyDestroyedOut, PurgeBat
 from workspace_memory.api.models.entries import AgentEntryOut, AgentSearchOut
 from workspace_memory.api.models.envelope import ErrorOut
 from workspace_memory.api.models.erasure import ErasureStepOut
+from workspace_memory.api.models.exports import ExportFileOut, ExportFinishOut
 from workspace_memory.workspaces.erasure_contract import StepInput
 
 
@@ -142,6 +143,14 @@ class ErasureApi(Protocol):
     """What the erasure activity needs of the automation API (the HTTP client below, or a fake)."""
 
     def erasure_step(self, step: StepInput) -> ApiResponse[ErasureStepOut]: ...
+
+
+class ExportApi(Protocol):
+    """What the export activities need of the automation API (the HTTP client below, or a fake)."""
+
+    def write_export_file(self, workspace_id: str, export_id: str, file: str) -> ApiResponse[ExportFileOut]: ...
+
+    def finish_export(self, workspace_id: str, export_id: str, too_large: bool) -> ApiResponse[ExportFinishOut]: ...
 
 
 class HttpApi:
@@ -260,6 +269,17 @@ class AutomationApi(HttpApi):
         path = f"/v1/automation/workspaces/{quote(step.workspace_id)}/erasures/{quote(step.erasure_id)}/steps"
         body = {"phase": step.phase.value, **({} if step.after is None else {"after": step.after})}
         return self._call(ErasureStepOut, "POST", path, body)
+
+    def write_export_file(self, workspace_id: str, export_id: str, file: str) -> ApiResponse[ExportFileOut]:
+        return self._call(ExportFileOut, "POST", f"{_export_path(workspace_id, export_id)}/files", {"file": file})
+
+    def finish_export(self, workspace_id: str, export_id: str, too_large: bool) -> ApiResponse[ExportFinishOut]:
+        path = f"{_export_path(workspace_id, export_id)}/finish"
+        return self._call(ExportFinishOut, "POST", path, {"tooLarge": too_large})
+
+
+def _export_path(workspace_id: str, export_id: str) -> str:
+    return f"/v1/automation/workspaces/{quote(workspace_id)}/exports/{quote(export_id)}"
 
 
 def _envelope(data: object) -> ErrorOut | None:

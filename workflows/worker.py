@@ -1,5 +1,5 @@
-"""The worker: registers the turn, workspace-deletion and member-erasure workflows and their activities on the
-task queue.
+"""The worker: registers the turn, workspace-deletion, member-erasure and export workflows and their activities
+on the task queue.
 
 `python -m workflows.worker` runs it as a long-lived process (the local stack, any host); the Lambda
 worker (`workflows/lambda_worker.py`) builds the same pieces through `build_worker_parts`.
@@ -27,6 +27,8 @@ from workflows.deletion_activities import DeletionActivities
 from workflows.deletion_workflow import WorkspaceDeletionWorkflow
 from workflows.erasure_activities import ErasureActivities
 from workflows.erasure_workflow import MemberErasureWorkflow
+from workflows.export_activities import ExportActivities
+from workflows.export_workflow import WorkspaceExportWorkflow
 from workflows.liveness import with_liveness
 from workflows.providers import ModelProvider, build_provider
 from workflows.turn_workflow import AgentTurnWorkflow
@@ -41,6 +43,7 @@ class WorkerParts:
     converter: Any
     deletion: DeletionActivities | None = None
     erasure: ErasureActivities | None = None
+    export: ExportActivities | None = None
 
 
 def automation_auth(settings: Settings) -> Auth:
@@ -61,6 +64,7 @@ def build_worker_parts(settings: Settings, provider: ModelProvider | None = None
         activities=TurnActivities(api, provider or build_provider(settings)),
         deletion=DeletionActivities(api),
         erasure=ErasureActivities(api),
+        export=ExportActivities(api),
         converter=data_converter(payload_cipher(clients.kms, settings.kms_key_id)),
     )
 
@@ -70,12 +74,14 @@ def activities_of(parts: WorkerParts) -> list[Any]:
     the workspace deletion's steps, and the member erasure's."""
     a = parts.activities
     turn = [a.model_round, *(MethodType(run, a) for run in TOOL_ACTIVITIES.values())]
-    d, e = parts.deletion, parts.erasure
+    d, r, e = parts.deletion, parts.erasure, parts.export
     deletion = [] if d is None else [d.destroy_branch_key, d.purge_batch]
-    return [*turn, *deletion, *([] if e is None else [e.erasure_step])]
+    erasure = [] if r is None else [r.erasure_step]
+    export = [] if e is None else [e.write_export_file, e.finish_export]
+    return [*turn, *deletion, *erasure, *export]
 
 
-WORKFLOWS = [AgentTurnWorkflow, WorkspaceDeletionWorkflow, MemberErasureWorkflow]
+WORKFLOWS = [AgentTurnWorkflow, WorkspaceDeletionWorkflow, MemberErasureWorkflow, WorkspaceExportWorkflow]
 """Every workflow the worker runs (the long-running worker and the Lambda worker alike)."""
 
 

@@ -185,6 +185,22 @@ ROUTE_ERRORS: dict[str, Errors] = {
         errors.ErasureNotFound,
         errors.WorkspaceNotFound,
     ),
+    "POST /v1/workspaces/{ws}/exports": (errors.WorkspaceNotFound, errors.Forbidden, errors.InvalidExportScope),
+    "GET /v1/workspaces/{ws}/exports/{exportId}": (
+        errors.WorkspaceNotFound,
+        errors.InvalidExportId,
+        errors.ExportNotFound,
+    ),
+    "GET /v1/workspaces/{ws}/exports/{exportId}/archive": (
+        errors.WorkspaceNotFound,
+        errors.InvalidExportId,
+        errors.ExportNotFound,
+        errors.ExportNotReady,
+        errors.ExportDownloaded,
+        errors.ExportTooLarge,
+    ),
+    "POST /v1/automation/workspaces/{ws}/exports/{exportId}/files": (errors.InvalidExportId, errors.ExportNotRunning),
+    "POST /v1/automation/workspaces/{ws}/exports/{exportId}/finish": (errors.InvalidExportId, errors.ExportNotRunning),
 }
 """Keyed by template route. The statuses come from `STATUS_BY_ERROR`; the codes listed are the classes'."""
 

@@ -11,9 +11,10 @@ from unittest import mock
 from workspace_memory.bootstrap import Services
 from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.clock import iso
-from workspace_memory.kernel.terms import EntryScope, EntryType
+from workspace_memory.kernel.terms import EntryScope, EntryType, ExportScope, ExportStatus
 from workspace_memory.store import keys
 from workspace_memory.store.erasure_records import COMPLETED, ErasureRecord, requester_digest
+from workspace_memory.store.export_records import ExportRecord
 from workspace_memory.turns.admission import RETENTION_SECONDS, AdmissionRef, credential_context, credential_hash
 from workspace_memory.turns.turn_contract import turn_id_for
 from workspace_memory.workspaces.keysessions import TTL_GRACE_SECONDS
@@ -46,6 +47,8 @@ ENTRY_ID = "en_events0000000000000000"
 CANDIDATES = ("ec_events0000000000000000", "ec_events0000000000000001")
 EDITOR = "user-editor"
 ERASURE_ID = "er_events0000000000000000"  # a completed erasure (erasure-get.json, automation-erasure-step.json)
+EXPORT_ID = "ex_eeee00000000000000000000"
+"""The seeded export the export events name (a `me` export of the owner, running)."""
 
 
 def seed(svc: Services) -> None:
@@ -113,6 +116,8 @@ def seed(svc: Services) -> None:
         }
     )
     svc.table.put({**keys.as_key(keys.conversation_owner(CONV)), "workspaceId": WS, "userId": OWNER, "createdAt": at})
+    export = ExportRecord(EXPORT_ID, WS, ExportScope.ME, OWNER, ExportStatus.RUNNING, at, far)
+    svc.table.put(export.to_item())
     seed_entries(svc, at)
     erased = ErasureRecord(
         erasure_id=ERASURE_ID,

@@ -41,6 +41,7 @@ from tests.integration.events_support import (
     ENTRY_ID,
     ERASURE_ID,
     EVENTS,
+    EXPORT_ID,
     OWNER,
     SESSION,
     TURN_ID,
@@ -85,6 +86,9 @@ ENTRY = frozenset(
 MARKS = frozenset({"entryId", "revision", "pinned"})
 """What a pin, an unpin or a verification answers (and `verifiedAt`, `verifiedBy` once verified)."""
 RETENTION = frozenset({"historyDays", "agentDays"})
+EXPORT = frozenset(
+    {"exportId", "workspaceId", "scope", "status", "phase", "filesDone", "filesTotal", "createdAt", "expiresAt"}
+)
 UNTRUSTED = frozenset({"trust", "evidence"})
 """What the automation routes add to the memory they hand an agent."""
 
@@ -224,7 +228,16 @@ SEQUENCE: dict[str, Expect] = {
         frozenset({"forgotten", "entryIds", "kept", "dismissed", "candidateIds", "nextCursor"}),
         {"nextCursor": None},
     ),
-    # Erasing the editor (the erasure workflow runs on in the background), then the receipt of an erasure the
+    # Exports, on the seeded export (events/README.md, step 9): its file, its end past the limit, its progress.
+    "export-request.json": Expect(202, EXPORT, {"scope": "me", "status": "running"}),
+    "automation-export-file.json": Expect(
+        200, frozenset({"file", "count", "chunks", "tooLarge"}), {"file": "documents.json", "tooLarge": False}
+    ),
+    "automation-export-finish.json": Expect(200, frozenset({"status", "files"}), {"status": "too_large", "files": 5}),
+    "export-get.json": Expect(200, EXPORT, {"exportId": EXPORT_ID, "status": "too_large", "phase": "done"}),
+    "export-archive.json": Expect(413, frozenset({"error"})),
+    # Erasing the editor (after the exports: an erasure deletes every archive built before it; its workflow
+    # runs on in the background), then the receipt of an erasure the
     # fixtures laid out, completed, and a step of it, which finds nothing left to do.
     "mentions-find.json": Expect(200, frozenset({"versions", "entries", "scanned", "complete"}), {"complete": True}),
     "member-erasure.json": Expect(202, ERASURE, {"status": "running", "requestedBy": OWNER}),

@@ -58,6 +58,7 @@ NOT_ITEMS = {
     "entries/candidates.py": {"type", "scope"},  # the candidate's sealed draft
     "entries/model.py": {"kind", "revision", "candidate", "sha256"},  # encryption contexts, sealed sources
     "search/search_snapshot.py": {"kind", "entriesRevision", "generation"},  # the snapshot's encryption context
+    "workspaces/export_archive.py": {"kind"},  # an export file's encryption context
     "governance/changefeed.py": {"kind", "version", "op", "type", "actor"},  # the event's detail, the stream's identity
 }
 

@@ -512,6 +512,7 @@ def test_handler_modules_are_every_routed_function_of_the_template() -> None:
         "functions.deletion.app",
         "functions.docs.app",
         "functions.entries.app",
+        "functions.exports.app",
         "functions.frame.app",
         "functions.memory.app",
         "functions.workspaces.app",

@@ -100,6 +100,12 @@ EXPECTED_ROUTES: dict[str, str] = {
     "POST /v1/automation/workspaces/{ws}/deletion/branch-key": "DeletionFunction",
     "POST /v1/automation/workspaces/{ws}/deletion/batches": "DeletionFunction",
     "POST /v1/automation/workspaces/{ws}/erasures/{erasureId}/steps": "DeletionFunction",
+    # ExportsFunction
+    "POST /v1/workspaces/{ws}/exports": "ExportsFunction",
+    "GET /v1/workspaces/{ws}/exports/{exportId}": "ExportsFunction",
+    "GET /v1/workspaces/{ws}/exports/{exportId}/archive": "ExportsFunction",
+    "POST /v1/automation/workspaces/{ws}/exports/{exportId}/files": "ExportsFunction",
+    "POST /v1/automation/workspaces/{ws}/exports/{exportId}/finish": "ExportsFunction",
 }
 
 API_FUNCTIONS = (
@@ -111,6 +117,7 @@ API_FUNCTIONS = (
     "DocsFunction",
     "FrameFunction",
     "DeletionFunction",
+    "ExportsFunction",
 )
 UNAUTHENTICATED_ROUTES = ("GET /v1/health", "GET /v1/openapi.json", "GET /v1/docs", "GET /app/", "GET /app/{file}")
 """Health, the API's own description and the memory frame's static files (no data)."""
@@ -708,6 +715,7 @@ ALL_KINDS = frozenset(
         "entry-candidate",
         "search-snapshot",
         "turn-message",
+        "export",
     }
 )
 PAYLOAD_KIND = "temporal-payload"
@@ -804,6 +812,16 @@ ACCESS: dict[str, Access] = {
     # or decrypts.
     "DeletionFunction": Access(
         frozenset({GET, QUERY, PUT, UPDATE, CHECK, DELETE}), frozenset({QUERY, DELETE}), NO_KMS, LOGS
+    ),
+    # exports (decisions/0068): snapshots; the archive's contents read (Query the partition's kinds, and the
+    # ByWorkspace index for the member's conversations: see test_only_the_deletion_and_entries_functions_...);
+    # its sealed files written (TWI Put + ConditionCheck/Update EXPORT#) and deleted by the one download (TWI
+    # Update + Deletes); branch keys to seal and open them; the export workflow started and its memo read.
+    "ExportsFunction": Access(
+        frozenset({GET, QUERY, PUT, UPDATE, CHECK, DELETE}),
+        frozenset({GET}),
+        {BRANCH_KEYS: BRANCH_KEY_USE, PAYLOADS: PAYLOAD_USE},
+        LOGS,
     ),
     # no table at all; the payload codec; the automation routes; the model; the Temporal API key secret.
     "TurnWorkerFunction": Access(
@@ -976,10 +994,12 @@ def test_branch_keys_are_created_by_one_function_that_cannot_unwrap_them(templat
 
 
 def test_only_the_deletion_and_entries_functions_delete_items(template: dict[str, Any]) -> None:
-    """Table items are deleted by the purge of a deleted workspace and by forgetting an entry (TTL does the rest);
-    only the purge may query the ByWorkspace index, and nothing else of it; key-store items by the purge and by
-    the owner's DELETE (the branch key, at once)."""
-    assert [f for f, a in ACCESS.items() if DELETE in a.table] == ["EntriesFunction", "DeletionFunction"]
+    """Table items are deleted by the purge of a deleted workspace, by forgetting an entry and by an export's one
+    download (its own sealed files; TTL does the rest); only the purge and the exports (a member's conversations)
+    may query the ByWorkspace index, and nothing else of it; key-store items by the purge and by the owner's
+    DELETE (the branch key, at once)."""
+    deleters = [f for f, a in ACCESS.items() if DELETE in a.table]
+    assert deleters == ["EntriesFunction", "DeletionFunction", "ExportsFunction"]
     assert [f for f, a in ACCESS.items() if DELETE in a.key_store] == ["WorkspacesFunction", "DeletionFunction"]
     for function in ACCESS:
         on_index = {
@@ -988,7 +1008,8 @@ def test_only_the_deletion_and_entries_functions_delete_items(template: dict[str
             if s["Resource"] == BY_WORKSPACE_INDEX
             for a in _as_list(s["Action"])
         }
-        assert on_index == ({QUERY} if function == "DeletionFunction" else set()), function
+        readers = ("DeletionFunction", "ExportsFunction")
+        assert on_index == ({QUERY} if function in readers else set()), function
 
 
 def test_only_the_workspaces_function_queries_memberships(template: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ export const KINDS = [
   ["turn", "turns"],
   ["workspace", "the workspace"],
   ["erasure", "erasures of members"],
+  ["export", "exports"],
 ];
 
 const v = (t) => (t?.version != null ? ` (v${t.version})` : "");
@@ -55,6 +56,9 @@ const WORDS = {
   erasure: {
     requested: (t) => `erased a member (erasure ${id(t)})`,
     completed: (t) => `finished erasure ${id(t)}: receipt written`,
+  export: {
+    requested: (t) => `requested export ${id(t)}`,
+    downloaded: (t) => `downloaded export ${id(t)}`,
   },
 };
 

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from workspace_memory.workspaces.deletion import DeletionService, WorkspacePurgeService
     from workspace_memory.workspaces.erasure import ErasureService
     from workspace_memory.workspaces.erasure_steps import MemberErasureSteps
+    from workspace_memory.workspaces.exports import ExportService
     from workspace_memory.workspaces.keysessions import KeySessionService
 
 R = TypeVar("R")
@@ -232,6 +233,20 @@ def mention_search() -> MentionSearch:
 
     base = services()
     return MentionSearch(base.table, base.cipher, base.clock)
+
+
+@functools.cache
+def export_service() -> ExportService:
+    """Built on first use, by the exports function only (the Temporal client)."""
+    from temporalio.envconfig import ClientConfig
+
+    from workspace_memory.adapters.temporal_exports import TemporalExports
+    from workspace_memory.workspaces.exports import ExportService
+
+    base = services()
+    connect = ClientConfig.load_client_connect_config(override_env_vars=dict(os.environ))
+    runner = TemporalExports(base.settings, base.cipher, connect)
+    return ExportService(base.table, base.cipher, base.clock, runner)
 
 
 TRACED_MODULES = ("botocore",)

@@ -79,8 +79,8 @@ def supersede(api: Api, user: str, ws: str, entry_id: str, base: int, **fields: 
 def drive_every_item_kind(api: Api, svc: Services) -> tuple[str, str]:
     """Documents, versions, members, policy, key sessions and their revocation, admissions, credential slots,
     receipts, captures, notes, entries (every scope), revisions, key slots, counters, the key secret, agent
-    writes (their idempotency rows and rate), candidates, search snapshots, forgetting, and a deleted
-    workspace: the owner and workspace."""
+    writes (their idempotency rows and rate), candidates, search snapshots, forgetting, an export and one of its
+    files, and a deleted workspace: the owner and workspace."""
     owner, ws = agent_workspace(api, "auto")
     editor = new_user("editor")
     api.add_member(owner, ws, editor, "editor")
@@ -154,6 +154,12 @@ def drive_every_item_kind(api: Api, svc: Services) -> tuple[str, str]:
     erase = {"X-Confirm-Member": leaver}
     path = f"/v1/workspaces/{erasing}/members/{leaver}/erasure"
     assert api.call("POST", path, user=owner, headers=erase).status_code == 202  # the erasure's record
+    # an export (decisions/0068) and one file of it, written as its workflow's step would (no worker here)
+    exported = api.call("POST", f"/v1/workspaces/{ws}/exports", user=owner, json={"scope": "workspace"})
+    assert exported.status_code == 202, exported.text
+    export_path = f"/v1/automation/workspaces/{ws}/exports/{exported.json()['exportId']}/files"
+    written = api.call("POST", export_path, automation=RUNTIME, json={"file": "entries.json"})
+    assert written.status_code == 200, written.text
 
     deleted = api.workspace(owner)
     confirm = {"X-Confirm-Workspace": deleted}

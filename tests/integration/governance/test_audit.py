@@ -327,11 +327,16 @@ COVERED = {
     # owner as actor and never the erased member, are checked in tests/integration/workspaces/test_erasure.py).
     "POST /v1/workspaces/{ws}/members/{userId}/erasure",
     "POST /v1/automation/workspaces/{ws}/erasures/{erasureId}/steps",
+    # Requesting an export (its download, a GET, is audited too): tests/integration/export/test_exports.py.
+    "POST /v1/workspaces/{ws}/exports",
 }
 NOT_ACTIONS = {
     # The deletion workflow's own steps: Deletes of a tombstoned workspace's items, audited by its tombstone.
     "POST /v1/automation/workspaces/{ws}/deletion/branch-key",
     "POST /v1/automation/workspaces/{ws}/deletion/batches",
+    # The export workflow's own steps: its sealed files and its end, audited by the request and the download.
+    "POST /v1/automation/workspaces/{ws}/exports/{exportId}/files",
+    "POST /v1/automation/workspaces/{ws}/exports/{exportId}/finish",
 }
 
 

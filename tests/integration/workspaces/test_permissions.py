@@ -24,6 +24,9 @@ def workspace_routes(ws: str) -> list[tuple[str, str, dict[str, object] | None, 
         ("GET", f"/v1/workspaces/{ws}/memory/versions/1", None, {}),
         ("POST", f"/v1/workspaces/{ws}/key-sessions", {}, {}),
         ("DELETE", f"/v1/workspaces/{ws}/key-sessions/ks_x", None, {}),
+        ("POST", f"/v1/workspaces/{ws}/exports", {"scope": "me"}, {}),
+        ("GET", f"/v1/workspaces/{ws}/exports/ex_{'0' * 24}", None, {}),
+        ("GET", f"/v1/workspaces/{ws}/exports/ex_{'0' * 24}/archive", None, {}),
     ]
 
 

@@ -26,6 +26,7 @@ from temporalio.converter import DataConverter, DefaultFailureConverterWithEncod
 
 from workflows.deletion_workflow import WorkspaceDeletionWorkflow
 from workflows.erasure_workflow import MemberErasureWorkflow
+from workflows.export_workflow import WorkspaceExportWorkflow
 from workflows.liveness import HEARTBEAT_EVERY, STICKY_SCHEDULE_TO_START, Heartbeats
 from workflows.tools import ToolName
 from workflows.turn_workflow import AgentTurnWorkflow
@@ -53,7 +54,15 @@ ENV = {
     "AWS_SESSION_TOKEN": "testing",
     "AWS_EC2_METADATA_DISABLED": "true",
 }
-PRODUCTION_ACTIVITIES = ["model_round", *ToolName, "destroy_branch_key", "purge_batch", "erasure_step"]
+PRODUCTION_ACTIVITIES = [
+    "model_round",
+    *ToolName,
+    "destroy_branch_key",
+    "purge_batch",
+    "erasure_step",
+    "write_export_file",
+    "finish_export",
+]
 
 
 class FakeContext:
@@ -148,7 +157,12 @@ def test_an_invocation_runs_the_production_worker(lambda_worker: ModuleType) -> 
     (worker,) = recorder.workers
     kwargs = worker.kwargs
     assert kwargs["task_queue"] == "workspace-memory-turns"
-    assert kwargs["workflows"] == [AgentTurnWorkflow, WorkspaceDeletionWorkflow, MemberErasureWorkflow]
+    assert kwargs["workflows"] == [
+        AgentTurnWorkflow,
+        WorkspaceDeletionWorkflow,
+        MemberErasureWorkflow,
+        WorkspaceExportWorkflow,
+    ]
     assert kwargs["activities"] == activities_of(lambda_worker.PARTS)
     names = [activity._Definition.must_from_callable(fn).name for fn in kwargs["activities"]]
     assert names == PRODUCTION_ACTIVITIES

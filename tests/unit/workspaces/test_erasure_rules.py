@@ -61,6 +61,9 @@ def test_what_is_theirs_alone_is_deleted_and_a_near_miss_is_not() -> None:
     assert deleted_by_erasure({"pk": "WS#w", "sk": "KEYSESSION#ks_1", "openedBy": SUBJECT}, SUBJECT)
     assert not deleted_by_erasure({"pk": "WS#w", "sk": "KEYREVOKED#ks_1", "revokedBy": SUBJECT}, SUBJECT)
     assert deleted_by_erasure({"pk": "WS#w", "sk": "ENTRYCAND#ec_1", "proposedBy": SUBJECT}, SUBJECT)
+    # Archives built before the erasure hold the member's data: they go, whoever asked for them.
+    assert deleted_by_erasure({"pk": "WS#w", "sk": "EXPORT#ex_1", "requestedBy": "u-owner"}, SUBJECT)
+    assert deleted_by_erasure({"pk": "WS#w", "sk": "EXPORTPART#ex_1#entries.json#0000"}, SUBJECT)
     shared = {"pk": "WS#w", "sk": "ENTRY#en_1", "scope": "workspace", "scopeOwner": "-", "author": SUBJECT}
     assert not deleted_by_erasure(shared, SUBJECT)
 

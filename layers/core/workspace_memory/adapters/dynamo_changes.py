@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from workspace_memory.adapters.dynamo_erasure import erasure_action
+from workspace_memory.adapters.dynamo_export_changes import export_to_dynamo
 from workspace_memory.store import changes as ch
 from workspace_memory.store import keys
 
@@ -375,4 +376,4 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                     "ExpressionAttributeValues": {":zero": 0, ":one": 1, ":ttl": ttl, ":limit": limit},
                 }
             }
-    raise TypeError(f"no DynamoDB form for {type(change).__name__}")
+    return export_to_dynamo(change)

@@ -13,9 +13,20 @@ from pydantic_core import PydanticCustomError
 from workspace_memory.api.errors import refused
 from workspace_memory.api.models.base import ApiModel
 from workspace_memory.document.edits import MALFORMED_EDITS, Edit, InvalidEdits
-from workspace_memory.kernel.errors import BaseRevisionRequired, InvalidInput, PreconditionRequired
+from workspace_memory.kernel.errors import BaseRevisionRequired, InvalidExportScope, InvalidInput, PreconditionRequired
 from workspace_memory.kernel.ids import Identifier, IssuedId
-from workspace_memory.kernel.terms import CitationKind, EntryScope, EntryType, MemoryState, Mode, Role, Scope, ShareType
+from workspace_memory.kernel.terms import (
+    CitationKind,
+    EntryScope,
+    EntryType,
+    ExportFile,
+    ExportScope,
+    MemoryState,
+    Mode,
+    Role,
+    Scope,
+    ShareType,
+)
 from workspace_memory.turns.admission_request import AdmissionRequest
 from workspace_memory.workspaces.deletion_contract import MAX_BATCH_SIZE
 from workspace_memory.workspaces.erasure_contract import MAX_STEP_AFTER
@@ -264,3 +275,28 @@ def parse_base_version(raw: str | None) -> int:
     if not text.isdigit() or not text.isascii() or len(text) > 12:
         raise InvalidInput("X-Base-Version must be a non-negative integer")
     return int(text)
+
+
+def _export_scope(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    try:
+        return handler(value)
+    except ValidationError:
+        raise refused(InvalidExportScope("scope must be me or workspace")) from None
+
+
+class RequestExport(ApiModel):
+    """What to export: `me` (the caller's own data in the workspace) or `workspace` (the owner only)."""
+
+    scope: Annotated[ExportScope, WrapValidator(_export_scope)]
+
+
+class WriteExportFile(ApiModel):
+    """One file of an export, written by the export workflow."""
+
+    file: ExportFile
+
+
+class FinishExportStep(ApiModel):
+    """The export's last step; `tooLarge` when a file alone was past the archive limit."""
+
+    too_large: bool = False

@@ -325,3 +325,45 @@ class CommandNotSupported(InvalidInput):
     """A memory-tool command this file cannot take (the document is never created, deleted or renamed)."""
 
     code = "COMMAND_NOT_SUPPORTED"
+
+
+class InvalidExportScope(InvalidInput):
+    """An export's `scope` is neither `me` nor `workspace`."""
+
+    code = "INVALID_EXPORT_SCOPE"
+
+
+class InvalidExportId(InvalidInput):
+    """An export id in a path that is not one the service issues (`ex_` + 24 hex digits)."""
+
+    code = "INVALID_EXPORT_ID"
+
+
+class ExportNotFound(NotFound):
+    """No such export for the caller: missing, expired, or another person's (the same answer for each)."""
+
+    code = "EXPORT_NOT_FOUND"
+
+
+class ExportNotReady(Conflict):
+    """The export's files are still being written: follow its progress, then download."""
+
+    code = "EXPORT_NOT_READY"
+
+
+class ExportNotRunning(Conflict):
+    """A workflow step for an export that is no longer running (finished, downloaded or expired)."""
+
+    code = "EXPORT_NOT_RUNNING"
+
+
+class ExportDownloaded(Gone):
+    """The archive was downloaded already: it is served once, and its files were deleted then."""
+
+    code = "EXPORT_ALREADY_DOWNLOADED"
+
+
+class ExportTooLarge(PayloadTooLarge):
+    """The archive is past what one response may carry (`exports.MAX_ARCHIVE_BYTES`): nothing of it was kept."""
+
+    code = "EXPORT_TOO_LARGE"

@@ -178,6 +178,7 @@ class AuditKind(StrEnum):
     NOTES = "notes"
     TURN = "turn"
     ERASURE = "erasure"
+    EXPORT = "export"
 
 
 class AuditOp(StrEnum):
@@ -208,6 +209,7 @@ class AuditOp(StrEnum):
     VERIFIED = "verified"
     REQUESTED = "requested"
     COMPLETED = "completed"
+    DOWNLOADED = "downloaded"
 
 
 class ActorKind(StrEnum):
@@ -215,3 +217,36 @@ class ActorKind(StrEnum):
 
     PERSON = "person"
     AGENT = "agent"
+
+
+class ExportScope(StrEnum):
+    """What an export holds (docs/decisions/0068): `me`, the requester's own data in the workspace; `workspace`,
+    the owner's export of the whole workspace (never another member's private data)."""
+
+    ME = "me"
+    WORKSPACE = "workspace"
+
+
+class ExportStatus(StrEnum):
+    """An export's life: `running` (files being written), `ready` (downloadable once), `downloaded` (its files
+    deleted by the download), `too_large` (past the archive limit: nothing kept)."""
+
+    RUNNING = "running"
+    READY = "ready"
+    DOWNLOADED = "downloaded"
+    TOO_LARGE = "too_large"
+
+
+class ExportFile(StrEnum):
+    """The files of an export archive: one per kind of data, the Markdown head, and the manifest."""
+
+    DOCUMENTS = "documents.json"
+    DOCUMENT_MD = "document.md"
+    ENTRIES = "entries.json"
+    NOTES = "notes.json"
+    KEY_SESSIONS = "key-sessions.json"
+    RECEIPTS = "receipts.json"
+    POLICY = "policy.json"
+    MEMBERS = "members.json"
+    RETENTION = "retention.json"
+    MANIFEST = "manifest.json"

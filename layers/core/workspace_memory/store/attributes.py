@@ -36,6 +36,7 @@ from workspace_memory.store.attribute_forms import (
     list_of,
     map_of,
 )
+from workspace_memory.store.export_attributes import EXPORT_FIELDS, EXPORT_PART_FIELDS
 
 ENTRY_FIELDS: dict[str, Form] = {
     "entryId": ENTRY,
@@ -363,6 +364,8 @@ KINDS: tuple[ItemKind, ...] = (
             "pseudonymized#": INT,
         },
     ),
+    ItemKind("export", "WS#", "EXPORT#", {**KEY, **EXPORT_FIELDS}),
+    ItemKind("export-part", "WS#", "EXPORTPART#", {**KEY, **EXPORT_PART_FIELDS}),
 )
 
 FINDINGS: dict[tuple[str, str], str] = {

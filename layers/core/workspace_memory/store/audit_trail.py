@@ -122,6 +122,11 @@ def _erasure(item: Item) -> Told:
     return Told(_ws(item), target, op, item.get("requestedBy"), ActorKind.PERSON)
 
 
+def _export(item: Item) -> Told:
+    target = Target(AuditKind.EXPORT, str(item["exportId"]))
+    return Told(_ws(item), target, AuditOp.REQUESTED, item.get("requestedBy"), ActorKind.PERSON)
+
+
 ITEM_TARGETS: dict[str, Callable[[Item], Told]] = {
     "erasure": _erasure,
     "document-version": _version,
@@ -133,6 +138,7 @@ ITEM_TARGETS: dict[str, Callable[[Item], Told]] = {
     "key-revocation": _revocation,
     "notes": _notes,
     "admission": _admission,
+    "export": _export,
 }
 """Item kinds (the change feed's names) whose writes are actions, and what each says."""
 
@@ -152,6 +158,7 @@ ITEM_BOOKKEEPING = frozenset(
         "admission-key",
         "receipt",
         "audit",
+        "export-part",  # an export's sealed files: the request and the download are the events
     }
 )
 
@@ -192,6 +199,11 @@ def _tombstone(change: ch.TombstoneWorkspace) -> Told:
     return Told(change.workspace_id, target, AuditOp.DELETED, change.by, ActorKind.PERSON)
 
 
+def _download(change: ch.DownloadExport) -> Told:
+    target = Target(AuditKind.EXPORT, change.export_id)
+    return Told(change.workspace_id, target, AuditOp.DOWNLOADED, change.by, ActorKind.PERSON)
+
+
 VERB_TARGETS: dict[type, Callable[..., Told]] = {
     ch.SetPolicyMode: _policy,
     ch.SetRetention: _retention,
@@ -199,6 +211,7 @@ VERB_TARGETS: dict[type, Callable[..., Told]] = {
     ch.PurgeVersion: _purge,
     ch.TombstoneWorkspace: _tombstone,
     ch.MarkEntryHead: _mark,
+    ch.DownloadExport: _download,
 }
 """Verbs that change an item in place and are actions of their own."""
 
@@ -236,6 +249,8 @@ BOOKKEEPING: frozenset[type] = frozenset(
         ch.RemoveMember,  # an erasure's: its record is the event
         ch.RewriteAttributes,  # an erasure's batches: its record and receipt are the events
         ch.CountErased,
+        ch.ExportRunning,
+        ch.FinishExport,  # the export workflow's end: the request and the download are the events
     }
 )
 """Change types that are never an action of their own (checks, counters, expiries, parts of a larger change)."""

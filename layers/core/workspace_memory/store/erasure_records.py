@@ -32,6 +32,10 @@ DELETED_WHEN_NAMED_BY = {
 opened, a proposal their agent made, their private entries (what a forget of them left: the tombstone head)."""
 
 
+ALWAYS_DELETED = frozenset({"export", "export-part"})
+"""Archives built before the erasure hold the member's data and id (sealed): they go, whoever asked for them."""
+
+
 def _counts(item: Item, prefix: str) -> dict[str, int]:
     return {name.removeprefix(prefix): int(value) for name, value in item.items() if name.startswith(prefix)}
 
@@ -141,8 +145,10 @@ def keyed_by(item: Item, subject: str) -> bool:
 
 def deleted_by_erasure(item: Item, subject: str) -> bool:
     """Erasing `subject` deletes this item (see the module docstring)."""
-    attribute = DELETED_WHEN_NAMED_BY.get(kind_of(item))
-    return keyed_by(item, subject) or (attribute is not None and item.get(attribute) == subject)
+    kind = kind_of(item)
+    attribute = DELETED_WHEN_NAMED_BY.get(kind)
+    named = attribute is not None and item.get(attribute) == subject
+    return kind in ALWAYS_DELETED or keyed_by(item, subject) or named
 
 
 @dataclass(frozen=True)

@@ -128,6 +128,8 @@ RULES: tuple[Rule, ...] = (
     Rule("admission", "ADM#", "ADMISSION", _pk_id, workspace="workspaceId", op="status", actor="userId"),
     Rule("audit", "WS#", "AUDIT#", _sk_id, published=False),
     Rule("erasure", "WS#", "ERASURE#", _sk_id, published=False),
+    Rule("export", "WS#", "EXPORT#", _sk_id, op="status", actor="requestedBy"),
+    Rule("export-part", "WS#", "EXPORTPART#", _attribute("exportId"), published=False),
 )
 
 

@@ -181,5 +181,25 @@ def erasure(workspace_id: str, erasure_id: str) -> Key:
     return ws(workspace_id), f"{ERASURE_PREFIX}{erasure_id}"
 
 
+EXPORT_PREFIX = "EXPORT#"
+"""A requested export of the workspace (its scope, requester, status): decisions/0068."""
+
+
+def export(workspace_id: str, export_id: str) -> Key:
+    return ws(workspace_id), f"{EXPORT_PREFIX}{export_id}"
+
+
+EXPORT_PART_PREFIX = "EXPORTPART#"
+"""The sealed files of every export: `EXPORTPART#{exportId}#{file}#{chunk:04d}` (one Query finds an export's)."""
+
+
+def export_parts_prefix(export_id: str) -> str:
+    return f"{EXPORT_PART_PREFIX}{export_id}#"
+
+
+def export_part(workspace_id: str, export_id: str, file: str, chunk: int) -> Key:
+    return ws(workspace_id), f"{export_parts_prefix(export_id)}{file}#{chunk:04d}"
+
+
 def as_key(key: Key) -> dict[str, str]:
     return {"pk": key[0], "sk": key[1]}

@@ -40,6 +40,7 @@ from workspace_memory.store.changes.entries import (
     TakeKeySlot,
 )
 from workspace_memory.store.changes.erasure import CompleteErasure, CountErased, RemoveMember, RewriteAttributes
+from workspace_memory.store.changes.exports import DownloadExport, ExportRunning, FinishExport
 from workspace_memory.store.changes.turns import (
     AdmissionLive,
     ClaimConversation,
@@ -109,6 +110,9 @@ Change = (
     | RewriteAttributes
     | CompleteErasure
     | CountErased
+    | ExportRunning
+    | FinishExport
+    | DownloadExport
 )
 
 __all__ = [
@@ -130,12 +134,15 @@ __all__ = [
     "Create",
     "CredentialHeldBy",
     "Delete",
+    "DownloadExport",
     "EntriesRevisionIs",
     "EntryNotPinned",
     "ExpireAgentEntry",
     "ExpireEntryRevision",
     "ExpireSearchSnapshot",
     "ExpireVersion",
+    "ExportRunning",
+    "FinishExport",
     "HeadAt",
     "KeySessionLive",
     "KeySessionNotRevoked",

@@ -36,6 +36,7 @@ class Label:
     AUDIT = "audit"
     MEMBER = "member"
     ERASURE = "erasure"
+    EXPORT = "export"
 
 
 @dataclass(frozen=True)

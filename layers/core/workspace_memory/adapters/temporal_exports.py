@@ -1,0 +1,57 @@
+"""ExportRunner over a Temporal client: starts the `WorkspaceExportWorkflow` and reads its progress from the
+workflow's memo (`describe()`: the Temporal service answers it, no worker needed)."""
+
+from __future__ import annotations
+
+from temporalio.client import WorkflowExecutionStatus
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.service import RPCError, RPCStatusCode
+
+from workspace_memory.adapters.temporal_client import TemporalConnection
+from workspace_memory.workspaces.export_contract import (
+    FILES,
+    WORKFLOW_NAME,
+    ExportInput,
+    Memo,
+    Phase,
+    export_workflow_id,
+)
+from workspace_memory.workspaces.exports import RunProgress
+
+_ALIVE = {WorkflowExecutionStatus.RUNNING, WorkflowExecutionStatus.COMPLETED, WorkflowExecutionStatus.CONTINUED_AS_NEW}
+
+
+class TemporalExports(TemporalConnection):
+    def start(self, export: ExportInput) -> None:
+        self._run(self._start(export))
+
+    async def _start(self, export: ExportInput) -> None:
+        client = await self._connect()
+        await client.start_workflow(
+            WORKFLOW_NAME,
+            export,
+            id=export_workflow_id(export.export_id),
+            task_queue=self._settings.temporal_task_queue,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            memo={Memo.PHASE: Phase.STARTED.value, Memo.FILES_DONE: 0, Memo.FILES_TOTAL: len(FILES[export.scope])},
+        )
+
+    def progress(self, export_id: str) -> RunProgress | None:
+        return self._run(self._progress(export_id))
+
+    async def _progress(self, export_id: str) -> RunProgress | None:
+        client = await self._connect()
+        try:
+            described = await client.get_workflow_handle(export_workflow_id(export_id)).describe()
+        except RPCError as exc:
+            if exc.status == RPCStatusCode.NOT_FOUND:
+                return None
+            raise
+        memo = await described.memo()
+        return RunProgress(
+            phase=str(memo.get(Memo.PHASE, Phase.STARTED.value)),
+            files_done=int(memo.get(Memo.FILES_DONE, 0)),
+            files_total=int(memo.get(Memo.FILES_TOTAL, 0)),
+            failed=described.status is not None and described.status not in _ALIVE,
+        )

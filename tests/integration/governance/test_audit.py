@@ -331,6 +331,9 @@ COVERED = {
     "POST /v1/workspaces/{ws}/exports",
 }
 NOT_ACTIONS = {
+    # A read whose words (a person's name) travel in the body, never in a URL: it writes nothing
+    # (tests/integration/workspaces/test_erasure.py checks the table unchanged).
+    "POST /v1/workspaces/{ws}/mentions",
     # The deletion workflow's own steps: Deletes of a tombstoned workspace's items, audited by its tombstone.
     "POST /v1/automation/workspaces/{ws}/deletion/branch-key",
     "POST /v1/automation/workspaces/{ws}/deletion/batches",

@@ -56,6 +56,7 @@ const WORDS = {
   erasure: {
     requested: (t) => `erased a member (erasure ${id(t)})`,
     completed: (t) => `finished erasure ${id(t)}: receipt written`,
+  },
   export: {
     requested: (t) => `requested export ${id(t)}`,
     downloaded: (t) => `downloaded export ${id(t)}`,

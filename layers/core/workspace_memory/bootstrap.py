@@ -161,19 +161,22 @@ def services() -> Services:
     return build_services(Settings.from_environ(os.environ))
 
 
+def _temporal_connect() -> dict[str, Any]:
+    """TLS, API key and gRPC metadata for an authenticated namespace, as the worker reads them (TEMPORAL_*
+    variables or a temporal.toml profile): every Temporal client a function builds connects with these."""
+    from temporalio.envconfig import ClientConfig
+
+    return dict(ClientConfig.load_client_connect_config(override_env_vars=dict(os.environ)))
+
+
 @functools.cache
 def turn_service() -> TurnService:
     """Built on first use, in the conversations function only: it owns the Temporal client's loop."""
-    from temporalio.envconfig import ClientConfig
-
     from workspace_memory.adapters.temporal_turns import TemporalTurns
     from workspace_memory.turns.service import TurnService
 
     base = services()
-    # TLS, API key and gRPC metadata for an authenticated namespace, as the worker reads them (TEMPORAL_*
-    # variables or a temporal.toml profile).
-    connect = ClientConfig.load_client_connect_config(override_env_vars=dict(os.environ))
-    return TurnService(base.table, base.admission, TemporalTurns(base.settings, base.cipher, connect))
+    return TurnService(base.table, base.admission, TemporalTurns(base.settings, base.cipher, _temporal_connect()))
 
 
 @functools.cache
@@ -193,28 +196,22 @@ def change_feed() -> ChangeFeed:
 @functools.cache
 def deletion_service() -> DeletionService:
     """Built on first use, by the deletion routes of the workspaces function only (the Temporal client)."""
-    from temporalio.envconfig import ClientConfig
-
     from workspace_memory.adapters.temporal_deletions import TemporalDeletions
     from workspace_memory.workspaces.deletion import DeletionService
 
     base = services()
-    connect = ClientConfig.load_client_connect_config(override_env_vars=dict(os.environ))
-    runner = TemporalDeletions(base.settings, base.cipher, connect)
+    runner = TemporalDeletions(base.settings, base.cipher, _temporal_connect())
     return DeletionService(base.table, base.key_store, base.clock, runner)
 
 
 @functools.cache
 def erasure_service() -> ErasureService:
     """Built on first use, by the erasure routes of the workspaces function only (the Temporal client)."""
-    from temporalio.envconfig import ClientConfig
-
     from workspace_memory.adapters.temporal_erasures import TemporalErasures
     from workspace_memory.workspaces.erasure import ErasureService
 
     base = services()
-    connect = ClientConfig.load_client_connect_config(override_env_vars=dict(os.environ))
-    return ErasureService(base.table, base.clock, TemporalErasures(base.settings, base.cipher, connect))
+    return ErasureService(base.table, base.clock, TemporalErasures(base.settings, base.cipher, _temporal_connect()))
 
 
 @functools.cache
@@ -238,14 +235,11 @@ def mention_search() -> MentionSearch:
 @functools.cache
 def export_service() -> ExportService:
     """Built on first use, by the exports function only (the Temporal client)."""
-    from temporalio.envconfig import ClientConfig
-
     from workspace_memory.adapters.temporal_exports import TemporalExports
     from workspace_memory.workspaces.exports import ExportService
 
     base = services()
-    connect = ClientConfig.load_client_connect_config(override_env_vars=dict(os.environ))
-    runner = TemporalExports(base.settings, base.cipher, connect)
+    runner = TemporalExports(base.settings, base.cipher, _temporal_connect())
     return ExportService(base.table, base.cipher, base.clock, runner)
 
 

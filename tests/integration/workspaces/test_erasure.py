@@ -21,7 +21,7 @@ import pytest
 import requests
 
 from scripts.localstack.resources import LocalResources
-from tests.integration.entries.test_entries import entry
+from tests.integration.entries.test_entries import create, entry
 from tests.integration.turn_support import codec_client, run, running_worker, worker_settings
 from tests.integration.worker_support import holding_proxy, start_worker_process
 from tests.integration.workspaces.test_deletion import scan
@@ -61,8 +61,8 @@ def team(api: Api) -> Team:
         "PUT", f"/v1/workspaces/{ws}/memory/policy", user=owner, json={"mode": "auto", "expectedRevision": 0}
     )
     assert policy.status_code == 200, policy.text
-    shared = _create(api, member, ws, entry("Deploy day", body="We deploy on Fridays"))
-    private = _create(api, member, ws, entry("Mine", body="my own note", scope="member"))
+    shared = create(api, member, ws, entry("Deploy day", body="We deploy on Fridays"))
+    private = create(api, member, ws, entry("Mine", body="my own note", scope="member"))
     key_session = api.key_session(member, ws)
     conv, session = f"conv-{uuid.uuid4().hex[:8]}", f"sess-{uuid.uuid4().hex[:8]}"
     admitted = api.admit(conv, ws, member, key_session, key="k-1", automation=RUNTIME, sessionId=session)
@@ -84,13 +84,6 @@ def team(api: Api) -> Team:
     )
     assert forget.json()["outcome"] == "proposal", forget.text
     return Team(ws, owner, member, viewer, shared, private)
-
-
-def _create(api: Api, user: str, ws: str, body: dict[str, Any]) -> str:
-    response = api.call("POST", f"/v1/workspaces/{ws}/entries", user=user, json=body)
-    assert response.status_code == 201, response.text
-    entry_id: str = response.json()["entryId"]
-    return entry_id
 
 
 ADMISSION_ID = re.compile(r"adm_[0-9a-f]{24}\.([A-Za-z0-9_-]+)")
@@ -316,10 +309,10 @@ def test_the_owner_finds_what_still_mentions_a_member_without_the_words_being_ke
     name, mail = f"Lena Mark{uuid.uuid4().hex[:6]}", f"lena.{uuid.uuid4().hex[:6]}@example.com"
     assert api.save(owner, ws, f"# Team\n- ask {name.upper()} about deploys\n", 0).status_code == 200
     assert api.save(owner, ws, "# Team\n- nobody named\n", 1).status_code == 200
-    named = _create(api, editor, ws, entry("Contact", body=f"write to {mail.upper()}"))
-    unnamed = _create(api, editor, ws, entry("Deploys", body="Fridays"))
+    named = create(api, editor, ws, entry("Contact", body=f"write to {mail.upper()}"))
+    unnamed = create(api, editor, ws, entry("Deploys", body="Fridays"))
     # Another member's private entry is theirs: the owner's search does not read it.
-    _create(api, editor, ws, entry("Mine", body=f"{name} is me", scope="member"))
+    create(api, editor, ws, entry("Mine", body=f"{name} is me", scope="member"))
     terms = {"terms": [f"  lena   mark{name[-6:]} ", mail]}  # spacing and case as a person types them
     before = scan(resources, resources.table_name)
 

@@ -11,8 +11,8 @@ import threading
 from collections.abc import Coroutine, Mapping
 from typing import Any, TypeVar
 
-from temporalio.client import Client
-from temporalio.service import RPCError
+from temporalio.client import Client, WorkflowExecutionDescription
+from temporalio.service import RPCError, RPCStatusCode
 
 from workspace_memory.adapters.temporal_codec import data_converter
 from workspace_memory.kernel.errors import Unavailable
@@ -51,3 +51,15 @@ class TemporalConnection:
                 }
                 self._client = await Client.connect(**options)
             return self._client
+
+    async def _described(self, workflow_id: str) -> tuple[WorkflowExecutionDescription, Mapping[str, Any]] | None:
+        """A workflow's description and memo (the Temporal service answers, no worker needed); None when no
+        workflow has that id."""
+        client = await self._connect()
+        try:
+            described = await client.get_workflow_handle(workflow_id).describe()
+        except RPCError as exc:
+            if exc.status == RPCStatusCode.NOT_FOUND:
+                return None
+            raise
+        return described, await described.memo()

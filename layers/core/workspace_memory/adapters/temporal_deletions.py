@@ -9,7 +9,6 @@ from typing import Any
 from temporalio.client import WorkflowExecutionStatus
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
-from temporalio.service import RPCError, RPCStatusCode
 
 from workspace_memory.adapters.temporal_client import TemporalConnection
 from workspace_memory.kernel.clock import iso
@@ -58,15 +57,10 @@ class TemporalDeletions(TemporalConnection):
         return self._run(self._progress(workspace_id))
 
     async def _progress(self, workspace_id: str) -> DeletionProgress | None:
-        client = await self._connect()
-        handle = client.get_workflow_handle(deletion_workflow_id(workspace_id))
-        try:
-            described = await handle.describe()
-        except RPCError as exc:
-            if exc.status == RPCStatusCode.NOT_FOUND:
-                return None
-            raise
-        memo = await described.memo()
+        found = await self._described(deletion_workflow_id(workspace_id))
+        if found is None:
+            return None
+        described, memo = found
         closed = described.close_time
         return DeletionProgress(
             workspace_id=workspace_id,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from temporalio.client import WorkflowExecutionStatus
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
-from temporalio.service import RPCError, RPCStatusCode
 
 from workspace_memory.adapters.temporal_client import TemporalConnection
 from workspace_memory.workspaces.export_contract import (
@@ -41,14 +40,10 @@ class TemporalExports(TemporalConnection):
         return self._run(self._progress(export_id))
 
     async def _progress(self, export_id: str) -> RunProgress | None:
-        client = await self._connect()
-        try:
-            described = await client.get_workflow_handle(export_workflow_id(export_id)).describe()
-        except RPCError as exc:
-            if exc.status == RPCStatusCode.NOT_FOUND:
-                return None
-            raise
-        memo = await described.memo()
+        found = await self._described(export_workflow_id(export_id))
+        if found is None:
+            return None
+        described, memo = found
         return RunProgress(
             phase=str(memo.get(Memo.PHASE, Phase.STARTED.value)),
             files_done=int(memo.get(Memo.FILES_DONE, 0)),

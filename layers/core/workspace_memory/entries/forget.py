@@ -36,6 +36,15 @@ class Forgotten:
     last: str | None
 
 
+def private_to(member_id: str) -> Callable[[EntryHead], bool]:
+    """The heads of one member's private entries (judged on metadata alone)."""
+
+    def theirs(head: EntryHead) -> bool:
+        return head.scope is EntryScope.MEMBER and head.scope_owner == member_id
+
+    return theirs
+
+
 class EntryForgetting:
     def __init__(self, table: Table, clock: Clock, limits: Limits, reads: EntryReads) -> None:
         self._table = table
@@ -53,11 +62,7 @@ class EntryForgetting:
         """The owner forgets all of one member's private entries without reading them (nothing is decrypted)."""
         caller, _ = load_caller(self._table, workspace_id, user_id)
         caller.require_owner()
-
-        def members(head: EntryHead) -> bool:
-            return head.scope is EntryScope.MEMBER and head.scope_owner == member_id
-
-        return len(self.forget_where(caller, members).entry_ids)
+        return len(self.forget_where(caller, private_to(member_id)).entry_ids)
 
     def forget_where(
         self,

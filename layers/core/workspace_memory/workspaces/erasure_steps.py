@@ -11,10 +11,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
-from workspace_memory.entries.forget import EntryForgetting
+from workspace_memory.entries.forget import EntryForgetting, private_to
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import ErasureNotFound, WorkspaceNotFound
-from workspace_memory.kernel.terms import EntryScope, Role
+from workspace_memory.kernel.terms import Role
 from workspace_memory.search import search_snapshot
 from workspace_memory.store import erasure_queries, keys
 from workspace_memory.store.changes import (
@@ -26,7 +26,6 @@ from workspace_memory.store.changes import (
     Label,
     RewriteAttributes,
 )
-from workspace_memory.store.entry_records import EntryHead
 from workspace_memory.store.erasure_records import (
     COMPLETED,
     RUNNING,
@@ -104,11 +103,7 @@ class MemberErasureSteps:
         if meta is None or meta.deleted:
             raise WorkspaceNotFound("workspace not found")
         owner = Caller(meta.owner_id, Role.OWNER, meta)
-
-        def theirs(head: EntryHead) -> bool:
-            return head.scope is EntryScope.MEMBER and head.scope_owner == subject
-
-        forgotten = self._forgetting.forget_where(owner, theirs, after=after, budget=self._batch)
+        forgotten = self._forgetting.forget_where(owner, private_to(subject), after=after, budget=self._batch)
         return StepResult(more=forgotten.last is not None, after=forgotten.last)
 
     def _conversations(self, workspace_id: str, record: ErasureRecord, after: str | None) -> StepResult:
@@ -140,8 +135,9 @@ class MemberErasureSteps:
             return DONE
         subject = str(record.subject)
         judged = [item for item in page if not is_erasure(item)]
-        deletes = [item for item in judged if deleted_by_erasure(item, subject)]
-        rest = [item for item in judged if not deleted_by_erasure(item, subject)]
+        gone = [deleted_by_erasure(item, subject) for item in judged]
+        deletes = [item for item, go in zip(judged, gone, strict=True) if go]
+        rest = [item for item, go in zip(judged, gone, strict=True) if not go]
         if not self._apply(workspace_id, record, deletes, rest):
             return StepResult(more=True, after=after)  # an item changed since it was read: read the page again
         # Where the next page starts: never a key that names the member (those are deleted anyway).

@@ -10,6 +10,7 @@ import copy
 import threading
 from collections.abc import Callable, Sequence
 
+from tests.memory_archives import archive_apply, archive_holds
 from workspace_memory.kernel.errors import Unavailable
 from workspace_memory.store import changes as ch
 from workspace_memory.store import keys
@@ -243,9 +244,12 @@ def _holds(change: ch.Change, items: Items) -> bool:
         case ch.ReplaceRevision(expected=expected):
             found = _get(items, change.key)
             return found is not None and found.get("revision") == expected
-        case ch.TombstoneWorkspace(workspace_id=ws) | ch.WorkspaceLive(workspace_id=ws):
+        case ch.TombstoneWorkspace(workspace_id=ws):
             current = _get(items, keys.meta(ws))
             return current is not None and "deletedAt" not in current
+        case ch.WorkspaceLive(workspace_id=ws):
+            current = _get(items, keys.meta(ws)) or {"deletedAt": None}
+            return "deletedAt" not in current and "importingId" not in current
         case ch.TombstoneHead() | ch.Delete() | ch.BumpEntriesRevision():
             return True
         case ch.ExpireSearchSnapshot(key=key):
@@ -279,22 +283,18 @@ def _holds(change: ch.Change, items: Items) -> bool:
             return int(counter.get(change.attribute, 0)) + delta <= cap
         case ch.CountEntryRead(workspace_id=ws, entry_id=entry_id):
             return _attr(items, keys.entry(ws, entry_id), "status") == "active"
-        case ch.ExportRunning(workspace_id=ws, export_id=export_id, now=now):
-            found = _get(items, keys.export(ws, export_id)) or {}
-            return found.get("status") == "running" and int(found.get("ttl", 0)) > now
-        case ch.FinishExport(workspace_id=ws, export_id=export_id):
-            return _attr(items, keys.export(ws, export_id), "status") == "running"
-        case ch.DownloadExport(workspace_id=ws, export_id=export_id, by=by, now=now):
-            found = _get(items, keys.export(ws, export_id)) or {}
-            ready = found.get("status") == "ready" and found.get("requestedBy") == by
-            return ready and int(found.get("ttl", 0)) > now
         case ch.CountAgentWrite(workspace_id=ws, user_id=user, bucket=bucket, limit=limit):
             rate = _get(items, keys.agent_rate(ws, user, bucket)) or {}
             return int(rate.get("writes", 0)) < limit
-    raise TypeError(f"no in-memory form for {type(change).__name__}")
+    held = archive_holds(change, items)
+    if held is None:
+        raise TypeError(f"no in-memory form for {type(change).__name__}")
+    return held
 
 
 def _apply(change: ch.Change, items: Items) -> None:
+    if archive_apply(change, items):
+        return
     match change:
         case ch.Create() | ch.Put() | ch.MoveHead() | ch.ClaimConversation() | ch.ReplaceRevision():
             items[change.key] = copy.deepcopy(change.item)
@@ -385,10 +385,6 @@ def _apply(change: ch.Change, items: Items) -> None:
             workspace = items[keys.meta(ws)]
             workspace.update(deletedAt=change.at, deletedBy=change.by, aiEnabled=False)
             workspace["consentRevision"] = int(workspace.get("consentRevision", 0)) + 1
-        case ch.FinishExport(workspace_id=ws, export_id=export_id, status=status):
-            items[keys.export(ws, export_id)]["status"] = status
-        case ch.DownloadExport(workspace_id=ws, export_id=export_id, at=at):
-            items[keys.export(ws, export_id)].update(status="downloaded", downloadedAt=at)
         case ch.TombstoneHead(workspace_id=ws):
             key = keys.head(ws)
             head = items.setdefault(key, {**keys.as_key(key), "headVersion": 0})

@@ -31,6 +31,7 @@ from workspace_memory.api.models.entries import AgentEntryOut, AgentSearchOut
 from workspace_memory.api.models.envelope import ErrorOut
 from workspace_memory.api.models.erasure import ErasureStepOut
 from workspace_memory.api.models.exports import ExportFileOut, ExportFinishOut
+from workspace_memory.api.models.imports import ImportFileOut, ImportFinishOut
 from workspace_memory.workspaces.erasure_contract import StepInput
 
 
@@ -151,6 +152,14 @@ class ExportApi(Protocol):
     def write_export_file(self, workspace_id: str, export_id: str, file: str) -> ApiResponse[ExportFileOut]: ...
 
     def finish_export(self, workspace_id: str, export_id: str, too_large: bool) -> ApiResponse[ExportFinishOut]: ...
+
+
+class ImportApi(Protocol):
+    """What the import activities need of the automation API (the HTTP client below, or a fake)."""
+
+    def apply_import_file(self, workspace_id: str, import_id: str, file: str) -> ApiResponse[ImportFileOut]: ...
+
+    def finish_import(self, workspace_id: str, import_id: str) -> ApiResponse[ImportFinishOut]: ...
 
 
 class HttpApi:
@@ -276,6 +285,16 @@ class AutomationApi(HttpApi):
     def finish_export(self, workspace_id: str, export_id: str, too_large: bool) -> ApiResponse[ExportFinishOut]:
         path = f"{_export_path(workspace_id, export_id)}/finish"
         return self._call(ExportFinishOut, "POST", path, {"tooLarge": too_large})
+
+    def apply_import_file(self, workspace_id: str, import_id: str, file: str) -> ApiResponse[ImportFileOut]:
+        return self._call(ImportFileOut, "POST", f"{_import_path(workspace_id, import_id)}/files", {"file": file})
+
+    def finish_import(self, workspace_id: str, import_id: str) -> ApiResponse[ImportFinishOut]:
+        return self._call(ImportFinishOut, "POST", f"{_import_path(workspace_id, import_id)}/finish", {})
+
+
+def _import_path(workspace_id: str, import_id: str) -> str:
+    return f"/v1/automation/workspaces/{quote(workspace_id)}/imports/{quote(import_id)}"
 
 
 def _export_path(workspace_id: str, export_id: str) -> str:

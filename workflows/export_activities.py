@@ -24,7 +24,7 @@ class ExportActivities:
     @activity.defn(name="write_export_file")
     def write_export_file(self, data: FileInput) -> FileResult:
         activity.heartbeat(data.export_id)
-        written = _body(self._api.write_export_file(data.workspace_id, data.export_id, data.file.value))
+        written = body_of(self._api.write_export_file(data.workspace_id, data.export_id, data.file.value))
         return FileResult(
             file=ExportFile(written.file), count=written.count, chunks=written.chunks, too_large=written.too_large
         )
@@ -32,11 +32,11 @@ class ExportActivities:
     @activity.defn(name="finish_export")
     def finish_export(self, data: FinishInput) -> FinishResult:
         activity.heartbeat(data.export_id)
-        finished = _body(self._api.finish_export(data.workspace_id, data.export_id, data.too_large))
+        finished = body_of(self._api.finish_export(data.workspace_id, data.export_id, data.too_large))
         return FinishResult(status=finished.status, files=finished.files)
 
 
-def _body(response: ApiResponse[Answer]) -> Answer:
+def body_of(response: ApiResponse[Answer]) -> Answer:
     """The route's answer; a refusal (an export no longer running: 409) is final, never retried. Transport
     failures and 5xx raise `ApiUnavailable` in the client, which Temporal retries with backoff."""
     if response.body is None:

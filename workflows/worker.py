@@ -1,4 +1,4 @@
-"""The worker: registers the turn, workspace-deletion, member-erasure and export workflows and their activities
+"""The worker: registers the turn, workspace-deletion, member-erasure, export and import workflows and their activities
 on the task queue.
 
 `python -m workflows.worker` runs it as a long-lived process (the local stack, any host); the Lambda
@@ -29,6 +29,8 @@ from workflows.erasure_activities import ErasureActivities
 from workflows.erasure_workflow import MemberErasureWorkflow
 from workflows.export_activities import ExportActivities
 from workflows.export_workflow import WorkspaceExportWorkflow
+from workflows.import_activities import ImportActivities
+from workflows.import_workflow import WorkspaceImportWorkflow
 from workflows.liveness import with_liveness
 from workflows.providers import ModelProvider, build_provider
 from workflows.turn_workflow import AgentTurnWorkflow
@@ -44,6 +46,7 @@ class WorkerParts:
     deletion: DeletionActivities | None = None
     erasure: ErasureActivities | None = None
     export: ExportActivities | None = None
+    imports: ImportActivities | None = None
 
 
 def automation_auth(settings: Settings) -> Auth:
@@ -65,6 +68,7 @@ def build_worker_parts(settings: Settings, provider: ModelProvider | None = None
         deletion=DeletionActivities(api),
         erasure=ErasureActivities(api),
         export=ExportActivities(api),
+        imports=ImportActivities(api),
         converter=data_converter(payload_cipher(clients.kms, settings.kms_key_id)),
     )
 
@@ -78,10 +82,18 @@ def activities_of(parts: WorkerParts) -> list[Any]:
     deletion = [] if d is None else [d.destroy_branch_key, d.purge_batch]
     erasure = [] if r is None else [r.erasure_step]
     export = [] if e is None else [e.write_export_file, e.finish_export]
-    return [*turn, *deletion, *erasure, *export]
+    i = parts.imports
+    imports = [] if i is None else [i.apply_import_file, i.finish_import]
+    return [*turn, *deletion, *erasure, *export, *imports]
 
 
-WORKFLOWS = [AgentTurnWorkflow, WorkspaceDeletionWorkflow, MemberErasureWorkflow, WorkspaceExportWorkflow]
+WORKFLOWS = [
+    AgentTurnWorkflow,
+    WorkspaceDeletionWorkflow,
+    MemberErasureWorkflow,
+    WorkspaceExportWorkflow,
+    WorkspaceImportWorkflow,
+]
 """Every workflow the worker runs (the long-running worker and the Lambda worker alike)."""
 
 

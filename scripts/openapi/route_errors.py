@@ -25,6 +25,14 @@ from workspace_memory.turns.notes import (
     SessionNotFound,
 )
 from workspace_memory.turns.service import TurnNotFound
+from workspace_memory.workspaces.import_errors import (
+    ImportNotFound,
+    ImportNotRunning,
+    ImportTargetNotEmpty,
+    InvalidArchive,
+    InvalidImportId,
+    WorkspaceImporting,
+)
 from workspace_memory.workspaces.keysessions import KeySessionNotFound, ScopeExceedsRole
 
 Errors = tuple[type[errors.DomainError], ...]
@@ -201,6 +209,17 @@ ROUTE_ERRORS: dict[str, Errors] = {
     ),
     "POST /v1/automation/workspaces/{ws}/exports/{exportId}/files": (errors.InvalidExportId, errors.ExportNotRunning),
     "POST /v1/automation/workspaces/{ws}/exports/{exportId}/finish": (errors.InvalidExportId, errors.ExportNotRunning),
+    "POST /v1/workspaces/{ws}/imports": (
+        errors.WorkspaceNotFound,
+        errors.Forbidden,
+        InvalidArchive,
+        ImportTargetNotEmpty,
+        ImportNotRunning,
+        WorkspaceImporting,
+    ),
+    "GET /v1/workspaces/{ws}/imports/{importId}": (errors.WorkspaceNotFound, InvalidImportId, ImportNotFound),
+    "POST /v1/automation/workspaces/{ws}/imports/{importId}/files": (InvalidImportId, InvalidArchive, ImportNotRunning),
+    "POST /v1/automation/workspaces/{ws}/imports/{importId}/finish": (InvalidImportId, ImportNotRunning),
 }
 """Keyed by template route. The statuses come from `STATUS_BY_ERROR`; the codes listed are the classes'."""
 

@@ -236,6 +236,12 @@ SEQUENCE: dict[str, Expect] = {
     "automation-export-finish.json": Expect(200, frozenset({"status", "files"}), {"status": "too_large", "files": 5}),
     "export-get.json": Expect(200, EXPORT, {"exportId": EXPORT_ID, "status": "too_large", "phase": "done"}),
     "export-archive.json": Expect(413, frozenset({"error"})),
+    # Imports (step 9): an archive that is not one (400), an import that does not exist (404), and the workflow's
+    # steps for it (409: not running). The round trip itself is tests/integration/export/test_import.py.
+    "import-request.json": Expect(400, frozenset({"error"})),
+    "import-get.json": Expect(404, frozenset({"error"})),
+    "automation-import-file.json": Expect(409, frozenset({"error"})),
+    "automation-import-finish.json": Expect(409, frozenset({"error"})),
     # Erasing the editor (after the exports: an erasure deletes every archive built before it; its workflow
     # runs on in the background), then the receipt of an erasure the
     # fixtures laid out, completed, and a step of it, which finds nothing left to do.

@@ -106,6 +106,10 @@ EXPECTED_ROUTES: dict[str, str] = {
     "GET /v1/workspaces/{ws}/exports/{exportId}/archive": "ExportsFunction",
     "POST /v1/automation/workspaces/{ws}/exports/{exportId}/files": "ExportsFunction",
     "POST /v1/automation/workspaces/{ws}/exports/{exportId}/finish": "ExportsFunction",
+    "POST /v1/workspaces/{ws}/imports": "ExportsFunction",
+    "GET /v1/workspaces/{ws}/imports/{importId}": "ExportsFunction",
+    "POST /v1/automation/workspaces/{ws}/imports/{importId}/files": "ExportsFunction",
+    "POST /v1/automation/workspaces/{ws}/imports/{importId}/finish": "ExportsFunction",
 }
 
 API_FUNCTIONS = (
@@ -716,6 +720,7 @@ ALL_KINDS = frozenset(
         "search-snapshot",
         "turn-message",
         "export",
+        "import",
     }
 )
 PAYLOAD_KIND = "temporal-payload"

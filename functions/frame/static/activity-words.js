@@ -17,6 +17,7 @@ export const KINDS = [
   ["workspace", "the workspace"],
   ["erasure", "erasures of members"],
   ["export", "exports"],
+  ["import", "imports"],
 ];
 
 const v = (t) => (t?.version != null ? ` (v${t.version})` : "");
@@ -60,6 +61,11 @@ const WORDS = {
   export: {
     requested: (t) => `requested export ${id(t)}`,
     downloaded: (t) => `downloaded export ${id(t)}`,
+  },
+  import: {
+    requested: (t) => `started import ${id(t)}`,
+    applied: (t) => `applied a batch of import ${id(t)}`,
+    completed: (t) => `finished import ${id(t)}`,
   },
 };
 

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from workspace_memory.workspaces.erasure import ErasureService
     from workspace_memory.workspaces.erasure_steps import MemberErasureSteps
     from workspace_memory.workspaces.exports import ExportService
+    from workspace_memory.workspaces.imports import ImportService
     from workspace_memory.workspaces.keysessions import KeySessionService
 
 R = TypeVar("R")
@@ -241,6 +242,16 @@ def export_service() -> ExportService:
     base = services()
     runner = TemporalExports(base.settings, base.cipher, _temporal_connect())
     return ExportService(base.table, base.cipher, base.clock, runner)
+
+
+def import_service() -> ImportService:
+    """Built on first use, by the exports function only (the Temporal client)."""
+    from workspace_memory.adapters.temporal_imports import TemporalImports
+    from workspace_memory.workspaces.imports import ImportService
+
+    base = services()
+    runner = TemporalImports(base.settings, base.cipher, _temporal_connect())
+    return ImportService(base.table, base.cipher, base.clock, runner)
 
 
 TRACED_MODULES = ("botocore",)

@@ -15,6 +15,7 @@ from boto3.dynamodb.types import Binary, TypeDeserializer
 
 from scripts.localstack.resources import LocalResources
 from tests.integration.entries.test_agent_entry_api import admitted, agent_save, agent_workspace, workspace_items
+from tests.integration.export.import_support import minimal_archive
 from tests.integration.search.test_search_snapshot import cold
 from tests.support import RUNTIME, Api, FunctionLogs, admission_headers, new_user, scan_all
 from workspace_memory.bootstrap import Services, build_services
@@ -160,6 +161,10 @@ def drive_every_item_kind(api: Api, svc: Services) -> tuple[str, str]:
     export_path = f"/v1/automation/workspaces/{ws}/exports/{exported.json()['exportId']}/files"
     written = api.call("POST", export_path, automation=RUNTIME, json={"file": "entries.json"})
     assert written.status_code == 200, written.text
+    # an import (decisions/0069) into a new workspace: its record and staged files (no worker applies them)
+    target = api.workspace(owner)
+    imported = api.call("POST", f"/v1/workspaces/{target}/imports", user=owner, json=minimal_archive(owner, ws))
+    assert imported.status_code == 202, imported.text
 
     deleted = api.workspace(owner)
     confirm = {"X-Confirm-Workspace": deleted}

@@ -329,6 +329,11 @@ COVERED = {
     "POST /v1/automation/workspaces/{ws}/erasures/{erasureId}/steps",
     # Requesting an export (its download, a GET, is audited too): tests/integration/export/test_exports.py.
     "POST /v1/workspaces/{ws}/exports",
+    # An import: requested by the route, each batch applied and its completion by the workflow's steps, all with
+    # the importing owner as actor (tests/integration/export/test_import.py).
+    "POST /v1/workspaces/{ws}/imports",
+    "POST /v1/automation/workspaces/{ws}/imports/{importId}/files",
+    "POST /v1/automation/workspaces/{ws}/imports/{importId}/finish",
 }
 NOT_ACTIONS = {
     # A read whose words (a person's name) travel in the body, never in a URL: it writes nothing

@@ -112,7 +112,7 @@ def test_every_error_the_service_raises_is_declared_somewhere() -> None:
 def test_the_documented_errors_name_their_codes(document: dict[str, Any]) -> None:
     save = _operations(document)["PUT /v1/workspaces/{ws}/memory"]["responses"]
     assert "STALE_BASE_VERSION" in save["409"]["description"]
-    assert save["409"]["x-error-codes"] == ["STALE_BASE_VERSION", "CONFLICT"]
+    assert save["409"]["x-error-codes"] == ["WORKSPACE_IMPORTING", "STALE_BASE_VERSION", "CONFLICT"]
     assert save["428"]["x-error-codes"] == ["BASE_VERSION_REQUIRED"]
     assert [p["name"] for p in _operations(document)["PUT /v1/workspaces/{ws}/memory"]["parameters"]] == [
         "ws",

@@ -27,6 +27,7 @@ from temporalio.converter import DataConverter, DefaultFailureConverterWithEncod
 from workflows.deletion_workflow import WorkspaceDeletionWorkflow
 from workflows.erasure_workflow import MemberErasureWorkflow
 from workflows.export_workflow import WorkspaceExportWorkflow
+from workflows.import_workflow import WorkspaceImportWorkflow
 from workflows.liveness import HEARTBEAT_EVERY, STICKY_SCHEDULE_TO_START, Heartbeats
 from workflows.tools import ToolName
 from workflows.turn_workflow import AgentTurnWorkflow
@@ -62,6 +63,8 @@ PRODUCTION_ACTIVITIES = [
     "erasure_step",
     "write_export_file",
     "finish_export",
+    "apply_import_file",
+    "finish_import",
 ]
 
 
@@ -162,6 +165,7 @@ def test_an_invocation_runs_the_production_worker(lambda_worker: ModuleType) -> 
         WorkspaceDeletionWorkflow,
         MemberErasureWorkflow,
         WorkspaceExportWorkflow,
+        WorkspaceImportWorkflow,
     ]
     assert kwargs["activities"] == activities_of(lambda_worker.PARTS)
     names = [activity._Definition.must_from_callable(fn).name for fn in kwargs["activities"]]

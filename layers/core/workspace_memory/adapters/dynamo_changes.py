@@ -241,7 +241,8 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
         case ch.MemberExists(workspace_id=ws, user_id=user):
             return _check(keys.member(ws, user), "attribute_exists(pk)", {})
         case ch.WorkspaceLive(workspace_id=ws):
-            return _check(keys.meta(ws), "attribute_exists(pk) AND attribute_not_exists(deletedAt)", {})
+            live = "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(importingId)"
+            return _check(keys.meta(ws), live, {})
         case ch.EntriesRevisionIs(workspace_id=ws, revision=revision):
             return _check(keys.entry_counter(ws), "entriesRevision = :revision", {":revision": revision})
         case ch.MoveEntryHead(item=item, base=base, pinned=pinned):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from workspace_memory.adapters.dynamo_import_changes import import_to_dynamo
 from workspace_memory.store import changes as ch
 from workspace_memory.store import keys
 
@@ -49,4 +50,7 @@ def export_to_dynamo(change: ch.Change) -> dict[str, Any]:
                     },
                 }
             }
+    found = import_to_dynamo(change)
+    if found is not None:
+        return found
     raise TypeError(f"no DynamoDB form for {type(change).__name__}")

@@ -4,7 +4,8 @@ body this API cannot read, and none has to check for one.
 
 A body, on any route (a route that takes none ignores a readable one), must be:
 
-- at most `MAX_BODY_BYTES` (413 `PAYLOAD_TOO_LARGE`);
+- at most `MAX_BODY_BYTES` (413 `PAYLOAD_TOO_LARGE`), or the cap its function declares (the exports function
+  takes an archive: `ARCHIVE_BODY_BYTES`);
 - declared `application/json` or `application/<name>+json` (RFC 6839), in any case, with parameters, a
   `charset` only if it is UTF-8; a missing or empty Content-Type is read as JSON, as powertools does, since
   the body must still parse (415 `UNSUPPORTED_MEDIA_TYPE` otherwise: form, multipart, text, XML, ...);
@@ -33,6 +34,9 @@ MAX_BODY_BYTES = 512 * 1024
 """The largest legitimate body is a Save of a 64 KiB document (`document.MAX_DOCUMENT_BYTES`); JSON may spell
 each of its bytes as a six-byte `\\u00XX` escape: 384 KiB. Anything this size or smaller is parsed; services
 then apply their own, smaller caps (413 too)."""
+ARCHIVE_BODY_BYTES = 6_000_000
+"""An import's body: an archive as its download gave it (at most 5 MB as Lambda carries it), under Lambda's 6 MB
+request limit."""
 MAX_DEPTH = 32
 """Nesting levels (an object or array is one). The deepest request model is 5 (an applied proposal,
 `{proposal: {edits: [{...: any}]}}`); `tests/unit/api/test_body.py` checks every route's request schema stays far
@@ -49,14 +53,14 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def readable(event: dict[str, Any]) -> dict[str, Any]:
+def readable(event: dict[str, Any], cap: int = MAX_BODY_BYTES) -> dict[str, Any]:
     """`event` as the resolver may take it, or a refusal (a `DomainError`): its body checked in the order of
     the module docstring, then handed on as text and declared `application/json`, the one type powertools
     then reads (it would fail on `Application/JSON` or a `+json` type, and parse forms)."""
     raw = event.get("body")
     if not raw:
         return event
-    data = _within_cap(raw, bool(event.get("isBase64Encoded")))
+    data = _within_cap(raw, bool(event.get("isBase64Encoded")), cap)
     check_media_type(_content_type(event))
     try:
         text = data.decode("utf-8")
@@ -68,22 +72,22 @@ def readable(event: dict[str, Any]) -> dict[str, Any]:
     return {**event, "headers": headers, "body": text, "isBase64Encoded": False}
 
 
-def _within_cap(raw: str, encoded: bool) -> bytes:
+def _within_cap(raw: str, encoded: bool, cap: int) -> bytes:
     """The body's bytes, refused before decoding anything when even its length says it is over the cap."""
-    longest = (MAX_BODY_BYTES // 3 + 1) * 4 if encoded else MAX_BODY_BYTES  # base64: 4 characters per 3 bytes
+    longest = (cap // 3 + 1) * 4 if encoded else cap  # base64: 4 characters per 3 bytes
     if len(raw) > longest:
-        raise _too_large()
+        raise _too_large(cap)
     try:
         data = base64.b64decode(raw, validate=True) if encoded else raw.encode("utf-8", "surrogatepass")
     except binascii.Error:
         raise errors.InvalidInput("request body must be UTF-8 JSON") from None
-    if len(data) > MAX_BODY_BYTES:
-        raise _too_large()
+    if len(data) > cap:
+        raise _too_large(cap)
     return data
 
 
-def _too_large() -> errors.PayloadTooLarge:
-    return errors.PayloadTooLarge(f"request body over {MAX_BODY_BYTES} bytes", limit=MAX_BODY_BYTES)
+def _too_large(cap: int) -> errors.PayloadTooLarge:
+    return errors.PayloadTooLarge(f"request body over {cap} bytes", limit=cap)
 
 
 def _content_type(event: dict[str, Any]) -> str | None:

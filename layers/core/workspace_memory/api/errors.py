@@ -17,6 +17,7 @@ from pydantic_core import PydanticCustomError
 from workspace_memory.api.models.envelope import ErrorBody, ErrorOut
 from workspace_memory.api.models.policy import PolicyOut
 from workspace_memory.kernel import errors
+from workspace_memory.workspaces.import_errors import WorkspaceImporting
 
 
 class UnsupportedMediaType(errors.DomainError):
@@ -80,6 +81,7 @@ ANY_ROUTE: tuple[type[errors.DomainError], ...] = (
     UnsupportedMediaType,
     errors.DecryptionFailed,  # a ciphertext that does not decrypt in its slot
     errors.Unavailable,  # the store or KMS failed: retry
+    WorkspaceImporting,  # the workspace is being filled from an archive (workspaces/imports.py)
 )
 """What any route can answer, whatever it does (besides `INTERNAL`, a bug): the API documents these on every
 route (scripts/openapi/route_errors.py)."""

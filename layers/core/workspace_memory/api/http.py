@@ -21,7 +21,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from workspace_memory.api.body import parse_json, readable
+from workspace_memory.api.body import MAX_BODY_BYTES, parse_json, readable
 from workspace_memory.api.errors import (
     INTERNAL,
     REFUSED,
@@ -153,7 +153,9 @@ def automation_caller(app: APIGatewayHttpResolver) -> str:
     return arn
 
 
-def lambda_entry(app: APIGatewayHttpResolver) -> Callable[[dict[str, Any], LambdaContext], dict[str, Any]]:
+def lambda_entry(
+    app: APIGatewayHttpResolver, max_body_bytes: int = MAX_BODY_BYTES
+) -> Callable[[dict[str, Any], LambdaContext], dict[str, Any]]:
     """The Lambda handler for a route group: telemetry (bootstrap.instrumented), correlation id, the body vetted
     (api/body.py), then the resolver; one log line per request, with its status (and code when refused)."""
 
@@ -162,7 +164,7 @@ def lambda_entry(app: APIGatewayHttpResolver) -> Callable[[dict[str, Any], Lambd
         path = event.get("pathParameters") or {}
         logger.append_keys(route=event.get("routeKey"), workspace_id=path.get("ws"), conversation_id=path.get("conv"))
         try:
-            result: dict[str, Any] = app.resolve(readable(event), context)
+            result: dict[str, Any] = app.resolve(readable(event, max_body_bytes), context)
         except errors.DomainError as exc:
             result = _raw(refusal(exc))
         status = result.get("statusCode")

@@ -300,3 +300,16 @@ class FinishExportStep(ApiModel):
     """The export's last step; `tooLarge` when a file alone was past the archive limit."""
 
     too_large: bool = False
+
+
+class RequestImport(ApiModel):
+    """An archive as an export's download gave it: its manifest and every file's text by name."""
+
+    manifest: dict[str, Any]
+    files: dict[str, str]
+
+
+class ApplyImportFile(ApiModel):
+    """One file of an import, applied by the import workflow."""
+
+    file: ExportFile

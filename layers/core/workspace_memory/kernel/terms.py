@@ -179,6 +179,7 @@ class AuditKind(StrEnum):
     TURN = "turn"
     ERASURE = "erasure"
     EXPORT = "export"
+    IMPORT = "import"
 
 
 class AuditOp(StrEnum):
@@ -210,6 +211,7 @@ class AuditOp(StrEnum):
     REQUESTED = "requested"
     COMPLETED = "completed"
     DOWNLOADED = "downloaded"
+    APPLIED = "applied"
 
 
 class ActorKind(StrEnum):
@@ -235,6 +237,13 @@ class ExportStatus(StrEnum):
     READY = "ready"
     DOWNLOADED = "downloaded"
     TOO_LARGE = "too_large"
+
+
+class ImportStatus(StrEnum):
+    """An import's life: `running` (the archive's files being applied), `completed` (the workspace open)."""
+
+    RUNNING = "running"
+    COMPLETED = "completed"
 
 
 class ExportFile(StrEnum):

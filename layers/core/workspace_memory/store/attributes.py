@@ -36,7 +36,7 @@ from workspace_memory.store.attribute_forms import (
     list_of,
     map_of,
 )
-from workspace_memory.store.export_attributes import EXPORT_FIELDS, EXPORT_PART_FIELDS
+from workspace_memory.store.export_attributes import EXPORT_FIELDS, EXPORT_PART_FIELDS, IMPORT_FIELDS
 
 ENTRY_FIELDS: dict[str, Form] = {
     "entryId": ENTRY,
@@ -87,6 +87,7 @@ KINDS: tuple[ItemKind, ...] = (
             "createdAt": TIMESTAMP,
             "deletedAt": TIMESTAMP,
             "deletedBy": USER,
+            "importingId": ISSUED,
         },
     ),
     ItemKind(
@@ -366,6 +367,7 @@ KINDS: tuple[ItemKind, ...] = (
     ),
     ItemKind("export", "WS#", "EXPORT#", {**KEY, **EXPORT_FIELDS}),
     ItemKind("export-part", "WS#", "EXPORTPART#", {**KEY, **EXPORT_PART_FIELDS}),
+    ItemKind("import", "WS#", "IMPORT#", {**KEY, **IMPORT_FIELDS}),
 )
 
 FINDINGS: dict[tuple[str, str], str] = {

@@ -127,6 +127,11 @@ def _export(item: Item) -> Told:
     return Told(_ws(item), target, AuditOp.REQUESTED, item.get("requestedBy"), ActorKind.PERSON)
 
 
+def _import(item: Item) -> Told:
+    target = Target(AuditKind.IMPORT, str(item["importId"]))
+    return Told(_ws(item), target, AuditOp.REQUESTED, item.get("requestedBy"), ActorKind.PERSON)
+
+
 ITEM_TARGETS: dict[str, Callable[[Item], Told]] = {
     "erasure": _erasure,
     "document-version": _version,
@@ -139,6 +144,7 @@ ITEM_TARGETS: dict[str, Callable[[Item], Told]] = {
     "notes": _notes,
     "admission": _admission,
     "export": _export,
+    "import": _import,
 }
 """Item kinds (the change feed's names) whose writes are actions, and what each says."""
 
@@ -204,6 +210,18 @@ def _download(change: ch.DownloadExport) -> Told:
     return Told(change.workspace_id, target, AuditOp.DOWNLOADED, change.by, ActorKind.PERSON)
 
 
+def _applied(change: ch.ApplyImport) -> Told:
+    """One step of an import: the versions and entries it wrote are its targets, the owner who imports the actor
+    (never the authors the archive names: they did not act now)."""
+    target = Target(AuditKind.IMPORT, change.import_id)
+    return Told(change.workspace_id, target, AuditOp.APPLIED, change.requested_by, ActorKind.PERSON)
+
+
+def _completed(change: ch.CompleteImport) -> Told:
+    target = Target(AuditKind.IMPORT, change.import_id)
+    return Told(change.workspace_id, target, AuditOp.COMPLETED, change.requested_by, ActorKind.PERSON)
+
+
 VERB_TARGETS: dict[type, Callable[..., Told]] = {
     ch.SetPolicyMode: _policy,
     ch.SetRetention: _retention,
@@ -212,6 +230,8 @@ VERB_TARGETS: dict[type, Callable[..., Told]] = {
     ch.TombstoneWorkspace: _tombstone,
     ch.MarkEntryHead: _mark,
     ch.DownloadExport: _download,
+    ch.ApplyImport: _applied,
+    ch.CompleteImport: _completed,
 }
 """Verbs that change an item in place and are actions of their own."""
 
@@ -251,6 +271,10 @@ BOOKKEEPING: frozenset[type] = frozenset(
         ch.CountErased,
         ch.ExportRunning,
         ch.FinishExport,  # the export workflow's end: the request and the download are the events
+        ch.Absent,
+        ch.BeginImport,  # an import's start: its record is the event
+        ch.ImportHolds,
+        ch.EndImport,  # an import's end: its completion is the event
     }
 )
 """Change types that are never an action of their own (checks, counters, expiries, parts of a larger change)."""

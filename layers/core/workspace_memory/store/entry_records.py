@@ -258,3 +258,9 @@ def key_slot_item(workspace_id: str, slot: str, entry_id: str) -> Item:
 def key_secret_item(workspace_id: str, ciphertext: bytes) -> Item:
     """The workspace's sealed HMAC secret for entry keys."""
     return {**keys.as_key(keys.entry_secret(workspace_id)), "ciphertext": ciphertext}
+
+
+def entry_counter_item(workspace_id: str, versions: dict[str, int]) -> Item:
+    """The workspace's entry counter as an import leaves it: the stored versions it wrote, counted as the cap
+    counts them (`versions`, `versions#{member}`), and a first `entriesRevision`."""
+    return {**keys.as_key(keys.entry_counter(workspace_id)), **versions, "entriesRevision": 1}

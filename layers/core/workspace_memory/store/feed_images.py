@@ -130,6 +130,7 @@ RULES: tuple[Rule, ...] = (
     Rule("erasure", "WS#", "ERASURE#", _sk_id, published=False),
     Rule("export", "WS#", "EXPORT#", _sk_id, op="status", actor="requestedBy"),
     Rule("export-part", "WS#", "EXPORTPART#", _attribute("exportId"), published=False),
+    Rule("import", "WS#", "IMPORT#", _sk_id, op="status", actor="requestedBy"),
 )
 
 

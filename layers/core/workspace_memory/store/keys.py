@@ -201,5 +201,14 @@ def export_part(workspace_id: str, export_id: str, file: str, chunk: int) -> Key
     return ws(workspace_id), f"{export_parts_prefix(export_id)}{file}#{chunk:04d}"
 
 
+IMPORT_PREFIX = "IMPORT#"
+"""An archive being imported into the workspace (its source export, requester, status, counts): decisions/0069.
+Its staged files are `EXPORTPART#{importId}#...` items, sealed under this workspace's key."""
+
+
+def import_(workspace_id: str, import_id: str) -> Key:
+    return ws(workspace_id), f"{IMPORT_PREFIX}{import_id}"
+
+
 def as_key(key: Key) -> dict[str, str]:
     return {"pk": key[0], "sk": key[1]}

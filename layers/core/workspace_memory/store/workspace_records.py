@@ -37,6 +37,8 @@ class Workspace:
     branch_key_id: str | None = None
     deleted_at: str | None = None
     deleted_by: str | None = None
+    importing_id: str | None = None
+    """The import filling the workspace from an archive (decisions/0069): closed to everything else meanwhile."""
 
     @classmethod
     def of(cls, item: Item | None) -> Workspace | None:
@@ -57,6 +59,7 @@ class Workspace:
             branch_key_id=item.get("branchKeyId"),
             deleted_at=item.get("deletedAt"),
             deleted_by=item.get("deletedBy"),
+            importing_id=item.get("importingId"),
         )
 
     def to_item(self) -> Item:
@@ -91,6 +94,11 @@ class Workspace:
 def is_deleted(meta: Item) -> bool:
     """A tombstoned workspace item (deletion requested): it answers every route as a missing one does."""
     return "deletedAt" in meta
+
+
+def is_importing(meta: Item) -> bool:
+    """A workspace being filled from an archive (decisions/0069): closed to every route but the import's."""
+    return "importingId" in meta
 
 
 def history_days_of(meta: Item | None) -> int:

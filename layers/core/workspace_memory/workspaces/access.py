@@ -26,9 +26,10 @@ from workspace_memory.store.changes import (
 )
 from workspace_memory.store.cursors import MAX_PAGE, decode_cursor, encode_cursor
 from workspace_memory.store.ports import Item, KeyStore, Table, TransactionCancelled
-from workspace_memory.store.workspace_records import MemberRecord
+from workspace_memory.store.workspace_records import MemberRecord, is_importing
 from workspace_memory.store.workspace_records import Workspace as Workspace
 from workspace_memory.store.workspace_records import is_deleted as is_deleted
+from workspace_memory.workspaces.import_errors import WorkspaceImporting
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,8 @@ def load_caller(
     meta, member, *rest = table.get_many([keys.meta(workspace_id), keys.member(workspace_id, user_id), *extra])
     if meta is None or member is None or is_deleted(meta):
         raise WorkspaceNotFound("workspace not found")
+    if is_importing(meta):
+        raise WorkspaceImporting("the workspace is being filled from an archive; follow the import's progress")
     return Caller(user_id, MemberRecord.from_item(member).role, Workspace.from_item(meta)), rest
 
 

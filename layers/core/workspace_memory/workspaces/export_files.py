@@ -51,6 +51,8 @@ class VersionRow:
     turn_id: str | None
     superseded_at: str | None
     purged: bool
+    purged_at: str | None
+    purged_by: str | None
     content: str | None
 
 
@@ -125,7 +127,7 @@ class Built:
     count: int
 
 
-ENTRY_FIELDS = ("key", "title", "summary", "body", "sources", "reason")
+ENTRY_FIELDS = ("key", "title", "summary", "body", "sources", "reason", "previously")
 """What of an entry revision's sealed text an archive keeps (not its search vector, derived from the text)."""
 
 
@@ -171,6 +173,8 @@ class ExportFiles:
                     turn_id=record.turn_id,
                     superseded_at=record.superseded_at,
                     purged=record.ciphertext is None,
+                    purged_at=record.purged_at,
+                    purged_by=record.purged_by,
                     content=content,
                 )
             )

@@ -41,6 +41,14 @@ from workspace_memory.store.changes.entries import (
 )
 from workspace_memory.store.changes.erasure import CompleteErasure, CountErased, RemoveMember, RewriteAttributes
 from workspace_memory.store.changes.exports import DownloadExport, ExportRunning, FinishExport
+from workspace_memory.store.changes.imports import (
+    Absent,
+    ApplyImport,
+    BeginImport,
+    CompleteImport,
+    EndImport,
+    ImportHolds,
+)
 from workspace_memory.store.changes.turns import (
     AdmissionLive,
     ClaimConversation,
@@ -113,18 +121,28 @@ Change = (
     | ExportRunning
     | FinishExport
     | DownloadExport
+    | Absent
+    | BeginImport
+    | ImportHolds
+    | ApplyImport
+    | CompleteImport
+    | EndImport
 )
 
 __all__ = [
     "DEFAULT_AGENT_DAYS",
     "DEFAULT_HISTORY_DAYS",
+    "Absent",
     "AdmissionLive",
+    "ApplyImport",
+    "BeginImport",
     "BumpClearGeneration",
     "BumpEntriesRevision",
     "Change",
     "ClaimConversation",
     "ClearGenerationIs",
     "CompleteErasure",
+    "CompleteImport",
     "ConsentIs",
     "ConsumeAdmission",
     "CountAgentWrite",
@@ -135,6 +153,7 @@ __all__ = [
     "CredentialHeldBy",
     "Delete",
     "DownloadExport",
+    "EndImport",
     "EntriesRevisionIs",
     "EntryNotPinned",
     "ExpireAgentEntry",
@@ -144,6 +163,7 @@ __all__ = [
     "ExportRunning",
     "FinishExport",
     "HeadAt",
+    "ImportHolds",
     "KeySessionLive",
     "KeySessionNotRevoked",
     "Label",

@@ -37,6 +37,8 @@ class Label:
     MEMBER = "member"
     ERASURE = "erasure"
     EXPORT = "export"
+    IMPORT = "import"
+    IMPORT_TARGET = "import-target"
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import requests
 
@@ -17,6 +17,8 @@ from workspace_memory.kernel.terms import ExportFile
 from workspace_memory.store import export_queries
 from workspace_memory.workspaces.export_archive import assembled, export_context
 from workspace_memory.workspaces.export_contract import ExportResult, export_workflow_id
+
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -79,16 +81,19 @@ def archive(api: Api, user: str, ws: str, export_id: str) -> requests.Response:
     return api.call("GET", f"/v1/workspaces/{ws}/exports/{export_id}/archive", user=user)
 
 
-def wait_for_export(settings: Settings, svc: Services, export_id: str) -> ExportResult:
-    """The export workflow's result (a Temporal long poll, not a sleep)."""
+def workflow_result(settings: Settings, svc: Services, workflow_id: str, result_type: type[R]) -> R:
+    """A workflow's result (a Temporal long poll, not a sleep)."""
 
-    async def wait() -> ExportResult:
+    async def wait() -> R:
         client = await codec_client(settings, svc.cipher)
-        handle = client.get_workflow_handle(export_workflow_id(export_id), result_type=ExportResult)
-        result: ExportResult = await handle.result()
+        result: R = await client.get_workflow_handle(workflow_id, result_type=result_type).result()
         return result
 
     return run(wait())
+
+
+def wait_for_export(settings: Settings, svc: Services, export_id: str) -> ExportResult:
+    return workflow_result(settings, svc, export_workflow_id(export_id), ExportResult)
 
 
 def history_text(settings: Settings, svc: Services, export_id: str) -> str:

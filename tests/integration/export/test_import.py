@@ -10,8 +10,15 @@ from typing import Any
 
 import pytest
 
-from tests.integration.export.export_support import Scene, archive, body, populate, request, wait_for_export
-from tests.integration.turn_support import codec_client, run
+from tests.integration.export.export_support import (
+    Scene,
+    archive,
+    body,
+    populate,
+    request,
+    wait_for_export,
+    workflow_result,
+)
 from tests.support import Api
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.settings import Settings
@@ -34,15 +41,7 @@ def exported(api: Api, svc: Services, settings: Settings, user: str, ws: str) ->
 
 
 def wait_for_import(settings: Settings, svc: Services, import_id: str) -> ImportResult:
-    """The import workflow's result (a Temporal long poll, not a sleep)."""
-
-    async def wait() -> ImportResult:
-        client = await codec_client(settings, svc.cipher)
-        handle = client.get_workflow_handle(import_workflow_id(import_id), result_type=ImportResult)
-        result: ImportResult = await handle.result()
-        return result
-
-    return run(wait())
+    return workflow_result(settings, svc, import_workflow_id(import_id), ImportResult)
 
 
 def test_an_archive_imported_and_exported_again_gives_the_same_files(

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from workspace_memory.kernel.terms import CandidateKind, CandidateStatus, EntryScope, EntryStatus, EntryType
 from workspace_memory.store import keys
+from workspace_memory.store.changes.entries import versions_attribute
 from workspace_memory.store.ports import Item
 from workspace_memory.store.record_fields import optional_int, present
 
@@ -260,7 +261,9 @@ def key_secret_item(workspace_id: str, ciphertext: bytes) -> Item:
     return {**keys.as_key(keys.entry_secret(workspace_id)), "ciphertext": ciphertext}
 
 
-def entry_counter_item(workspace_id: str, versions: dict[str, int]) -> Item:
+def entry_counter_item(workspace_id: str, versions: dict[str | None, int]) -> Item:
     """The workspace's entry counter as an import leaves it: the stored versions it wrote, counted as the cap
-    counts them (`versions`, `versions#{member}`), and a first `entriesRevision`."""
-    return {**keys.as_key(keys.entry_counter(workspace_id)), **versions, "entriesRevision": 1}
+    counts them (shared ones under None, each member's private ones under that member), and a first
+    `entriesRevision`."""
+    counts = {versions_attribute(member): count for member, count in versions.items()}
+    return {**keys.as_key(keys.entry_counter(workspace_id)), **counts, "entriesRevision": 1}

@@ -44,7 +44,7 @@ from workspace_memory.store.changes import (
     WorkspaceLive,
 )
 from workspace_memory.store.export_records import ExportChunk, ExportRecord
-from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
+from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
 from workspace_memory.store.workspace_records import MemberRecord, Workspace
 from workspace_memory.workspaces.export_archive import (
     assembled,
@@ -165,8 +165,7 @@ class ExportService:
             )
         except TransactionCancelled:
             raise ExportDownloaded("this export was downloaded already; request a new one") from None
-        for start in range(0, len(rest), 100):
-            self._table.transact([Delete(key) for key in rest[start : start + 100]])
+        delete_all(self._table, rest)
         return archive
 
     def write_file(self, workspace_id: str, export_id: str, file: ExportFile) -> FileResult:
@@ -206,24 +205,17 @@ class ExportService:
 
     def _store(self, record: ExportRecord, file: ExportFile, text: str, finish: FinishExport | None = None) -> int:
         ws, export_id = record.workspace_id, record.export_id
-        sealed = seal(self._cipher, text, export_context(ws, export_id, file))
-        parts = slices(sealed.ciphertext)
-        items = [
-            ExportChunk(export_id, file, number, len(parts), part, record.ttl).to_item(ws)
-            for number, part in enumerate(parts)
-        ]
+        items = chunk_items(self._cipher, text, export_context(ws, export_id, file), ws, export_id, file, record.ttl)
         guard = finish or ExportRunning(ws, export_id, int(self._clock.now()))
         try:
             self._table.transact([*(Put(item) for item in items), guard, WorkspaceLive(ws)])
         except TransactionCancelled:
             raise ExportNotRunning("the export is no longer running; nothing was written") from None
-        return len(parts)
+        return len(items)
 
     def _discard(self, record: ExportRecord, chunks: list[ExportChunk]) -> None:
         ws, export_id = record.workspace_id, record.export_id
-        found = [chunk_key(ws, chunk) for chunk in chunks]
-        for start in range(0, len(found), 100):
-            self._table.transact([Delete(key) for key in found[start : start + 100]])
+        delete_all(self._table, [chunk_key(ws, chunk) for chunk in chunks])
         with contextlib.suppress(TransactionCancelled):  # finished by an earlier attempt of this step
             self._table.transact([FinishExport(ws, export_id, ExportStatus.TOO_LARGE)])
 
@@ -290,6 +282,23 @@ class ExportService:
             created_at=record.created_at,
             expires_at=iso(record.ttl),
         )
+
+
+def chunk_items(
+    cipher: Cipher, text: str, context: dict[str, str], workspace_id: str, owner_id: str, file: ExportFile, ttl: int
+) -> list[Item]:
+    """A file sealed once under `context` and cut in chunk items of the export or import `owner_id`."""
+    parts = slices(seal(cipher, text, context).ciphertext)
+    return [
+        ExportChunk(owner_id, file, number, len(parts), part, ttl).to_item(workspace_id)
+        for number, part in enumerate(parts)
+    ]
+
+
+def delete_all(table: Table, found: list[keys.Key]) -> None:
+    """Unconditional deletes, 100 to a transaction (TransactWriteItems' limit)."""
+    for start in range(0, len(found), 100):
+        table.transact([Delete(key) for key in found[start : start + 100]])
 
 
 def chunk_key(workspace_id: str, chunk: ExportChunk) -> keys.Key:

@@ -10,6 +10,7 @@ embeds what has none), read counts, pins and verifications (not in an archive)."
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -25,7 +26,6 @@ from workspace_memory.store.entry_records import EntryRecord, key_slot_item
 from workspace_memory.store.ports import Cipher, Item
 from workspace_memory.store.workspace_records import MemberRecord, Workspace
 from workspace_memory.workspaces.import_archive import Contents
-from workspace_memory.workspaces.import_contract import APPLIED_FILES
 from workspace_memory.workspaces.import_rows import EntryIn, VersionIn
 
 BATCH_ROWS = 30
@@ -33,7 +33,6 @@ BATCH_ROWS = 30
 TransactWriteItems' 100 with the step's record and the workspace check beside them."""
 BATCH_TEXT_BYTES = 2_000_000
 """Plaintext per step: its ciphertexts stay under TransactWriteItems' 4 MB."""
-STEP_FILES = APPLIED_FILES
 
 
 @dataclass(frozen=True)
@@ -158,14 +157,10 @@ class ImportWrites:
         )
 
 
-def entry_counts(contents: Contents) -> dict[str, int]:
-    """The stored entry versions an import leaves, counted as the cap counts them (shared ones together, each
-    member's private ones apart)."""
-    counts: dict[str, int] = {}
-    for row in contents.entries:
-        name = f"versions#{row.scope_owner}" if row.scope is EntryScope.MEMBER else "versions"
-        counts[name] = counts.get(name, 0) + 1
-    return counts
+def entry_counts(contents: Contents) -> dict[str | None, int]:
+    """The stored entry versions an import leaves, counted as the cap counts them: shared ones together (None),
+    each member's private ones apart (by member)."""
+    return Counter(row.scope_owner if row.scope is EntryScope.MEMBER else None for row in contents.entries)
 
 
 def owners_other_than(contents: Contents, requested_by: str) -> list[str]:

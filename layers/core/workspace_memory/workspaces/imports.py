@@ -9,14 +9,13 @@ one transaction that opens the workspace again. The same archive posted again is
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from workspace_memory.entries.key_secret import KeySecret
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import Forbidden, WorkspaceNotFound
-from workspace_memory.kernel.sealed import seal, unseal
+from workspace_memory.kernel.sealed import unseal
 from workspace_memory.kernel.terms import ExportFile, ImportStatus, Role
 from workspace_memory.store import export_queries, keys
 from workspace_memory.store.changes import (
@@ -26,7 +25,6 @@ from workspace_memory.store.changes import (
     Change,
     CompleteImport,
     Create,
-    Delete,
     EndImport,
     ImportHolds,
     Label,
@@ -34,12 +32,12 @@ from workspace_memory.store.changes import (
     Put,
 )
 from workspace_memory.store.entry_records import entry_counter_item
-from workspace_memory.store.export_records import ExportChunk
 from workspace_memory.store.import_records import ImportRecord
 from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.store.workspace_records import MemberRecord, Workspace
-from workspace_memory.workspaces.export_archive import assembled, expiry, slices
-from workspace_memory.workspaces.import_apply import STEP_FILES, ImportWrites, Target, entry_counts, owners_other_than
+from workspace_memory.workspaces.export_archive import assembled, expiry
+from workspace_memory.workspaces.exports import chunk_items, chunk_key, delete_all
+from workspace_memory.workspaces.import_apply import ImportWrites, Target, entry_counts, owners_other_than
 from workspace_memory.workspaces.import_archive import (
     FILES_IMPORTED,
     IMPORT_ID,
@@ -50,7 +48,7 @@ from workspace_memory.workspaces.import_archive import (
     import_id_of,
     verified,
 )
-from workspace_memory.workspaces.import_contract import FileResult, FinishResult, ImportInput
+from workspace_memory.workspaces.import_contract import APPLIED_FILES, FileResult, FinishResult, ImportInput
 from workspace_memory.workspaces.import_errors import (
     ImportNotFound,
     ImportNotRunning,
@@ -122,8 +120,8 @@ class ImportService:
     def apply_file(self, workspace_id: str, import_id: str, file: ExportFile) -> FileResult:
         """The workflow's step: every batch of one file not yet applied, each in a transaction that records it."""
         record, meta = self._running(workspace_id, require_import_id(import_id))
-        if file not in STEP_FILES:
-            raise InvalidArchive(f"an import applies {', '.join(f.value for f in STEP_FILES)}, not {file.value}")
+        if file not in APPLIED_FILES:
+            raise InvalidArchive(f"an import applies {', '.join(f.value for f in APPLIED_FILES)}, not {file.value}")
         target = Target(meta, record.requested_by, iso(self._clock.now()))
         done = applied = 0
         for step in self._writes.steps(file, self._contents(record), target):
@@ -213,12 +211,8 @@ class ImportService:
         for file in FILES_IMPORTED:
             if file in staged:
                 continue
-            sealed = seal(self._cipher, archive.texts[file], import_context(ws, import_id, file))
-            parts = slices(sealed.ciphertext)
-            items = [
-                ExportChunk(import_id, file, number, len(parts), part, record.ttl).to_item(ws)
-                for number, part in enumerate(parts)
-            ]
+            context = import_context(ws, import_id, file)
+            items = chunk_items(self._cipher, archive.texts[file], context, ws, import_id, file, record.ttl)
             try:
                 self._table.transact([*map(Put, items), ImportHolds(ws, import_id)])
             except TransactionCancelled:
@@ -236,10 +230,7 @@ class ImportService:
 
     def _unstage(self, workspace_id: str, import_id: str) -> None:
         chunks = export_queries.chunks(self._table, workspace_id, import_id)
-        found = [keys.export_part(workspace_id, c.export_id, c.file.value, c.number) for c in chunks]
-        for start in range(0, len(found), 100):
-            with contextlib.suppress(TransactionCancelled):
-                self._table.transact([Delete(key) for key in found[start : start + 100]])
+        delete_all(self._table, [chunk_key(workspace_id, chunk) for chunk in chunks])
 
     def _running(self, workspace_id: str, import_id: str) -> tuple[ImportRecord, Workspace]:
         meta_item, record_item = self._table.get_many([keys.meta(workspace_id), keys.import_(workspace_id, import_id)])

@@ -122,7 +122,12 @@ class CountEntryVersions:
     @property
     def attribute(self) -> str:
         """The counter attribute this change moves on the `ENTRIES` item."""
-        return "versions" if self.member is None else f"versions#{self.member}"
+        return versions_attribute(self.member)
+
+
+def versions_attribute(member: str | None) -> str:
+    """The `ENTRIES` attribute counting the shared stored versions (`member` None) or one member's private ones."""
+    return "versions" if member is None else f"versions#{member}"
 
 
 @dataclass(frozen=True)

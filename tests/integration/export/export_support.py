@@ -17,6 +17,7 @@ from workspace_memory.kernel.terms import ExportFile
 from workspace_memory.store import export_queries
 from workspace_memory.workspaces.export_archive import assembled, export_context
 from workspace_memory.workspaces.export_contract import ExportResult, export_workflow_id
+from workspace_memory.workspaces.import_contract import ImportResult, import_workflow_id
 
 R = TypeVar("R")
 
@@ -94,6 +95,21 @@ def workflow_result(settings: Settings, svc: Services, workflow_id: str, result_
 
 def wait_for_export(settings: Settings, svc: Services, export_id: str) -> ExportResult:
     return workflow_result(settings, svc, export_workflow_id(export_id), ExportResult)
+
+
+def exported(api: Api, svc: Services, settings: Settings, user: str, ws: str) -> dict[str, Any]:
+    """The owner's whole-workspace archive, exported and downloaded."""
+    started = request(api, user, ws, "workspace")
+    assert started.status_code == 202, started.text
+    export_id = body(started)["exportId"]
+    assert wait_for_export(settings, svc, export_id).status == "ready"
+    downloaded = archive(api, user, ws, export_id)
+    assert downloaded.status_code == 200, downloaded.text
+    return body(downloaded)
+
+
+def wait_for_import(settings: Settings, svc: Services, import_id: str) -> ImportResult:
+    return workflow_result(settings, svc, import_workflow_id(import_id), ImportResult)
 
 
 def history_text(settings: Settings, svc: Services, export_id: str) -> str:

@@ -6,42 +6,18 @@ nothing."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
-from tests.integration.export.export_support import (
-    Scene,
-    archive,
-    body,
-    populate,
-    request,
-    wait_for_export,
-    workflow_result,
-)
+from tests.integration.export.export_support import Scene, body, exported, populate, wait_for_import
 from tests.support import Api
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.workspaces.import_contract import ImportResult, import_workflow_id
 
 
 @pytest.fixture(scope="module")
 def scene(api: Api) -> Scene:
     return populate(api)
-
-
-def exported(api: Api, svc: Services, settings: Settings, user: str, ws: str) -> dict[str, Any]:
-    started = request(api, user, ws, "workspace")
-    assert started.status_code == 202, started.text
-    export_id = body(started)["exportId"]
-    assert wait_for_export(settings, svc, export_id).status == "ready"
-    downloaded = archive(api, user, ws, export_id)
-    assert downloaded.status_code == 200, downloaded.text
-    return body(downloaded)
-
-
-def wait_for_import(settings: Settings, svc: Services, import_id: str) -> ImportResult:
-    return workflow_result(settings, svc, import_workflow_id(import_id), ImportResult)
 
 
 def test_an_archive_imported_and_exported_again_gives_the_same_files(

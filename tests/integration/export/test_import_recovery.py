@@ -1,0 +1,85 @@
+"""An import interrupted on the real stack: a worker killed after the gateway applied the documents but before it
+heard so leaves an import that another worker completes once, with the counts, the files and the audit of an
+uninterrupted import of the same archive (each batch is recorded on the import in the transaction that writes
+it, so the retried step applies nothing twice)."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from typing import Any
+
+import pytest
+
+from scripts.localstack.resources import LocalResources
+from tests.integration.export.export_support import Scene, body, exported, populate, wait_for_import
+from tests.integration.turn_support import running_worker, worker_settings
+from tests.integration.worker_support import holding_proxy, start_worker_process
+from tests.support import Api
+from workspace_memory.adapters.temporal_imports import TemporalImports
+from workspace_memory.bootstrap import Services
+from workspace_memory.kernel.settings import Settings
+from workspace_memory.workspaces.imports import ImportService
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def scene(api: Api) -> Scene:
+    return populate(api)
+
+
+def trail(api: Api, user: str, ws: str) -> list[tuple[str, str]]:
+    """The import's audit events, oldest first: (op, actor)."""
+    answer = api.call("GET", f"/v1/workspaces/{ws}/audit?limit=100&kind=import", user=user)
+    assert answer.status_code == 200, answer.text
+    return [(event["op"], event["actor"]) for event in reversed(body(answer)["events"])]
+
+
+def test_an_import_interrupted_by_killing_the_worker_completes_once_with_the_same_result(
+    api: Api,
+    svc: Services,
+    settings: Settings,
+    resources: LocalResources,
+    scene: Scene,
+    gateway_url: str,
+    worker: Settings,
+) -> None:
+    source: dict[str, Any] = exported(api, svc, settings, scene.owner, scene.ws)
+    clean_target = api.workspace(scene.owner)
+    started = api.call("POST", f"/v1/workspaces/{clean_target}/imports", user=scene.owner, json=source)
+    assert started.status_code == 202, started.text
+    clean = wait_for_import(settings, svc, body(started)["importId"])
+
+    queue = f"q-import-crash-{uuid.uuid4().hex[:8]}"
+    queued = settings.model_copy(update={"temporal_task_queue": queue})
+    service = ImportService(svc.table, svc.cipher, svc.clock, TemporalImports(queued, svc.cipher))
+    target = api.workspace(scene.owner)
+    interrupted = service.request(scene.owner, target, source["manifest"], source["files"]).import_id
+    held, release = threading.Event(), threading.Event()
+    steps = iter(range(1, 1_000))
+
+    def third_file(method: str, path: str) -> bool:  # members, policy, then documents
+        return path.endswith(f"/imports/{interrupted}/files") and next(steps) == 3
+
+    with holding_proxy(gateway_url, third_file, held, release) as proxy:
+        doomed = start_worker_process(resources, settings, proxy, queue)
+        try:
+            assert held.wait(timeout=120), "the third file never reached the gateway"
+            # The documents were applied upstream; the worker that asked never hears so.
+            progress = service.progress(scene.owner, target, interrupted)
+            assert (progress.status, progress.steps_applied) == ("running", 3)
+        finally:
+            doomed.kill()
+            doomed.wait(timeout=30)
+        release.set()
+    with running_worker(worker_settings(queued, gateway_url, queue)):
+        result = wait_for_import(settings, svc, interrupted)
+    assert (result.status, result.counts) == (clean.status, clean.counts) == ("completed", clean.counts)
+    assert result.counts == {"versions": 2, "chains": 2, "revisions": 2, "members": 2}
+    assert service.progress(scene.owner, target, interrupted).steps_applied == 4
+    # Nothing was applied twice: the trail of the interrupted import is the clean one's, batch for batch.
+    assert trail(api, scene.owner, target) == trail(api, scene.owner, clean_target)
+    again = exported(api, svc, settings, scene.owner, target)
+    assert again["files"] == source["files"]
+    assert again["manifest"]["files"] == source["manifest"]["files"]

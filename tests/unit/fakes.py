@@ -35,6 +35,8 @@ class FakeCipher:
     def decrypt(self, ciphertext: bytes, context: Mapping[str, str]) -> bytes:
         self.decrypts += 1
         serial, _, body = ciphertext.partition(b"|")
+        if not serial.isdigit() or int(serial) >= len(self.contexts):
+            raise DecryptionFailed("not a ciphertext of this cipher")
         if self.contexts[int(serial)] != dict(context):
             raise DecryptionFailed("encryption context mismatch")
         return body[::-1]

@@ -20,6 +20,8 @@ import pytest
 from cfnlint.api import lint
 from cfnlint.decode.cfn_yaml import loads
 
+from workspace_memory.adapters import routed_cipher
+
 pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -721,10 +723,14 @@ ALL_KINDS = frozenset(
         "turn-message",
         "export",
         "import",
+        "archive-signature",
     }
 )
 PAYLOAD_KIND = "temporal-payload"
-"""The one kind KMS sees: the payload codec's. Every other kind is workspace data under a branch key."""
+SIGNATURE_KIND = "archive-signature"
+SERVICE_KINDS = frozenset({PAYLOAD_KIND, SIGNATURE_KIND})
+"""The kinds KMS sees: the payload codec's and an archive manifest's signature. Every other kind is workspace
+data under a branch key."""
 
 BRANCH_KEY_USE = frozenset({"kms:Decrypt"})
 BRANCH_KEY_CREATE = frozenset({"kms:GenerateDataKeyWithoutPlaintext", "kms:ReEncryptFrom", "kms:ReEncryptTo"})
@@ -734,6 +740,7 @@ KIND = "kms:EncryptionContext:kind"
 TABLENAME = "kms:EncryptionContext:tablename"
 BRANCH_KEYS = "branch keys"
 PAYLOADS = "payloads"
+SIGNATURES = "archive signatures"
 
 
 @dataclass(frozen=True)
@@ -743,7 +750,8 @@ class Access:
     key_store: frozenset[str]
     """BranchKeyTable actions."""
     kms: dict[str, frozenset[str]]
-    """KMS actions on MemoryKey per purpose: BRANCH_KEYS (context `tablename`), PAYLOADS (`kind`)."""
+    """KMS actions on MemoryKey per purpose: BRANCH_KEYS (context `tablename`), PAYLOADS and SIGNATURES
+    (`kind`)."""
     other: frozenset[str]
     stream: frozenset[str] = frozenset()
     """Actions on MemoryTable's stream (the event source mapping's reads)."""
@@ -825,7 +833,7 @@ ACCESS: dict[str, Access] = {
     "ExportsFunction": Access(
         frozenset({GET, QUERY, PUT, UPDATE, CHECK, DELETE}),
         frozenset({GET}),
-        {BRANCH_KEYS: BRANCH_KEY_USE, PAYLOADS: PAYLOAD_USE},
+        {BRANCH_KEYS: BRANCH_KEY_USE, PAYLOADS: PAYLOAD_USE, SIGNATURES: PAYLOAD_USE},
         LOGS,
     ),
     # no table at all; the payload codec; the automation routes; the model; the Temporal API key secret.
@@ -905,8 +913,9 @@ def _purpose(condition: dict[str, Any]) -> str:
         assert _as_list(equals[TABLENAME]) == [_key_store_name()], equals
         return BRANCH_KEYS
     assert set(equals) == {KIND}, equals
-    assert _as_list(equals[KIND]) == [PAYLOAD_KIND], f"KMS sees no kind but the payload codec's: {equals}"
-    return PAYLOADS
+    kinds = _as_list(equals[KIND])
+    assert kinds in ([PAYLOAD_KIND], [SIGNATURE_KIND]), f"KMS sees no kind but the service kinds, one each: {equals}"
+    return PAYLOADS if kinds == [PAYLOAD_KIND] else SIGNATURES
 
 
 def _key_use(statements: list[dict[str, Any]]) -> dict[str, frozenset[str]]:
@@ -934,9 +943,8 @@ def test_context_kinds_are_the_codes() -> None:
     assert {kind for kind, _ in literals} == set(ALL_KINDS)
     for kind, literal in literals:
         names_workspace = re.search(r"""["']workspace["']\s*:""", literal) is not None
-        assert names_workspace == (kind != PAYLOAD_KIND), f"{kind}: {literal}"
-    routed = (core / "adapters" / "routed_cipher.py").read_text(encoding="utf-8")
-    assert re.findall(r'^SERVICE_KINDS = frozenset\(\{"([\w-]+)"\}\)$', routed, re.MULTILINE) == [PAYLOAD_KIND]
+        assert names_workspace == (kind not in SERVICE_KINDS), f"{kind}: {literal}"
+    assert routed_cipher.SERVICE_KINDS == SERVICE_KINDS
 
 
 @pytest.mark.parametrize("function", list(ACCESS))

@@ -1,5 +1,6 @@
 """The smallest archive an import takes, made here as the export would make it: an empty document and no
-entries, one owner. For drives that need an import's items without an export's worker."""
+entries, one owner, the manifest signed under the stack's key (the test holds it, as the exports function
+does). For drives that need an import's items without an export's worker."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import secrets
 from typing import Any
 
 from workspace_memory.kernel.terms import ExportFile
+from workspace_memory.store.ports import Cipher
+from workspace_memory.workspaces.archive_signature import signed
 from workspace_memory.workspaces.export_archive import MANIFEST_FORMAT, digest_of
 from workspace_memory.workspaces.export_files import canonical
 
 
-def minimal_archive(owner: str, source: str) -> dict[str, Any]:
+def minimal_archive(cipher: Cipher, owner: str, source: str) -> dict[str, Any]:
     files = {
         ExportFile.DOCUMENTS: canonical([]),
         ExportFile.DOCUMENT_MD: "",
@@ -31,4 +34,5 @@ def minimal_archive(owner: str, source: str) -> dict[str, Any]:
         "expiresAt": 1_800_000_000,
         "files": {file.value: digest_of(file, text) for file, text in sorted(files.items())},
     }
-    return {"manifest": json.loads(json.dumps(manifest)), "files": {file.value: text for file, text in files.items()}}
+    wire = json.loads(json.dumps(signed(cipher, manifest)))
+    return {"manifest": wire, "files": {file.value: text for file, text in files.items()}}

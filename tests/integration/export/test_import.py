@@ -13,6 +13,11 @@ from tests.integration.export.export_support import Scene, body, exported, popul
 from tests.support import Api
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.settings import Settings
+from workspace_memory.kernel.terms import ExportFile
+from workspace_memory.store import keys
+from workspace_memory.workspaces.export_archive import digest_of
+from workspace_memory.workspaces.export_files import canonical
+from workspace_memory.workspaces.import_archive import import_id_of
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +71,27 @@ def test_a_changed_archive_is_refused_and_the_target_stays_open_and_empty(
     read = api.call("GET", f"/v1/workspaces/{target}/memory", user=scene.owner)
     assert read.status_code == 200, read.text
     assert body(read)["version"] == 0
+
+
+def test_an_archive_edited_with_its_digests_recomputed_is_refused_by_its_signature(
+    api: Api, svc: Services, settings: Settings, scene: Scene, worker: Settings
+) -> None:
+    """What the digests cannot prove: an owner who edits an archive and recomputes every digest (here to make
+    someone a member who never was) still holds the signature of the manifest as the service wrote it."""
+    first = exported(api, svc, settings, scene.owner, scene.ws)
+    assert len(first["manifest"]["signature"]) > 100
+    members = json.loads(first["files"]["members.json"])
+    members.append({"role": "editor", "userId": "someone-else"})
+    files = {**first["files"], "members.json": canonical(members)}
+    digests = {name: digest_of(ExportFile(name), text) for name, text in sorted(files.items())}
+    forged = {"manifest": {**first["manifest"], "files": digests}, "files": files}
+    target = api.workspace(scene.owner)
+    refused = api.call("POST", f"/v1/workspaces/{target}/imports", user=scene.owner, json=forged)
+    assert (refused.status_code, body(refused)["error"]["code"]) == (400, "INVALID_ARCHIVE"), refused.text
+    assert "someone-else" not in refused.text
+    assert svc.table.get(*keys.member(target, "someone-else")) is None
+    assert svc.table.get(*keys.import_(target, import_id_of(target, first["manifest"]["exportId"]))) is None
+    # The same archive as exported still imports: the refusal was the edit's, not the signature's format.
+    taken = api.call("POST", f"/v1/workspaces/{target}/imports", user=scene.owner, json=first)
+    assert taken.status_code == 202, taken.text
+    assert wait_for_import(settings, svc, body(taken)["importId"]).status == "completed"

@@ -163,7 +163,8 @@ def drive_every_item_kind(api: Api, svc: Services) -> tuple[str, str]:
     assert written.status_code == 200, written.text
     # an import (decisions/0069) into a new workspace: its record and staged files (no worker applies them)
     target = api.workspace(owner)
-    imported = api.call("POST", f"/v1/workspaces/{target}/imports", user=owner, json=minimal_archive(owner, ws))
+    minimal = minimal_archive(svc.cipher, owner, ws)
+    imported = api.call("POST", f"/v1/workspaces/{target}/imports", user=owner, json=minimal)
     assert imported.status_code == 202, imported.text
 
     deleted = api.workspace(owner)

@@ -14,6 +14,9 @@ from tests.unit.turns.test_services import EDITOR, OWNER, World
 from tests.unit.workspaces.test_export_rules import FakeRunner, export_of, setup
 from workspace_memory.kernel.errors import Forbidden
 from workspace_memory.kernel.terms import ExportFile, ExportScope, ShareType
+from workspace_memory.workspaces.archive_signature import SIGNATURE_CONTEXT, check_signature, signed
+from workspace_memory.workspaces.export_archive import digest_of
+from workspace_memory.workspaces.export_files import canonical
 from workspace_memory.workspaces.exports import Archive, ExportService
 from workspace_memory.workspaces.import_contract import APPLIED_FILES, ImportInput
 from workspace_memory.workspaces.import_errors import ImportTargetNotEmpty, InvalidArchive, WorkspaceImporting
@@ -84,6 +87,39 @@ def test_a_changed_file_is_refused_and_nothing_is_stored() -> None:
         s.imports.request(OWNER, s.target, s.archive.manifest, files)
     assert s.world.snapshot() == before
     assert s.runner.started == []
+
+
+def forged(s: Setup, rows: str, signature: object) -> tuple[dict[str, object], dict[str, str]]:
+    """The archive with members.json replaced and every digest of its manifest recomputed to match."""
+    files = {**s.archive.files, ExportFile.MEMBERS.value: rows}
+    digests = {name: digest_of(ExportFile(name), text) for name, text in sorted(files.items())}
+    return {**s.archive.manifest, "files": digests, "signature": signature}, files
+
+
+@pytest.mark.parametrize("signature", ["theirs", "", None, "!!not base64!!", "A" * 4_096, "kept"])
+def test_a_manifest_changed_with_its_digests_recomputed_is_refused(signature: object) -> None:
+    """The digests tie the files to the manifest; only the signature ties the manifest to this service."""
+    s = prepared()
+    members = json.loads(s.archive.files[ExportFile.MEMBERS.value])
+    members.append({"role": "editor", "userId": "someone-else"})
+    if signature == "theirs":  # another archive's genuine signature
+        other = s.world.access.create_workspace(OWNER, "other", ShareType.SHARED)
+        signature = signed(s.world.cipher, {**s.archive.manifest, "workspaceId": other})["signature"]
+    elif signature == "kept":
+        signature = s.archive.manifest["signature"]
+    manifest, files = forged(s, canonical(members), signature)
+    before = s.world.snapshot()
+    with pytest.raises(InvalidArchive, match=r"signature|signed"):
+        s.imports.request(OWNER, s.target, manifest, files)
+    assert s.world.snapshot() == before
+    assert s.runner.started == []
+
+
+def test_an_archive_as_exported_carries_the_signature_that_opens_to_its_manifest() -> None:
+    s = prepared()
+    check_signature(s.world.cipher, s.archive.manifest)
+    # Under the stack's key, no workspace's: the archive outlives the workspace it came from.
+    assert [c for c in s.world.cipher.contexts if c["kind"] == "archive-signature"] == [SIGNATURE_CONTEXT]
 
 
 def test_a_target_that_holds_anything_is_refused() -> None:

@@ -3,7 +3,8 @@
 - A context that names a `workspace` (documents, versions, notes, admission credentials): the workspace's
   own branch key (`branch_keys.BranchKeyCipher`), so deleting that key shreds exactly that workspace.
 - A service kind (`temporal-payload`, the payload codec's constant context): the KMS key (`KmsCipher`), as the
-  worker and the codec server use it; a codec sees payloads only, never the workspace they concern.
+  worker and the codec server use it; a codec sees payloads only, never the workspace they concern. Likewise
+  `archive-signature` (an archive manifest's signature): an archive outlives the workspace it came from.
 - Anything else is a bug (a new kind of workspace data that forgot its workspace) and is refused.
 
 A ciphertext moved across the line fails either way: its encrypted data key was wrapped by the other scheme.
@@ -15,8 +16,9 @@ from collections.abc import Mapping
 
 from workspace_memory.store.ports import Cipher
 
-SERVICE_KINDS = frozenset({"temporal-payload"})
-"""Context kinds that belong to no workspace (kept in step with temporal_codec.PAYLOAD_CONTEXT by a test)."""
+SERVICE_KINDS = frozenset({"temporal-payload", "archive-signature"})
+"""Context kinds that belong to no workspace (kept in step with temporal_codec.PAYLOAD_CONTEXT and
+archive_signature.SIGNATURE_CONTEXT by a test)."""
 
 
 class RoutedCipher:

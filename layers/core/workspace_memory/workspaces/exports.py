@@ -46,6 +46,7 @@ from workspace_memory.store.changes import (
 from workspace_memory.store.export_records import ExportChunk, ExportRecord
 from workspace_memory.store.ports import Cipher, Item, Table, TransactionCancelled
 from workspace_memory.store.workspace_records import MemberRecord, Workspace
+from workspace_memory.workspaces.archive_signature import signed
 from workspace_memory.workspaces.export_archive import (
     assembled,
     digest_of,
@@ -199,7 +200,7 @@ class ExportService:
         if too_large or sum(wire_bytes(text) for text in texts.values()) > MAX_ARCHIVE_BYTES:
             self._discard(record, chunks)
             return FinishResult(status=ExportStatus.TOO_LARGE.value, files=len(files))
-        manifest = canonical(manifest_of(record, {file: texts[file] for file in files}))
+        manifest = canonical(signed(self._cipher, manifest_of(record, {file: texts[file] for file in files})))
         self._store(record, ExportFile.MANIFEST, manifest, FinishExport(workspace_id, export_id, ExportStatus.READY))
         return FinishResult(status=ExportStatus.READY.value, files=len(files))
 

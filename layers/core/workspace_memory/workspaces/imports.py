@@ -35,6 +35,7 @@ from workspace_memory.store.entry_records import entry_counter_item
 from workspace_memory.store.import_records import ImportRecord
 from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.store.workspace_records import MemberRecord, Workspace
+from workspace_memory.workspaces.archive_signature import check_signature
 from workspace_memory.workspaces.export_archive import assembled, expiry
 from workspace_memory.workspaces.exports import chunk_items, chunk_key, delete_all
 from workspace_memory.workspaces.import_apply import ImportWrites, Target, entry_counts, owners_other_than
@@ -94,6 +95,7 @@ class ImportService:
     ) -> ImportProgress:
         """Checks, stages and starts the import; posted again (a lost answer), the same import, resumed."""
         meta = self._owner(user_id, workspace_id)
+        check_signature(self._cipher, manifest)
         archive = verified(manifest, files)
         if archive.requested_by != user_id:
             raise Forbidden("an archive is imported by the owner who exported it")

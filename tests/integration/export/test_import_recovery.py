@@ -1,7 +1,8 @@
 """An import interrupted on the real stack: a worker killed after the gateway applied the documents but before it
 heard so leaves an import that another worker completes once, with the counts, the files and the audit of an
 uninterrupted import of the same archive (each batch is recorded on the import in the transaction that writes
-it, so the retried step applies nothing twice)."""
+it, so the retried step applies nothing twice); and a run that ended without completing shows as `failed`
+until the same archive, posted again, resumes it."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ import pytest
 
 from scripts.localstack.resources import LocalResources
 from tests.integration.export.export_support import Scene, body, exported, populate, wait_for_import
-from tests.integration.turn_support import running_worker, worker_settings
+from tests.integration.turn_support import codec_client, run, running_worker, worker_settings
 from tests.integration.worker_support import holding_proxy, start_worker_process
 from tests.support import Api
 from workspace_memory.adapters.temporal_imports import TemporalImports
 from workspace_memory.bootstrap import Services
 from workspace_memory.kernel.settings import Settings
+from workspace_memory.workspaces.import_contract import import_workflow_id
 from workspace_memory.workspaces.imports import ImportService
 
 pytestmark = pytest.mark.integration
@@ -83,3 +85,30 @@ def test_an_import_interrupted_by_killing_the_worker_completes_once_with_the_sam
     again = exported(api, svc, settings, scene.owner, target)
     assert again["files"] == source["files"]
     assert again["manifest"]["files"] == source["manifest"]["files"]
+
+
+def test_an_import_whose_run_ended_shows_failed_and_resumes_when_posted_again(
+    api: Api, svc: Services, settings: Settings, scene: Scene, worker: Settings
+) -> None:
+    source: dict[str, Any] = exported(api, svc, settings, scene.owner, scene.ws)
+    idle = settings.model_copy(update={"temporal_task_queue": f"q-import-idle-{uuid.uuid4().hex[:8]}"})
+    target = api.workspace(scene.owner)
+    started = ImportService(svc.table, svc.cipher, svc.clock, TemporalImports(idle, svc.cipher)).request(
+        scene.owner, target, source["manifest"], source["files"]
+    )  # on a queue no worker polls: the run waits, then is terminated, as an operator or a timeout would end it
+
+    async def terminate() -> None:
+        client = await codec_client(settings, svc.cipher)
+        await client.get_workflow_handle(import_workflow_id(started.import_id)).terminate(reason="test")
+
+    run(terminate())
+    path = f"/v1/workspaces/{target}/imports/{started.import_id}"
+    failed = api.call("GET", path, user=scene.owner)
+    assert (failed.status_code, body(failed)["status"], body(failed)["stepsApplied"]) == (200, "failed", 0)
+    closed = api.call("GET", f"/v1/workspaces/{target}/memory", user=scene.owner)
+    assert (closed.status_code, body(closed)["error"]["code"]) == (409, "WORKSPACE_IMPORTING")
+
+    again = api.call("POST", f"/v1/workspaces/{target}/imports", user=scene.owner, json=source)
+    assert (again.status_code, body(again)["importId"], body(again)["status"]) == (202, started.import_id, "running")
+    assert wait_for_import(settings, svc, started.import_id).status == "completed"
+    assert body(api.call("GET", path, user=scene.owner))["status"] == "completed"

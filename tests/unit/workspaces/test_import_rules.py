@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from tests.unit.turns.test_services import EDITOR, OWNER, World
+from tests.unit.workspaces.test_deletion_rules import deletion
 from tests.unit.workspaces.test_export_rules import FakeRunner, export_of, setup
 from workspace_memory.kernel.errors import Forbidden
 from workspace_memory.kernel.terms import ExportFile, ExportScope, ShareType
@@ -19,7 +20,12 @@ from workspace_memory.workspaces.export_archive import digest_of
 from workspace_memory.workspaces.export_files import canonical
 from workspace_memory.workspaces.exports import Archive, ExportService
 from workspace_memory.workspaces.import_contract import APPLIED_FILES, ImportInput
-from workspace_memory.workspaces.import_errors import ImportTargetNotEmpty, InvalidArchive, WorkspaceImporting
+from workspace_memory.workspaces.import_errors import (
+    ImportNotRunning,
+    ImportTargetNotEmpty,
+    InvalidArchive,
+    WorkspaceImporting,
+)
 from workspace_memory.workspaces.imports import ImportService
 
 pytestmark = pytest.mark.unit
@@ -27,10 +33,18 @@ pytestmark = pytest.mark.unit
 
 @dataclass
 class FakeImportRunner:
+    """Records starts; `failing` holds the imports whose last run ended without completing (a start clears it,
+    as a new run after a failed one does)."""
+
     started: list[ImportInput] = field(default_factory=list)
+    failing: set[str] = field(default_factory=set)
 
     def start(self, data: ImportInput) -> None:
         self.started.append(data)
+        self.failing.discard(data.import_id)
+
+    def failed(self, import_id: str) -> bool:
+        return import_id in self.failing
 
 
 @dataclass
@@ -160,3 +174,31 @@ def test_a_step_or_a_request_repeated_after_it_landed_writes_nothing_twice() -> 
     run(s.imports, data)
     finished = s.imports.finish(data.workspace_id, data.import_id)
     assert finished.counts == {"versions": 3, "chains": 2, "revisions": 2, "members": 3}
+
+
+def test_a_failed_run_shows_and_the_archive_posted_again_resumes_it() -> None:
+    s = prepared()
+    first = s.imports.request(OWNER, s.target, s.archive.manifest, s.archive.files)
+    data = s.runner.started[-1]
+    s.imports.apply_file(data.workspace_id, data.import_id, ExportFile.MEMBERS)
+    s.runner.failing.add(first.import_id)  # the workflow gave up (say, Temporal timed it out)
+    assert s.imports.progress(OWNER, s.target, first.import_id).status == "failed"
+    with pytest.raises(WorkspaceImporting):  # still closed: half an import is not a workspace to use
+        s.world.document.read(OWNER, s.target)
+    again = s.imports.request(OWNER, s.target, s.archive.manifest, s.archive.files)
+    assert (again.import_id, again.status, again.steps_applied) == (first.import_id, "running", 1)
+    assert len(s.runner.started) == 2
+    run(s.imports, s.runner.started[-1])
+    done = s.imports.progress(OWNER, s.target, first.import_id)
+    assert (done.status, done.counts) == ("completed", {"versions": 3, "chains": 2, "revisions": 2, "members": 3})
+
+
+def test_the_owner_may_abandon_an_import_by_deleting_the_workspace() -> None:
+    s = prepared()
+    s.imports.request(OWNER, s.target, s.archive.manifest, s.archive.files)
+    data = s.runner.started[-1]
+    s.imports.apply_file(data.workspace_id, data.import_id, ExportFile.MEMBERS)
+    deletions, _ = deletion(s.world)
+    assert deletions.delete(OWNER, s.target, s.target).status == "running"
+    with pytest.raises(ImportNotRunning):  # the workflow's next step writes nothing into a deleted workspace
+        s.imports.apply_file(data.workspace_id, data.import_id, ExportFile.POLICY)

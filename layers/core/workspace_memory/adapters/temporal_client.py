@@ -11,7 +11,7 @@ import threading
 from collections.abc import Coroutine, Mapping
 from typing import Any, TypeVar
 
-from temporalio.client import Client, WorkflowExecutionDescription
+from temporalio.client import Client, WorkflowExecutionDescription, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from workspace_memory.adapters.temporal_codec import data_converter
@@ -20,6 +20,13 @@ from workspace_memory.kernel.settings import Settings
 from workspace_memory.store.ports import Cipher
 
 T = TypeVar("T")
+
+_ALIVE = {WorkflowExecutionStatus.RUNNING, WorkflowExecutionStatus.COMPLETED, WorkflowExecutionStatus.CONTINUED_AS_NEW}
+
+
+def ended_unfinished(described: WorkflowExecutionDescription) -> bool:
+    """A run that closed without its result: failed, cancelled, terminated or timed out."""
+    return described.status is not None and described.status not in _ALIVE
 
 
 class TemporalConnection:

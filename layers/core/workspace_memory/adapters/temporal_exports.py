@@ -3,10 +3,9 @@ workflow's memo (`describe()`: the Temporal service answers it, no worker needed
 
 from __future__ import annotations
 
-from temporalio.client import WorkflowExecutionStatus
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 
-from workspace_memory.adapters.temporal_client import TemporalConnection
+from workspace_memory.adapters.temporal_client import TemporalConnection, ended_unfinished
 from workspace_memory.workspaces.export_contract import (
     FILES,
     WORKFLOW_NAME,
@@ -16,8 +15,6 @@ from workspace_memory.workspaces.export_contract import (
     export_workflow_id,
 )
 from workspace_memory.workspaces.exports import RunProgress
-
-_ALIVE = {WorkflowExecutionStatus.RUNNING, WorkflowExecutionStatus.COMPLETED, WorkflowExecutionStatus.CONTINUED_AS_NEW}
 
 
 class TemporalExports(TemporalConnection):
@@ -48,5 +45,5 @@ class TemporalExports(TemporalConnection):
             phase=str(memo.get(Memo.PHASE, Phase.STARTED.value)),
             files_done=int(memo.get(Memo.FILES_DONE, 0)),
             files_total=int(memo.get(Memo.FILES_TOTAL, 0)),
-            failed=described.status is not None and described.status not in _ALIVE,
+            failed=ended_unfinished(described),
         )

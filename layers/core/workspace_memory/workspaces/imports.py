@@ -63,6 +63,10 @@ from workspace_memory.workspaces.import_errors import (
 class ImportRunner(Protocol):
     def start(self, data: ImportInput) -> None: ...
 
+    def failed(self, import_id: str) -> bool:
+        """Whether the import's workflow ended without completing it (failed, terminated, timed out)."""
+        ...
+
 
 @dataclass(frozen=True)
 class ImportProgress:
@@ -110,6 +114,7 @@ class ImportService:
         if record.status is ImportStatus.RUNNING:
             self._stage(record, archive)
             self._runner.start(ImportInput(workspace_id=workspace_id, import_id=import_id))
+            return self._progress(record, started=True)
         return self._progress(record)
 
     def progress(self, user_id: str, workspace_id: str, import_id: str) -> ImportProgress:
@@ -259,12 +264,18 @@ class ImportService:
             raise Forbidden("only the workspace owner may import into it")
         return meta
 
-    def _progress(self, record: ImportRecord) -> ImportProgress:
+    def _progress(self, record: ImportRecord, *, started: bool = False) -> ImportProgress:
+        """`failed` for a running import whose workflow ended without completing it (not asked right after a
+        start: that run is new). Posting the same archive again starts a new run that resumes it; deleting the
+        workspace abandons it."""
+        status = record.status.value
+        if record.status is ImportStatus.RUNNING and not started and self._runner.failed(record.import_id):
+            status = "failed"
         return ImportProgress(
             import_id=record.import_id,
             workspace_id=record.workspace_id,
             source_export=record.source_export,
-            status=record.status.value,
+            status=status,
             steps_applied=len(record.applied),
             counts=record.counts,
             created_at=record.created_at,

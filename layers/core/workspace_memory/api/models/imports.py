@@ -17,7 +17,8 @@ class ImportOut(OutModel):
     workspace_id: str
     source_export: str
     status: str
-    """`running` (the workspace answers 409 `WORKSPACE_IMPORTING` meanwhile) or `completed`."""
+    """`running` (the workspace answers 409 `WORKSPACE_IMPORTING` meanwhile), `completed`, or `failed` (its
+    workflow ended before completing it: post the same archive again to resume, or delete the workspace)."""
     steps_applied: int
     counts: dict[str, int]
     """What the import wrote so far: `versions` (document), `chains` and `revisions` (entries), `members`."""

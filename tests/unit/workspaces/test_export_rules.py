@@ -22,6 +22,7 @@ from workspace_memory.kernel.errors import (
     ExportTooLarge,
     Forbidden,
     InvalidExportId,
+    Unavailable,
     WorkspaceNotFound,
 )
 from workspace_memory.kernel.terms import EntryScope, EntryType, ExportFile, ExportScope
@@ -210,3 +211,19 @@ def test_an_export_of_a_deleted_workspace_writes_nothing_more() -> None:
     with pytest.raises(ExportNotRunning):
         service.finish(ws, export.export_id, too_large=False)
     assert w.snapshot() == before
+
+
+class DownRunner(FakeRunner):
+    """Temporal unreachable: every start fails as the client reports it."""
+
+    def start(self, export: ExportInput) -> None:
+        raise Unavailable("workflow service unavailable (RPCError)", transient=True)
+
+
+def test_an_export_whose_workflow_cannot_start_leaves_no_record_behind() -> None:
+    w, ws, _, _ = setup()
+    exports = ExportService(w.table, w.cipher, w.clock, DownRunner())
+    before = w.snapshot()
+    with pytest.raises(Unavailable):
+        exports.request(EDITOR, ws, ExportScope.ME)
+    assert w.snapshot() == before  # no export running for a day that nobody can follow

@@ -25,6 +25,7 @@ from workspace_memory.kernel.errors import (
     Forbidden,
     InvalidExportId,
     InvalidInput,
+    Unavailable,
     WorkspaceNotFound,
 )
 from workspace_memory.kernel.ids import new_id
@@ -134,7 +135,13 @@ class ExportService:
             if Label.ACCESS in exc.failed() and scope is ExportScope.WORKSPACE:
                 raise Forbidden("only the workspace owner may export the whole workspace") from None
             raise WorkspaceNotFound("workspace not found") from None
-        self._runner.start(ExportInput(workspace_id=workspace_id, export_id=record.export_id, scope=scope))
+        try:
+            self._runner.start(ExportInput(workspace_id=workspace_id, export_id=record.export_id, scope=scope))
+        except Unavailable:
+            # Nobody was told this export's id: leave no record running for a day. Had the start reached
+            # Temporal after all, its first step finds no export and writes nothing.
+            self._table.transact([Delete(keys.export(workspace_id, record.export_id))])
+            raise
         return self._progress(record)
 
     def progress(self, user_id: str, workspace_id: str, export_id: str) -> ExportProgress:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.memory_table import MemoryTable
+from workspace_memory.store.export_queries import workspace_index
 from workspace_memory.store.paging import query_all
 from workspace_memory.store.ports import Item
 
@@ -57,3 +58,21 @@ def test_it_resumes_after_a_sort_key_projects_and_reads_no_page_it_is_not_asked_
     assert next(listing) == {"pk": PK, "sk": "V#002", "n": 2}
     assert next(listing)["sk"] == "V#003"
     assert table.reads == 1
+
+
+class ShortIndexPages(MemoryTable):
+    """A table whose `ByWorkspace` pages hold at most three keys whatever the limit (the 1 MB cut)."""
+
+    def workspace_keys(
+        self, workspace_id: str, limit: int, start_after: tuple[str, str] | None = None
+    ) -> list[tuple[str, str]]:
+        return super().workspace_keys(workspace_id, limit, start_after)[:3]
+
+
+def test_the_workspace_index_is_read_whole_through_short_pages() -> None:
+    table = ShortIndexPages()
+    named = [(f"CONV#{n:03d}", "OWNER") for n in range(10)]
+    for pk, sk in named:
+        table.put({"pk": pk, "sk": sk, "workspaceId": "w"})
+    table.put({"pk": "CONV#other", "sk": "OWNER", "workspaceId": "x"})
+    assert list(workspace_index(table, "w", page_size=5)) == named

@@ -13,8 +13,9 @@ from workspace_memory.store.ports import Table
 from workspace_memory.store.turn_records import NotesRecord, RecallReceiptRecord
 from workspace_memory.store.workspace_records import KeyRevocationRecord, KeySessionRecord, MemberRecord
 
-MAX_CONVERSATION_KEYS = 20_000
-"""How many keys of items outside the partition (`ByWorkspace`) an export reads to find the conversations."""
+INDEX_PAGE = 1_000
+"""Keys per read of the `ByWorkspace` index (items outside the partition), as an export pages through it to
+find a member's conversations."""
 
 
 def export(table: Table, workspace_id: str, export_id: str) -> ExportRecord | None:
@@ -57,15 +58,20 @@ def members(table: Table, workspace_id: str) -> Iterator[MemberRecord]:
         yield MemberRecord.from_item(item)
 
 
+def workspace_index(table: Table, workspace_id: str, page_size: int = INDEX_PAGE) -> Iterator[tuple[str, str]]:
+    """Every key the `ByWorkspace` index holds for the workspace, page after page until a page comes back empty
+    (a page may hold fewer than asked: DynamoDB stops a Query at 1 MB)."""
+    after: tuple[str, str] | None = None
+    while page := table.workspace_keys(workspace_id, page_size, after):
+        yield from page
+        after = page[-1]
+
+
 def conversations_of(table: Table, workspace_id: str, user_id: str) -> list[str]:
     """The conversations of the workspace whose owner is `user_id`: their `OWNER` items, found through the
     `ByWorkspace` index (eventually consistent: a conversation begun a moment ago may be missing), then read
     consistently, 100 to a read."""
-    found = sorted(
-        pk
-        for pk, sk in table.workspace_keys(workspace_id, MAX_CONVERSATION_KEYS)
-        if sk == "OWNER" and pk.startswith("CONV#")
-    )
+    found = sorted(pk for pk, sk in workspace_index(table, workspace_id) if sk == "OWNER" and pk.startswith("CONV#"))
     owned: list[str] = []
     for start in range(0, len(found), 100):
         batch = [pk.removeprefix("CONV#") for pk in found[start : start + 100]]

@@ -18,6 +18,7 @@ with workflow.unsafe.imports_passed_through():
         Memo,
         Phase,
         StepInput,
+        TurnHistories,
     )
 
 
@@ -40,6 +41,13 @@ class MemberErasureWorkflow:
                     retry_policy=STEP_RETRY,
                 )
                 steps += 1
+                if result.turns:
+                    await workflow.execute_activity_method(
+                        ErasureActivities.delete_turn_histories,
+                        TurnHistories(turns=result.turns),
+                        start_to_close_timeout=STEP_TIMEOUT,
+                        retry_policy=STEP_RETRY,
+                    )
                 if not result.more:
                     break
                 after = result.after

@@ -80,7 +80,7 @@ def activities_of(parts: WorkerParts) -> list[Any]:
     turn = [a.model_round, *(MethodType(run, a) for run in TOOL_ACTIVITIES.values())]
     d, r, e = parts.deletion, parts.erasure, parts.export
     deletion = [] if d is None else [d.destroy_branch_key, d.purge_batch]
-    erasure = [] if r is None else [r.erasure_step]
+    erasure = [] if r is None else [r.erasure_step, r.delete_turn_histories]
     export = [] if e is None else [e.write_export_file, e.finish_export]
     i = parts.imports
     imports = [] if i is None else [i.apply_import_file, i.finish_import]

@@ -62,7 +62,7 @@ def purge_batch(ws: str, body: Annotated[PurgeBatch, Body()]) -> Response[PurgeB
 def erasure_step(ws: str, erasure_id: str, body: Annotated[ErasureStep, Body()]) -> Response[ErasureStepOut]:
     automation_caller(app)
     step = erasure_steps().step(ws, erasure_id, body.phase, body.after)
-    return respond(200, ErasureStepOut(more=step.more, after=step.after))
+    return respond(200, ErasureStepOut(more=step.more, after=step.after, turns=step.turns))
 
 
 handler: Any = lambda_entry(app)

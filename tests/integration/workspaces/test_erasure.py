@@ -272,8 +272,8 @@ def test_an_erasure_interrupted_by_killing_the_worker_finishes_with_the_same_rec
     held, release = threading.Event(), threading.Event()
     steps = iter(range(1, 1_000))
 
-    def items_step(method: str, path: str) -> bool:  # the fourth step: the first batch of the partition's items
-        return path.endswith("/steps") and next(steps) == 4
+    def items_step(method: str, path: str) -> bool:  # the sixth step: the first batch of the partition's items
+        return path.endswith("/steps") and next(steps) == 6
 
     with holding_proxy(gateway_url, items_step, held, release) as proxy:
         doomed = start_worker_process(resources, settings, proxy, queue)
@@ -283,7 +283,7 @@ def test_an_erasure_interrupted_by_killing_the_worker_finishes_with_the_same_rec
 
             service = ErasureService(svc.table, svc.clock, TemporalErasures(queued, svc.cipher))
             started = service.erase(t.owner, t.ws, t.member, t.member)
-            assert held.wait(timeout=120), "the fourth step never reached the gateway"
+            assert held.wait(timeout=120), "the sixth step never reached the gateway"
         finally:
             doomed.kill()
             doomed.wait(timeout=30)

@@ -61,6 +61,7 @@ PRODUCTION_ACTIVITIES = [
     "destroy_branch_key",
     "purge_batch",
     "erasure_step",
+    "delete_turn_histories",
     "write_export_file",
     "finish_export",
     "apply_import_file",

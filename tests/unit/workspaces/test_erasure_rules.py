@@ -171,3 +171,21 @@ def test_a_start_that_never_happened_is_resumed_by_asking_again() -> None:
     resumed = ErasureService(w.table, w.clock, runner).erase(OWNER, w.ws, member, member)
     assert runner.started == [ErasureInput(workspace_id=w.ws, erasure_id=resumed.erasure_id)]
     assert resumed.subject == member
+
+
+def test_the_histories_phase_names_the_members_turns_and_no_one_elses() -> None:
+    w, _, member = scene()
+    admissions = [(member, "turn-a"), (member, "turn-b"), (member, None), (OWNER, "turn-owner"), (member, "turn-a")]
+    for n, (user, turn) in enumerate(admissions):
+        pk, sk = keys.admission(f"adm_{n:024d}")
+        w.table.put({"pk": pk, "sk": sk, "workspaceId": w.ws, "userId": user, **({"turnId": turn} if turn else {})})
+    record = ErasureService(w.table, w.clock, Runner()).erase(OWNER, w.ws, member, member)
+    steps = MemberErasureSteps(w.table, w.clock, w.entries.forgetting, batch=2)
+    before = dict(w.table.items)
+    found: list[str] = []
+    after: str | None = None
+    while (result := steps.step(w.ws, record.erasure_id, Phase.HISTORIES, after)).more:
+        found += result.turns
+        after = result.after
+    assert sorted(set(found)) == ["turn-a", "turn-b"]  # pages name their own: a turn on two is deleted twice
+    assert w.table.items == before  # the phase only reads: a retried step finds the same turns

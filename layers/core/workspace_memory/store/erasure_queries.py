@@ -45,6 +45,11 @@ def admissions_of(table: Table, found: list[keys.Key], subject: str) -> list[Ite
     return [item for item in table.get_many(found) if item is not None and item.get("userId") == subject]
 
 
+def turns_of(table: Table, found: list[keys.Key], subject: str) -> list[str]:
+    """The turn (workflow) ids of `subject`'s admissions among the items at `found`, sorted, each once."""
+    return sorted({str(item["turnId"]) for item in admissions_of(table, found, subject) if item.get("turnId")})
+
+
 def running_erasures(table: Table, workspace_id: str) -> Iterator[ErasureRecord]:
     """The workspace's erasures that have not written their receipt yet."""
     for item in query_all(table, keys.ws(workspace_id), keys.ERASURE_PREFIX, page_size=100):

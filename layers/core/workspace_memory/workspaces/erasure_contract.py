@@ -21,11 +21,14 @@ def erasure_workflow_id(workspace_id: str, erasure_id: str) -> str:
 
 
 class Phase(StrEnum):
-    """The steps, in order: the member's private entries forgotten (the one forget path); their conversations'
-    items deleted; every item of the workspace's partition judged (deleted or pseudonymized); the search
-    snapshot dropped; the receipt written."""
+    """The steps, in order: the member's private entries forgotten (the one forget path); the Temporal
+    histories of their turns deleted (their messages are in them, under the stack's key, not the workspace's);
+    their conversations' items deleted; every item of the workspace's partition judged (deleted or
+    pseudonymized); the search snapshot dropped; the receipt written. The histories go before the
+    conversations: the turn ids are read from the member's admissions, which that phase deletes."""
 
     PRIVATE = "private"
+    HISTORIES = "histories"
     CONVERSATIONS = "conversations"
     ITEMS = "items"
     SEARCH = "search"
@@ -55,10 +58,21 @@ class StepInput(BaseModel):
 
 
 class StepResult(BaseModel):
-    """`more`: the phase goes on from `after`."""
+    """`more`: the phase goes on from `after`. `turns` (the histories phase): the workflow ids of the member's
+    turns this step found, for the workflow to delete (turn ids are derived from a conversation and a key,
+    never from the member's id)."""
 
     more: bool
     after: str | None = None
+    turns: list[str] = Field(default_factory=list)
+
+
+class TurnHistories(BaseModel):
+    """The turn workflows whose executions (histories included) the erasure deletes."""
+
+    model_config = ConfigDict(frozen=True)
+
+    turns: list[str]
 
 
 class ErasureResult(BaseModel):

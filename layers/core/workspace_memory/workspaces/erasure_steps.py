@@ -85,6 +85,8 @@ class MemberErasureSteps:
         match phase:
             case Phase.PRIVATE:
                 return self._private(workspace_id, record.subject, after)
+            case Phase.HISTORIES:
+                return self._histories(workspace_id, record, after)
             case Phase.CONVERSATIONS:
                 return self._conversations(workspace_id, record, after)
             case Phase.ITEMS:
@@ -106,13 +108,27 @@ class MemberErasureSteps:
         forgotten = self._forgetting.forget_where(owner, private_to(subject), after=after, budget=self._batch)
         return StepResult(more=forgotten.last is not None, after=forgotten.last)
 
+    def _histories(self, workspace_id: str, record: ErasureRecord, after: str | None) -> StepResult:
+        """A page of the items that name the workspace elsewhere: the turn ids of the member's admissions among
+        them. Reads only, so a retried step finds the same turns; the workflow deletes their histories."""
+        found = self._elsewhere(workspace_id, after)
+        if not found:
+            return DONE
+        others = [key for key in found if not erasure_queries.is_conversation(key[0])]
+        turns = erasure_queries.turns_of(self._table, others, str(record.subject))
+        return StepResult(more=True, after=json.dumps(list(found[-1])), turns=turns)
+
+    def _elsewhere(self, workspace_id: str, after: str | None) -> list[keys.Key]:
+        """The next page of the items outside the partition that name the workspace, after the key `after`."""
+        start = None if after is None else json.loads(after)
+        return erasure_queries.named_elsewhere(
+            self._table, workspace_id, None if start is None else (start[0], start[1]), self._batch
+        )
+
     def _conversations(self, workspace_id: str, record: ErasureRecord, after: str | None) -> StepResult:
         """The member's conversations (every item but the owner record, which keeps the id claimed under their
         pseudonym) and their admissions, found through the items that name the workspace."""
-        start = None if after is None else json.loads(after)
-        found = erasure_queries.named_elsewhere(
-            self._table, workspace_id, None if start is None else (start[0], start[1]), self._batch
-        )
+        found = self._elsewhere(workspace_id, after)
         if not found:
             return DONE
         subject = str(record.subject)

@@ -44,3 +44,5 @@ class ErasureStepOut(OutModel):
 
     more: bool
     after: str | None = None
+    turns: list[str] = []
+    """The histories phase: the member's turns' workflow ids, for the workflow to delete."""

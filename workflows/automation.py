@@ -137,7 +137,7 @@ class PurgeApi(Protocol):
 
     def destroy_branch_key(self, workspace_id: str) -> ApiResponse[BranchKeyDestroyedOut]: ...
 
-    def purge_batch(self, workspace_id: str, limit: int) -> ApiResponse[PurgeBatchOut]: ...
+    def purge_batch(self, workspace_id: str, limit: int, cleared: list[str]) -> ApiResponse[PurgeBatchOut]: ...
 
 
 class ErasureApi(Protocol):
@@ -270,9 +270,9 @@ class AutomationApi(HttpApi):
         path = f"/v1/automation/workspaces/{quote(workspace_id)}/deletion/branch-key"
         return self._call(BranchKeyDestroyedOut, "POST", path, {})
 
-    def purge_batch(self, workspace_id: str, limit: int) -> ApiResponse[PurgeBatchOut]:
+    def purge_batch(self, workspace_id: str, limit: int, cleared: list[str]) -> ApiResponse[PurgeBatchOut]:
         path = f"/v1/automation/workspaces/{quote(workspace_id)}/deletion/batches"
-        return self._call(PurgeBatchOut, "POST", path, {"limit": limit})
+        return self._call(PurgeBatchOut, "POST", path, {"limit": limit, **({"cleared": cleared} if cleared else {})})
 
     def erasure_step(self, step: StepInput) -> ApiResponse[ErasureStepOut]:
         path = f"/v1/automation/workspaces/{quote(step.workspace_id)}/erasures/{quote(step.erasure_id)}/steps"

@@ -27,8 +27,8 @@ class DeletionActivities:
     @activity.defn(name="purge_batch")
     def purge_batch(self, data: PurgeBatchInput) -> PurgeBatchResult:
         activity.heartbeat(data.workspace_id)
-        batch = body_of(self._api.purge_batch(data.workspace_id, data.limit))
-        return PurgeBatchResult(deleted=batch.deleted, more=batch.more)
+        batch = body_of(self._api.purge_batch(data.workspace_id, data.limit, data.cleared))
+        return PurgeBatchResult(deleted=batch.deleted, more=batch.more, turns=batch.turns)
 
 
 def body_of(response: ApiResponse[Answer]) -> Answer:

@@ -14,6 +14,8 @@ from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from workflows.deletion_activities import DeletionActivities
+    from workflows.history_activities import delete_turn_histories
+    from workspace_memory.turns.turn_contract import TurnHistories
     from workspace_memory.workspaces.deletion_contract import (
         WORKFLOW_NAME,
         BranchKeyInput,
@@ -51,14 +53,23 @@ class WorkspaceDeletionWorkflow:
         )
         deleted = int(workflow.memo_value(Memo.ITEMS_DELETED, 0, type_hint=int))  # > 0 after continue-as-new
         workflow.upsert_memo({Memo.BRANCH_KEY_DESTROYED: True, Memo.PHASE: Phase.PURGING.value})
+        cleared: list[str] = []
         for _ in range(CONTINUE_AS_NEW_BATCHES):
             batch = await workflow.execute_activity_method(
                 DeletionActivities.purge_batch,
-                PurgeBatchInput(workspace_id=ws, limit=deletion.batch_size),
+                PurgeBatchInput(workspace_id=ws, limit=deletion.batch_size, cleared=cleared),
                 start_to_close_timeout=STEP_TIMEOUT,
                 heartbeat_timeout=HEARTBEAT_TIMEOUT,
                 retry_policy=STEP_RETRY,
             )
+            cleared = batch.turns
+            if cleared:  # the turns' executions first; their admissions go in the next batch
+                await workflow.execute_activity(
+                    delete_turn_histories,
+                    TurnHistories(turns=cleared),
+                    start_to_close_timeout=STEP_TIMEOUT,
+                    retry_policy=STEP_RETRY,
+                )
             deleted += batch.deleted
             workflow.upsert_memo({Memo.ITEMS_DELETED: deleted})
             if not batch.more:

@@ -11,6 +11,8 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from workflows.deletion_workflow import HEARTBEAT_TIMEOUT, STEP_RETRY, STEP_TIMEOUT
     from workflows.erasure_activities import ErasureActivities
+    from workflows.history_activities import delete_turn_histories
+    from workspace_memory.turns.turn_contract import TurnHistories
     from workspace_memory.workspaces.erasure_contract import (
         WORKFLOW_NAME,
         ErasureInput,
@@ -18,7 +20,6 @@ with workflow.unsafe.imports_passed_through():
         Memo,
         Phase,
         StepInput,
-        TurnHistories,
     )
 
 
@@ -42,8 +43,8 @@ class MemberErasureWorkflow:
                 )
                 steps += 1
                 if result.turns:
-                    await workflow.execute_activity_method(
-                        ErasureActivities.delete_turn_histories,
+                    await workflow.execute_activity(
+                        delete_turn_histories,
                         TurnHistories(turns=result.turns),
                         start_to_close_timeout=STEP_TIMEOUT,
                         retry_policy=STEP_RETRY,

@@ -29,6 +29,7 @@ from workflows.erasure_activities import ErasureActivities
 from workflows.erasure_workflow import MemberErasureWorkflow
 from workflows.export_activities import ExportActivities
 from workflows.export_workflow import WorkspaceExportWorkflow
+from workflows.history_activities import delete_turn_histories
 from workflows.import_activities import ImportActivities
 from workflows.import_workflow import WorkspaceImportWorkflow
 from workflows.liveness import with_liveness
@@ -80,11 +81,12 @@ def activities_of(parts: WorkerParts) -> list[Any]:
     turn = [a.model_round, *(MethodType(run, a) for run in TOOL_ACTIVITIES.values())]
     d, r, e = parts.deletion, parts.erasure, parts.export
     deletion = [] if d is None else [d.destroy_branch_key, d.purge_batch]
-    erasure = [] if r is None else [r.erasure_step, r.delete_turn_histories]
+    erasure = [] if r is None else [r.erasure_step]
     export = [] if e is None else [e.write_export_file, e.finish_export]
     i = parts.imports
     imports = [] if i is None else [i.apply_import_file, i.finish_import]
-    return [*turn, *deletion, *erasure, *export, *imports]
+    histories = [] if d is None and r is None else [delete_turn_histories]
+    return [*turn, *deletion, *histories, *erasure, *export, *imports]
 
 
 WORKFLOWS = [

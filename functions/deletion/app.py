@@ -46,8 +46,8 @@ def destroy_branch_key(ws: str) -> Response[BranchKeyDestroyedOut]:
 )
 def purge_batch(ws: str, body: Annotated[PurgeBatch, Body()]) -> Response[PurgeBatchOut]:
     automation_caller(app)
-    batch = services().workspace_purge.purge_batch(ws, body.limit)
-    return respond(200, PurgeBatchOut(deleted=batch.deleted, more=batch.more))
+    batch = services().workspace_purge.purge_batch(ws, body.limit, body.cleared)
+    return respond(200, PurgeBatchOut(deleted=batch.deleted, more=batch.more, turns=batch.turns))
 
 
 @app.post(

@@ -200,3 +200,26 @@ def test_two_deletes_racing_by_the_same_owner_both_answer_the_one_deletion() -> 
     assert progress.requested_at == w.table.items[keys.meta(ws)]["deletedAt"]
     assert w.table.items[keys.meta(ws)]["consentRevision"] == 2  # one tombstone, not two
     assert runner.starts == 2
+
+
+def test_an_admission_of_a_turn_is_kept_until_its_execution_is_named_cleared() -> None:
+    """A turn's history holds its messages under the stack's key: the workflow deletes the execution when a
+    batch names the turn, and only the next batch, told the turn is cleared, deletes its admission."""
+    w = World()
+    ws = w.workspace()
+    admitted = w.admit(ws)
+    admission = keys.admission(admitted.admission.id)
+    w.table.items[admission]["turnId"] = "turn-" + "a" * 32
+    deletion(w)[0].delete(OWNER, ws, ws)
+    purge = WorkspacePurgeService(w.table, w.key_store)
+    named: list[list[str]] = []
+    cleared: list[str] = []
+    while (batch := purge.purge_batch(ws, 100, cleared)).more:
+        named.append(batch.turns)
+        if batch.turns:
+            assert admission in w.table.items  # kept while its execution may exist
+        cleared = batch.turns
+    assert named[0] == ["turn-" + "a" * 32]
+    assert [turns for turns in named[1:] if turns] == []  # named once, then deleted
+    assert admission not in w.table.items
+    assert not [k for k, item in w.table.items.items() if k[0] == keys.ws(ws) or item.get("workspaceId") == ws]

@@ -28,6 +28,7 @@ from workspace_memory.kernel.terms import (
     ShareType,
 )
 from workspace_memory.turns.admission_request import AdmissionRequest
+from workspace_memory.turns.turn_contract import TURN_ID_PATTERN
 from workspace_memory.workspaces.deletion_contract import MAX_BATCH_SIZE
 from workspace_memory.workspaces.erasure_contract import MAX_STEP_AFTER
 from workspace_memory.workspaces.erasure_contract import Phase as ErasurePhase
@@ -42,6 +43,8 @@ class PurgeBatch(ApiModel):
     """One purge step of a deleted workspace: at most `limit` items."""
 
     limit: int = Field(ge=1, le=MAX_BATCH_SIZE)
+    cleared: list[Annotated[str, Field(pattern=TURN_ID_PATTERN)]] = Field(default=[], max_length=MAX_BATCH_SIZE)
+    """Turns whose Temporal executions the workflow deleted: their admissions go in this batch."""
 
 
 class ErasureStep(ApiModel):

@@ -24,6 +24,19 @@ def conversation_owner(table: Table, conversation_id: str) -> OwnerOf | None:
     return OwnerOf.of(table.get(*keys.conversation_owner(conversation_id)))
 
 
+def open_turns(table: Table, found: list[keys.Key], cleared: set[str]) -> tuple[set[keys.Key], list[str]]:
+    """Of the items at `found` (outside the partition), the admissions of turns not in `cleared` (whose
+    executions may still exist): their keys, and those turn ids, sorted, each once."""
+    held: set[keys.Key] = set()
+    turns: set[str] = set()
+    for key, item in zip(found, table.get_many(found) if found else [], strict=True):
+        turn = None if item is None else item.get("turnId")
+        if turn and turn not in cleared:
+            held.add(key)
+            turns.add(str(turn))
+    return held, sorted(turns)
+
+
 def partition_keys(table: Table, workspace_id: str, limit: int) -> list[keys.Key]:
     """The keys of up to `limit` items of the workspace's own partition, in sort-key order (consistent)."""
     items = table.query(keys.ws(workspace_id), "", limit=limit, newest_first=False)

@@ -72,6 +72,17 @@ class TurnView(BaseModel):
     proposals: list[TurnProposal] = []
 
 
+TURN_ID_PATTERN = r"^turn-[0-9a-f]{32}$"
+
+
+class TurnHistories(BaseModel):
+    """Turn workflows whose executions (their histories with them) a deletion or an erasure deletes."""
+
+    model_config = ConfigDict(frozen=True)
+
+    turns: list[str]
+
+
 def turn_id_for(conversation_id: str, idempotency_key: str) -> str:
     """The workflow id: derived, so a resend with the same key addresses the same turn."""
     digest = hashlib.sha256(f"{conversation_id}\n{idempotency_key}".encode()).hexdigest()[:32]

@@ -11,6 +11,7 @@ killed worker all end in the same place.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -140,20 +141,25 @@ class WorkspacePurgeService:
         self._require_deleted(workspace_id)
         return self._key_store.destroy_branch_key(workspace_id)
 
-    def purge_batch(self, workspace_id: str, limit: int) -> PurgeBatchResult:
+    def purge_batch(self, workspace_id: str, limit: int, cleared: Sequence[str] = ()) -> PurgeBatchResult:
         """Deletes up to `limit` items of the workspace: its own partition first (consistent Query), then the
         items elsewhere that name it (conversations, admissions: the `ByWorkspace` index); META only when
-        nothing else is found, and then `more` is false."""
+        nothing else is found, and then `more` is false. An admission of a turn not `cleared` is kept and its
+        turn answered: the workflow deletes the turn's execution first (its history holds the messages)."""
         meta = self._require_deleted(workspace_id)
         meta_key = keys.meta(workspace_id)
         own = workspace_queries.partition_keys(self._table, workspace_id, limit + 1)
         found = [key for key in own if key != meta_key][:limit]
+        turns: list[str] = []
         if len(found) < limit:
             named = self._table.workspace_keys(workspace_id, limit + len(found) + 1)
-            found += [key for key in named if key != meta_key and key not in found][: limit - len(found)]
-        if found:
-            self._table.transact([Delete(key) for key in found])
-            return PurgeBatchResult(deleted=len(found), more=True)
+            elsewhere = [key for key in named if key != meta_key and key not in found][: limit - len(found)]
+            held, turns = workspace_queries.open_turns(self._table, elsewhere, set(cleared))
+            found += [key for key in elsewhere if key not in held]
+        if found or turns:
+            if found:
+                self._table.transact([Delete(key) for key in found])
+            return PurgeBatchResult(deleted=len(found), more=True, turns=turns)
         if meta is not None:
             self._table.transact([Delete(meta_key)])
             return PurgeBatchResult(deleted=1, more=False)

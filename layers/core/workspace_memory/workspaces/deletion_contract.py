@@ -62,13 +62,18 @@ class PurgeBatchInput(BaseModel):
 
     workspace_id: str
     limit: int = Field(ge=1, le=MAX_BATCH_SIZE)
+    cleared: list[str] = Field(default_factory=list, max_length=MAX_BATCH_SIZE)
+    """Turns whose Temporal executions are gone: their admissions may now be deleted."""
 
 
 class PurgeBatchResult(BaseModel):
-    """`deleted` items; `more` is false once the workspace's META (always last) is gone."""
+    """`deleted` items; `more` is false once the workspace's META (always last) is gone. `turns`: turns whose
+    admissions this batch kept because their executions may still exist; the workflow deletes those, then
+    names them as `cleared` in the next batch."""
 
     deleted: int
     more: bool
+    turns: list[str] = Field(default_factory=list)
 
 
 class DeletionResult(BaseModel):

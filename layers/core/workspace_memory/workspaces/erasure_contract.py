@@ -67,14 +67,6 @@ class StepResult(BaseModel):
     turns: list[str] = Field(default_factory=list)
 
 
-class TurnHistories(BaseModel):
-    """The turn workflows whose executions (histories included) the erasure deletes."""
-
-    model_config = ConfigDict(frozen=True)
-
-    turns: list[str]
-
-
 class ErasureResult(BaseModel):
     workspace_id: str
     erasure_id: str

@@ -31,6 +31,8 @@ class PurgeBatchOut(OutModel):
 
     deleted: int
     more: bool
+    turns: list[str] = []
+    """Turns whose admissions were kept: the workflow deletes their executions, then names them `cleared`."""
 
 
 class BranchKeyDestroyedOut(OutModel):

@@ -248,13 +248,13 @@ SEQUENCE: dict[str, Expect] = {
     "mentions-find.json": Expect(200, frozenset({"versions", "entries", "scanned", "complete"}), {"complete": True}),
     "member-erasure.json": Expect(202, ERASURE, {"status": "running", "requestedBy": OWNER}),
     "erasure-get.json": Expect(200, ERASURE, {"erasureId": ERASURE_ID, "status": "completed"}),
-    "automation-erasure-step.json": Expect(200, frozenset({"more", "after"}), {"more": False}),
+    "automation-erasure-step.json": Expect(200, frozenset({"more", "after", "turns"}), {"more": False}),
     # Last: deleting the workspace (the sequence's results are checked just before it), then the purge's routes,
     # which answer the same whether the worker has purged already or not (both steps are idempotent).
     "workspace-delete.json": Expect(202, DELETION, {"workspaceId": WS}),
     "workspace-deletion-get.json": Expect(200, DELETION, {"workspaceId": WS}),
     "automation-deletion-branch-key.json": Expect(200, frozenset({"itemsDeleted"}), {"itemsDeleted": 0}),
-    "automation-deletion-batch.json": Expect(200, frozenset({"deleted", "more"})),
+    "automation-deletion-batch.json": Expect(200, frozenset({"deleted", "more", "turns"})),
 }
 
 

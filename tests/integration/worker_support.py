@@ -88,3 +88,28 @@ def start_worker_process(
     line = proc.stdout.readline()  # blocks until the worker polls (or dies)
     assert line.strip() == "WORKER READY", line
     return proc
+
+
+def nth_call(path_suffix: str, n: int) -> Callable[[str, str], bool]:
+    """A `hold` for `holding_proxy`: the `n`th request whose path ends with `path_suffix`."""
+    calls = iter(range(1, 1_000_000))
+    return lambda method, path: path.endswith(path_suffix) and next(calls) == n
+
+
+@contextmanager
+def worker_killed_at(
+    resources: LocalResources, settings: Settings, gateway_url: str, queue: str, hold: Callable[[str, str], bool]
+) -> Iterator[None]:
+    """A worker process on `queue` behind a proxy that keeps back the answer `hold` picks: the body runs once
+    that request was served upstream and its answer is held; then the worker is killed, and the answer goes
+    to nobody. The work it did is done; the worker never heard of it."""
+    held, release = threading.Event(), threading.Event()
+    with holding_proxy(gateway_url, hold, held, release) as proxy:
+        doomed = start_worker_process(resources, settings, proxy, queue)
+        try:
+            assert held.wait(timeout=120), "the chosen request never reached the gateway"
+            yield
+        finally:
+            doomed.kill()
+            doomed.wait(timeout=30)
+        release.set()

@@ -5,7 +5,6 @@ the same data has."""
 
 from __future__ import annotations
 
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ from scripts.localstack.stack import LocalStack
 from tests.integration.document.test_retention import run_ttl_deleter
 from tests.integration.export.export_support import Scene, archive, body, populate, request, wait_for_export
 from tests.integration.turn_support import running_worker, worker_settings
-from tests.integration.worker_support import holding_proxy, start_worker_process
+from tests.integration.worker_support import nth_call, worker_killed_at
 from tests.support import Api
 from workspace_memory.adapters.temporal_exports import TemporalExports
 from workspace_memory.bootstrap import Services
@@ -76,22 +75,9 @@ def test_an_export_interrupted_by_killing_the_worker_completes_once_with_the_sam
     queued = settings.model_copy(update={"temporal_task_queue": queue})
     service = ExportService(svc.table, svc.cipher, svc.clock, TemporalExports(queued, svc.cipher))
     interrupted = service.request(scene.owner, scene.ws, ExportScope.WORKSPACE).export_id
-    held, release = threading.Event(), threading.Event()
-    files = iter(range(1, 1_000))
-
-    def third_file(method: str, path: str) -> bool:
-        return path.endswith(f"/exports/{interrupted}/files") and next(files) == 3
-
-    with holding_proxy(gateway_url, third_file, held, release) as proxy:
-        doomed = start_worker_process(resources, settings, proxy, queue)
-        try:
-            assert held.wait(timeout=120), "the third file never reached the gateway"
-            progress = service.progress(scene.owner, scene.ws, interrupted)
-            assert (progress.status, progress.phase, progress.files_done) == ("running", "files", 2)
-        finally:
-            doomed.kill()
-            doomed.wait(timeout=30)
-        release.set()
+    with worker_killed_at(resources, settings, gateway_url, queue, nth_call(f"/exports/{interrupted}/files", 3)):
+        progress = service.progress(scene.owner, scene.ws, interrupted)
+        assert (progress.status, progress.phase, progress.files_done) == ("running", "files", 2)
     with running_worker(worker_settings(queued, gateway_url, queue)):
         result = wait_for_export(settings, svc, interrupted)
         assert (result.status, result.files) == ("ready", 6)

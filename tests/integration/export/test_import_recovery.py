@@ -6,7 +6,6 @@ until the same archive, posted again, resumes it."""
 
 from __future__ import annotations
 
-import threading
 import uuid
 from typing import Any
 
@@ -15,7 +14,7 @@ import pytest
 from scripts.localstack.resources import LocalResources
 from tests.integration.export.export_support import Scene, body, exported, populate, wait_for_import
 from tests.integration.turn_support import codec_client, run, running_worker, worker_settings
-from tests.integration.worker_support import holding_proxy, start_worker_process
+from tests.integration.worker_support import nth_call, worker_killed_at
 from tests.support import Api
 from workspace_memory.adapters.temporal_imports import TemporalImports
 from workspace_memory.bootstrap import Services
@@ -58,23 +57,11 @@ def test_an_import_interrupted_by_killing_the_worker_completes_once_with_the_sam
     service = ImportService(svc.table, svc.cipher, svc.clock, TemporalImports(queued, svc.cipher))
     target = api.workspace(scene.owner)
     interrupted = service.request(scene.owner, target, source["manifest"], source["files"]).import_id
-    held, release = threading.Event(), threading.Event()
-    steps = iter(range(1, 1_000))
-
-    def third_file(method: str, path: str) -> bool:  # members, policy, then documents
-        return path.endswith(f"/imports/{interrupted}/files") and next(steps) == 3
-
-    with holding_proxy(gateway_url, third_file, held, release) as proxy:
-        doomed = start_worker_process(resources, settings, proxy, queue)
-        try:
-            assert held.wait(timeout=120), "the third file never reached the gateway"
-            # The documents were applied upstream; the worker that asked never hears so.
-            progress = service.progress(scene.owner, target, interrupted)
-            assert (progress.status, progress.steps_applied) == ("running", 3)
-        finally:
-            doomed.kill()
-            doomed.wait(timeout=30)
-        release.set()
+    third_file = nth_call(f"/imports/{interrupted}/files", 3)  # members, policy, then documents
+    with worker_killed_at(resources, settings, gateway_url, queue, third_file):
+        # The documents were applied upstream; the worker that asked never hears so.
+        progress = service.progress(scene.owner, target, interrupted)
+        assert (progress.status, progress.steps_applied) == ("running", 3)
     with running_worker(worker_settings(queued, gateway_url, queue)):
         result = wait_for_import(settings, svc, interrupted)
     assert (result.status, result.counts) == (clean.status, clean.counts) == ("completed", clean.counts)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import re
-import threading
 import uuid
 from collections import Counter
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ import requests
 from scripts.localstack.resources import LocalResources
 from tests.integration.entries.test_entries import create, entry
 from tests.integration.turn_support import codec_client, run, running_worker, worker_settings
-from tests.integration.worker_support import holding_proxy, start_worker_process
+from tests.integration.worker_support import nth_call, worker_killed_at
 from tests.integration.workspaces.test_deletion import scan
 from tests.support import Api, FunctionLogs, item_bytes, new_user
 from workspace_memory.bootstrap import Services
@@ -269,30 +268,19 @@ def test_an_erasure_interrupted_by_killing_the_worker_finishes_with_the_same_rec
     expected = theirs_alone(resources, t)
     queue = f"q-erase-crash-{uuid.uuid4().hex[:8]}"
     queued = settings.model_copy(update={"temporal_task_queue": queue})
-    held, release = threading.Event(), threading.Event()
-    steps = iter(range(1, 1_000))
+    from workspace_memory.adapters.temporal_erasures import TemporalErasures
+    from workspace_memory.workspaces.erasure import ErasureService
 
-    def items_step(method: str, path: str) -> bool:  # the sixth step: the first batch of the partition's items
-        return path.endswith("/steps") and next(steps) == 6
-
-    with holding_proxy(gateway_url, items_step, held, release) as proxy:
-        doomed = start_worker_process(resources, settings, proxy, queue)
-        try:
-            from workspace_memory.adapters.temporal_erasures import TemporalErasures
-            from workspace_memory.workspaces.erasure import ErasureService
-
-            service = ErasureService(svc.table, svc.clock, TemporalErasures(queued, svc.cipher))
-            started = service.erase(t.owner, t.ws, t.member, t.member)
-            assert held.wait(timeout=120), "the sixth step never reached the gateway"
-        finally:
-            doomed.kill()
-            doomed.wait(timeout=30)
-        # The held step landed: its batch is gone and counted, though the dead worker never heard of it.
+    started = ErasureService(svc.table, svc.clock, TemporalErasures(queued, svc.cipher)).erase(
+        t.owner, t.ws, t.member, t.member
+    )  # waits on its queue until the doomed worker polls it
+    items_step = nth_call("/steps", 6)  # the sixth step: the first batch of the partition's items
+    with worker_killed_at(resources, settings, gateway_url, queue, items_step):
+        # The held step landed: its batch is gone and counted, though the worker will never hear of it.
         landed = svc.table.get(f"WS#{t.ws}", f"ERASURE#{started.erasure_id}")
         assert landed is not None
         assert landed["status"] == "running"
         assert landed["deleted#notes"] == 1  # the partition's first batch
-        release.set()
     with running_worker(worker_settings(queued, gateway_url, queue)):
         wait_for_erasure(settings, svc, t.ws, started.erasure_id)
     assert naming(resources, t.member) == []

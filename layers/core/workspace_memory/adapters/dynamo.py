@@ -93,6 +93,8 @@ class DynamoTable:
         return _native(item) if item is not None else None
 
     def get_many(self, keys: Sequence[tuple[str, str]]) -> list[Item | None]:
+        if not keys:  # TransactGetItems refuses an empty list; nothing asked, nothing read
+            return []
         out = self._call(
             "transact_get_items",
             TransactItems=[{"Get": {"TableName": self.name, "Key": {"pk": pk, "sk": sk}}} for pk, sk in keys],

@@ -65,7 +65,7 @@ class Table(Protocol):
     def get(self, pk: str, sk: str) -> Item | None: ...
 
     def get_many(self, keys: Sequence[tuple[str, str]]) -> list[Item | None]:
-        """One consistent snapshot of several items (a transactional read)."""
+        """One consistent snapshot of up to 100 items (a transactional read); no keys, no read."""
         ...
 
     def query(

@@ -29,7 +29,7 @@ def open_turns(table: Table, found: list[keys.Key], cleared: set[str]) -> tuple[
     executions may still exist): their keys, and those turn ids, sorted, each once."""
     held: set[keys.Key] = set()
     turns: set[str] = set()
-    for key, item in zip(found, table.get_many(found) if found else [], strict=True):
+    for key, item in zip(found, table.get_many(found), strict=True):
         turn = None if item is None else item.get("turnId")
         if turn and turn not in cleared:
             held.add(key)

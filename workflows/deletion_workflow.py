@@ -14,8 +14,7 @@ from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from workflows.deletion_activities import DeletionActivities
-    from workflows.history_activities import delete_turn_histories
-    from workspace_memory.turns.turn_contract import TurnHistories
+    from workflows.history_activities import delete_in_workflow
     from workspace_memory.workspaces.deletion_contract import (
         WORKFLOW_NAME,
         BranchKeyInput,
@@ -64,12 +63,7 @@ class WorkspaceDeletionWorkflow:
             )
             cleared = batch.turns
             if cleared:  # the turns' executions first; their admissions go in the next batch
-                await workflow.execute_activity(
-                    delete_turn_histories,
-                    TurnHistories(turns=cleared),
-                    start_to_close_timeout=STEP_TIMEOUT,
-                    retry_policy=STEP_RETRY,
-                )
+                await delete_in_workflow(cleared, STEP_TIMEOUT, STEP_RETRY)
             deleted += batch.deleted
             workflow.upsert_memo({Memo.ITEMS_DELETED: deleted})
             if not batch.more:

@@ -11,8 +11,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from workflows.deletion_workflow import HEARTBEAT_TIMEOUT, STEP_RETRY, STEP_TIMEOUT
     from workflows.erasure_activities import ErasureActivities
-    from workflows.history_activities import delete_turn_histories
-    from workspace_memory.turns.turn_contract import TurnHistories
+    from workflows.history_activities import delete_in_workflow
     from workspace_memory.workspaces.erasure_contract import (
         WORKFLOW_NAME,
         ErasureInput,
@@ -43,12 +42,7 @@ class MemberErasureWorkflow:
                 )
                 steps += 1
                 if result.turns:
-                    await workflow.execute_activity(
-                        delete_turn_histories,
-                        TurnHistories(turns=result.turns),
-                        start_to_close_timeout=STEP_TIMEOUT,
-                        retry_policy=STEP_RETRY,
-                    )
+                    await delete_in_workflow(result.turns, STEP_TIMEOUT, STEP_RETRY)
                 if not result.more:
                     break
                 after = result.after

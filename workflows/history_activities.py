@@ -4,10 +4,13 @@ no table scan reaches it. The worker does it with its own Temporal connection (`
 
 from __future__ import annotations
 
-from temporalio import activity
+from datetime import timedelta
+
+from temporalio import activity, workflow
 from temporalio.api.common.v1 import WorkflowExecution
 from temporalio.api.workflowservice.v1 import DeleteWorkflowExecutionRequest
 from temporalio.client import Client
+from temporalio.common import RetryPolicy
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -34,6 +37,13 @@ async def delete_turn_histories(data: TurnHistories) -> int:
     if left:
         raise ApplicationError(f"{len(left)} of {len(data.turns)} turn histories are still being deleted")
     return len(data.turns)
+
+
+async def delete_in_workflow(turns: list[str], timeout: timedelta, retry: RetryPolicy) -> None:
+    """Workflow side: runs `delete_turn_histories` for `turns` (deterministic: only schedules the activity)."""
+    await workflow.execute_activity(
+        delete_turn_histories, TurnHistories(turns=turns), start_to_close_timeout=timeout, retry_policy=retry
+    )
 
 
 async def _exists(client: Client, workflow_id: str) -> bool:

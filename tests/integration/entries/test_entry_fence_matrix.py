@@ -33,7 +33,7 @@ from workspace_memory.workspaces.keysessions import ALL_SCOPES
 pytestmark = pytest.mark.integration
 
 EDITOR = "editor-fence"
-MESSAGE = "Please remember: always answer in British English, and keep replies short."
+MESSAGE = "Please remember: always answer in British English. Keep replies short."
 
 
 def _revoke(scene: Scene, admitted: Admitted) -> None:

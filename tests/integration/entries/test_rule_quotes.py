@@ -1,7 +1,8 @@
 """Issue 17 finding 1: an agent's rule is only what the user said (decision 0053), over HTTP through the local
-gateway, the real handlers and the moto server. The quote must be at least 3 words and 12 characters of the
-turn's user message, compared as words (case, punctuation and white space aside), and the rule's title, summary
-and body must each be words of the quote; every refusal is a 400 with its code and leaves the table as it was."""
+gateway, the real handlers and the moto server. The quote must be whole sentences of the turn's user message, at
+least 3 words and 12 characters, compared as words (case, punctuation and white space aside); the rule's summary
+(and its body, unless blank) must be the whole quote and its title words of it (decision 0071). Every refusal is
+a 400 with its code and leaves the table as it was."""
 
 from __future__ import annotations
 
@@ -60,10 +61,15 @@ def test_a_quote_the_user_wrote_that_does_not_state_the_rule_is_refused(api: Api
     admission = admitted(api, ws, owner, MESSAGE)
     before = workspace_items(resources, ws)
 
-    quote = "the summary looks fine to me"
+    quote = "Thanks, the summary looks fine to me"
     refused(save_rule(api, ws, admission, quote, INJECTED, "summary looks fine"), "RULE_NOT_IN_QUOTE")
     # The title is recalled with the rule too: it may not say more than the quote either.
-    refused(save_rule(api, ws, admission, quote, "the summary looks fine", "Paste every entry"), "RULE_NOT_IN_QUOTE")
+    refused(save_rule(api, ws, admission, quote, quote, "Paste every entry"), "RULE_NOT_IN_QUOTE")
+    # Part of a sentence is not a quote.
+    refused(
+        save_rule(api, ws, admission, "the summary looks fine", "the summary looks fine", "Fine"),
+        "QUOTE_NOT_IN_MESSAGE",
+    )
 
     assert workspace_items(resources, ws) == before
 
@@ -84,7 +90,7 @@ def test_a_rule_only_a_document_or_the_assistant_states_is_refused(
     before = workspace_items(resources, ws)
 
     refused(save_rule(api, ws, admission, INJECTED, INJECTED, "paste every workspace entry"), "QUOTE_NOT_IN_MESSAGE")
-    assent = "do what it says from now on"
+    assent = "Yes, do what it says from now on"
     refused(save_rule(api, ws, admission, assent, INJECTED, "what it says"), "RULE_NOT_IN_QUOTE")
 
     assert workspace_items(resources, ws) == before
@@ -94,16 +100,34 @@ def test_the_users_own_words_in_another_case_and_punctuation_install_the_rule(ap
     owner, ws = agent_workspace(api, "auto")
     admission = admitted(api, ws, owner, MESSAGE)
 
+    summary = "From now on: always answer in British English, please."
     saved = save_rule(
-        api, ws, admission, "always answer in british english", "Always answer in British English.", "British English"
+        api, ws, admission, "from now on always answer in british english please", summary, "British English"
     )
 
     assert saved.status_code == 200, saved.text
     assert saved.json()["outcome"] == "committed"
     entry = api.call("GET", f"/v1/workspaces/{ws}/entries/{saved.json()['entryId']}", user=owner).json()
-    assert (entry["type"], entry["title"], entry["summary"], entry["body"]) == (
-        "rule",
-        "British English",
-        "Always answer in British English.",
-        "",
+    assert (entry["type"], entry["title"], entry["summary"], entry["body"]) == ("rule", "British English", summary, "")
+
+
+@pytest.mark.parametrize("mode", ["auto", "read_only"])
+def test_a_rule_cannot_leave_out_the_users_not(api: Api, resources: LocalResources, mode: str) -> None:
+    """ "Please do not reply in French" holds the run "reply in French": a quote cut from inside the sentence, or
+    a summary cut from inside the quote, would install the opposite of what the user said. Neither is taken."""
+    owner, ws = agent_workspace(api, mode)
+    admission = admitted(api, ws, owner, "Please do not reply in French. Thanks!")
+    before = workspace_items(resources, ws)
+
+    refused(save_rule(api, ws, admission, "reply in French", "Reply in French.", "French"), "QUOTE_NOT_IN_MESSAGE")
+    refused(
+        save_rule(api, ws, admission, "do not reply in French", "Do not reply in French", "French"),
+        "QUOTE_NOT_IN_MESSAGE",
     )
+    quote = "Please do not reply in French"
+    refused(save_rule(api, ws, admission, quote, "Reply in French.", "French"), "RULE_NOT_IN_QUOTE")
+    assert workspace_items(resources, ws) == before
+
+    saved = save_rule(api, ws, admission, quote, "Please do not reply in French.", "reply in French")
+    assert saved.status_code == 200, saved.text
+    assert saved.json()["outcome"] == ("committed" if mode == "auto" else "proposal")

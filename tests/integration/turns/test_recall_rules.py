@@ -16,7 +16,7 @@ from workspace_memory.turns.recall import CLOSE_MARKER, RecallStatus
 
 pytestmark = pytest.mark.integration
 
-MESSAGE = "From now on, always answer in British English please."
+MESSAGE = "From now on: always answer in British English. Please!"
 
 
 def test_a_rule_saved_with_a_quote_is_recalled_before_the_index_and_in_the_receipt(settings: Settings) -> None:
@@ -25,7 +25,7 @@ def test_a_rule_saved_with_a_quote_is_recalled_before_the_index_and_in_the_recei
     fact = svc.entries.create(scene.owner, scene.ws, Draft(EntryType.FACT, EntryText("Deploys", "Fridays", "")))
     admitted = scene.admit(message=MESSAGE)
     adm = admitted.admission
-    rule = EntryText("British English", "Always answer in British English", "answer in\nBritish English.")
+    rule = EntryText("British English", "Always answer in British English", "always answer in\nBritish English.")
     body = {"type": "rule", "title": rule.title, "quote": "always answer in British English"}
     saved = svc.agent_entries.save(
         scene.ws, adm.id, admitted.credential, Draft(EntryType.RULE, rule), body["quote"], body, "rule-1"
@@ -37,7 +37,9 @@ def test_a_rule_saved_with_a_quote_is_recalled_before_the_index_and_in_the_recei
     result = svc.recall.recall(scene.ws, adm.id, admitted.credential)
     assert result.status is RecallStatus.OK
     block = result.block
-    rule_line = f"- British English — Always answer in British English [{saved.entry_id}]\n  answer in British English."
+    rule_line = (
+        f"- British English — Always answer in British English [{saved.entry_id}]\n  always answer in British English."
+    )
     assert rule_line in block
     assert block.index(DOC.strip()) < block.index(RULES_HEADING) < block.index(INDEX_HEADING)
     assert f"- Deploys — Fridays [{fact.entry_id}]" in block

@@ -247,7 +247,7 @@ class QuoteRequired(InvalidInput):
 
 
 class QuoteNotInMessage(InvalidInput):
-    """The quote is not a run of whole words of the turn's user message (compared normalised: decision 0053)."""
+    """The quote is not whole sentences of the turn's user message (compared normalised: decisions 0053, 0071)."""
 
     code = "QUOTE_NOT_IN_MESSAGE"
 
@@ -259,7 +259,7 @@ class QuoteTooShort(InvalidInput):
 
 
 class RuleNotInQuote(InvalidInput):
-    """The rule's title, summary or body says more than its quote: each must be words of it (decision 0053)."""
+    """The rule says more or less than its quote: its summary and body are the quote, its title words of it (0071)."""
 
     code = "RULE_NOT_IN_QUOTE"
 

@@ -724,13 +724,15 @@ ALL_KINDS = frozenset(
         "export",
         "import",
         "archive-signature",
+        "workspace-name",
     }
 )
 PAYLOAD_KIND = "temporal-payload"
 SIGNATURE_KIND = "archive-signature"
-SERVICE_KINDS = frozenset({PAYLOAD_KIND, SIGNATURE_KIND})
-"""The kinds KMS sees: the payload codec's and an archive manifest's signature. Every other kind is workspace
-data under a branch key."""
+NAME_KIND = "workspace-name"
+SERVICE_KINDS = frozenset({PAYLOAD_KIND, SIGNATURE_KIND, NAME_KIND})
+"""The kinds KMS sees: the payload codec's, an archive manifest's signature and a workspace's name. Every other
+kind is workspace data under a branch key."""
 
 BRANCH_KEY_USE = frozenset({"kms:Decrypt"})
 BRANCH_KEY_CREATE = frozenset({"kms:GenerateDataKeyWithoutPlaintext", "kms:ReEncryptFrom", "kms:ReEncryptTo"})
@@ -741,6 +743,7 @@ TABLENAME = "kms:EncryptionContext:tablename"
 BRANCH_KEYS = "branch keys"
 PAYLOADS = "payloads"
 SIGNATURES = "archive signatures"
+NAMES = "workspace names"
 
 
 @dataclass(frozen=True)
@@ -750,7 +753,7 @@ class Access:
     key_store: frozenset[str]
     """BranchKeyTable actions."""
     kms: dict[str, frozenset[str]]
-    """KMS actions on MemoryKey per purpose: BRANCH_KEYS (context `tablename`), PAYLOADS and SIGNATURES
+    """KMS actions on MemoryKey per purpose: BRANCH_KEYS (context `tablename`), PAYLOADS, SIGNATURES and NAMES
     (`kind`)."""
     other: frozenset[str]
     stream: frozenset[str] = frozenset()
@@ -763,15 +766,16 @@ ACCESS: dict[str, Access] = {
     # health (GetItem); membership snapshots (TransactGet); create workspace / member / key session (TWI Put
     # + ConditionCheck); workspace AI (TWI Update META + ConditionCheck); key-session revocation (TWI Put
     # + ConditionCheck).
-    # Creating a workspace creates its branch key (CreateKey): it never unwraps one. Deleting a workspace: TWI
-    # Update META + Update DOC#HEAD + ConditionCheck; its branch key destroyed (key store Query + DeleteItem);
-    # the deletion workflow started and its progress read (payload codec: start input and memo). The caller's
-    # key sessions (Query KEYSESSION#) and workspaces (Query on the ByMember index: see
+    # Creating a workspace creates its branch key (CreateKey): it never unwraps one; its name is sealed (and
+    # opened by the view and the listing) under the KMS key with `kind=workspace-name` (decision 0072). Deleting a
+    # workspace: TWI Update META + Update DOC#HEAD + ConditionCheck; its branch key destroyed (key store Query +
+    # DeleteItem); the deletion workflow started and its progress read (payload codec: start input and memo).
+    # The caller's key sessions (Query KEYSESSION#) and workspaces (Query on the ByMember index: see
     # test_only_the_deletion_function_deletes_items).
     "WorkspacesFunction": Access(
         frozenset({GET, QUERY, PUT, UPDATE, CHECK}),
         frozenset({PUT, QUERY, DELETE}),
-        {BRANCH_KEYS: BRANCH_KEY_CREATE, PAYLOADS: PAYLOAD_USE},
+        {BRANCH_KEYS: BRANCH_KEY_CREATE, PAYLOADS: PAYLOAD_USE, NAMES: PAYLOAD_USE},
         LOGS,
     ),
     # snapshots; history (Query); save/clear/undo/apply (TWI Put version + Put head + ConditionCheck); policy
@@ -914,8 +918,10 @@ def _purpose(condition: dict[str, Any]) -> str:
         return BRANCH_KEYS
     assert set(equals) == {KIND}, equals
     kinds = _as_list(equals[KIND])
-    assert kinds in ([PAYLOAD_KIND], [SIGNATURE_KIND]), f"KMS sees no kind but the service kinds, one each: {equals}"
-    return PAYLOADS if kinds == [PAYLOAD_KIND] else SIGNATURES
+    purposes = {PAYLOAD_KIND: PAYLOADS, SIGNATURE_KIND: SIGNATURES, NAME_KIND: NAMES}
+    assert len(kinds) == 1, f"one kind per statement: {equals}"
+    assert kinds[0] in purposes, f"KMS sees no kind but the service kinds: {equals}"
+    return purposes[kinds[0]]
 
 
 def _key_use(statements: list[dict[str, Any]]) -> dict[str, frozenset[str]]:
@@ -943,8 +949,9 @@ def test_context_kinds_are_the_codes() -> None:
     assert {kind for kind, _ in literals} == set(ALL_KINDS)
     for kind, literal in literals:
         names_workspace = re.search(r"""["']workspace["']\s*:""", literal) is not None
-        assert names_workspace == (kind not in SERVICE_KINDS), f"{kind}: {literal}"
+        assert names_workspace == (kind not in SERVICE_KINDS or kind == NAME_KIND), f"{kind}: {literal}"
     assert routed_cipher.SERVICE_KINDS == SERVICE_KINDS
+    assert frozenset({NAME_KIND}) == routed_cipher.NAMING_SERVICE_KINDS
 
 
 @pytest.mark.parametrize("function", list(ACCESS))

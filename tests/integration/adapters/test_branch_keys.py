@@ -101,19 +101,23 @@ def shred(svc: Services, workspace_id: str) -> None:
 
 def test_a_workspace_is_created_with_its_branch_key(settings: Settings) -> None:
     """CreateKey asks KMS for wrapped keys only (GenerateDataKeyWithoutPlaintext, ReEncrypt), never Decrypt: the
-    workspaces function's grant (template.yaml WorkspacesKeyUse) holds no kms:Decrypt. Every KMS context
-    names the key store (the grants' condition) and the workspace."""
+    workspaces function's grant (template.yaml WorkspacesKeyUse) holds no kms:Decrypt under the key store's
+    context. Every CreateKey context names the key store (the grants' condition) and the workspace; the one other
+    KMS call seals the workspace's name under its own kind (decisions/0072)."""
     svc = build_services(settings)
     calls = counted(svc)
     ws = svc.access.create_workspace(new_user("owner"), "team", ShareType.SHARED)
     assert sorted(calls.names()) == [
         "dynamodb.TransactWriteItems",
+        "kms.GenerateDataKey",
         "kms.GenerateDataKeyWithoutPlaintext",
         "kms.GenerateDataKeyWithoutPlaintext",
         "kms.ReEncrypt",
     ]
     for name, context in calls.calls:
-        if name.startswith("kms."):
+        if name == "kms.GenerateDataKey":
+            assert context == {"kind": "workspace-name", "workspace": ws}
+        elif name.startswith("kms."):
             assert context["tablename"] == KEY_STORE_NAME
             assert context["aws-crypto-ec:workspace"] == ws
             assert context["branch-key-id"] == branch_key_id(ws)

@@ -167,6 +167,8 @@ def drive_every_item_kind(api: Api, svc: Services) -> tuple[str, str]:
     imported = api.call("POST", f"/v1/workspaces/{target}/imports", user=owner, json=minimal)
     assert imported.status_code == 202, imported.text
 
+    named = api.call("POST", "/v1/workspaces", user=owner, json={"name": f"ask {EMAIL}", "shareType": "private"})
+    assert named.status_code == 201, named.text  # a name is free text its owner types (decisions/0072)
     deleted = api.workspace(owner)
     confirm = {"X-Confirm-Workspace": deleted}
     assert api.call("DELETE", f"/v1/workspaces/{deleted}", user=owner, headers=confirm).status_code in (200, 202, 204)

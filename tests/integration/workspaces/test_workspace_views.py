@@ -4,6 +4,7 @@ server; bad input is checked against a scan of the table."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -94,6 +95,28 @@ def test_a_member_sees_the_workspace_with_their_own_role(api: Api) -> None:
     assert api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True}).status_code == 200
     after = view(api, viewer, ws)
     assert (after["aiEnabled"], after["consentRevision"]) == (True, 1)
+
+
+def test_a_workspaces_name_is_sealed_in_the_table_and_read_back_by_its_members(
+    api: Api, resources: LocalResources
+) -> None:
+    """Issue 17 finding 5, decision 0072: the name its owner typed is in no attribute in clear (the whole table
+    scanned), and the view and the listing still show it to each member."""
+    owner, viewer = new_user("owner"), new_user("viewer")
+    name = f"Acme merger {uuid.uuid4().hex[:8]} — ask dana@example.org"
+    created = api.call("POST", "/v1/workspaces", user=owner, json={"name": name, "shareType": "shared"})
+    assert created.status_code == 201, created.text
+    ws = created.json()["workspaceId"]
+    api.add_member(owner, ws, viewer, "viewer")
+
+    assert [view(api, user, ws)["name"] for user in (owner, viewer)] == [name, name]
+    assert [w["name"] for w in listed_workspaces(api, viewer) if w["workspaceId"] == ws] == [name]
+    table = scan_all(resources)
+    (meta,) = [item for item in table if item["pk"] == {"S": f"WS#{ws}"} and item["sk"] == {"S": "META"}]
+    assert "name" not in meta
+    assert set(meta["nameCiphertext"]) == {"B"}
+    assert name.split(" — ")[0] not in str(table)
+    assert "dana@example.org" not in str(table)
 
 
 def test_an_editor_of_a_private_workspace_cannot_write(api: Api) -> None:

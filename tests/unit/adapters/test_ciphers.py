@@ -24,6 +24,7 @@ from workspace_memory.store import keys
 from workspace_memory.turns.admission import credential_context
 from workspace_memory.turns.notes import Notebook, notes_context
 from workspace_memory.workspaces.access import AccessService, ShareType
+from workspace_memory.workspaces.workspace_names import NAME_KIND, name_context
 
 pytestmark = pytest.mark.unit
 
@@ -76,6 +77,12 @@ def test_a_workspace_naming_a_service_kind_is_still_workspace_data(routed: Route
     assert routed.route({"workspace": "w", "kind": "temporal-payload"}) is routed.workspace
 
 
+def test_a_workspace_name_goes_to_the_kms_key_though_it_names_its_workspace(routed: RoutedCipher) -> None:
+    """The function that names workspaces holds no branch key (decision 0072)."""
+    assert routed.route(name_context("w")) is routed.service
+    assert NAME_KIND in SERVICE_KINDS
+
+
 def test_branch_key_ids_are_derived_from_the_workspace() -> None:
     assert branch_key_id("ws_abc") == "workspace/ws_abc"
     with pytest.raises(ValueError, match="workspace"):
@@ -110,11 +117,14 @@ def test_a_kms_or_key_store_failure_is_unavailable_not_a_bad_ciphertext(failure:
 
 def test_a_workspace_is_created_with_its_branch_key_first() -> None:
     table, store = MemoryTable(), MemoryKeyStore()
-    access = AccessService(table, ManualClock(), store)
+    cipher = FakeCipher(store)
+    access = AccessService(table, ManualClock(), store, cipher)
     ws = access.create_workspace("olivia", "team", ShareType.SHARED)
     meta = table.get(*keys.meta(ws))
     assert meta is not None
     assert meta["branchKeyId"] == store.branch_keys[ws]
+    assert "team" not in repr(meta)  # the name is sealed, under its own service kind and its workspace
+    assert cipher.contexts == [{"kind": "workspace-name", "workspace": ws}]
     with pytest.raises(Unavailable):  # a branch key is created once; the real store's condition refuses too
         store.create_branch_key(ws)
 

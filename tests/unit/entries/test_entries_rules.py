@@ -53,7 +53,7 @@ class World:
 def make(cap: int = 5000, rate: int = 120) -> World:
     table, store, clock = MemoryTable(), MemoryKeyStore(), ManualClock()
     cipher = FakeCipher(store)
-    access = AccessService(table, clock, store)
+    access = AccessService(table, clock, store, cipher)
     ws = access.create_workspace(OWNER, "w", ShareType.SHARED)
     access.put_member(OWNER, ws, EDITOR, Role.EDITOR)
     access.put_member(OWNER, ws, VIEWER, Role.VIEWER)

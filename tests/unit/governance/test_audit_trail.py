@@ -63,7 +63,7 @@ class World:
         table = AuditedTable(self.raw, self.clock)
         store = MemoryKeyStore()
         cipher = FakeCipher(store)
-        self.access = AccessService(table, self.clock, store)
+        self.access = AccessService(table, self.clock, store, cipher)
         self.entries = EntryService(table, cipher, self.clock)
         self.policy = PolicyService(table, self.clock)
         self.audit = AuditService(table, self.clock)

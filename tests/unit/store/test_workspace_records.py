@@ -32,7 +32,7 @@ def meta_item(**extra: object) -> Item:
         **keys.as_key(keys.meta(WS)),
         "workspaceId": WS,
         "branchKeyId": "bk_1",
-        "name": "Team",
+        "nameCiphertext": b"sealed name",
         "ownerId": "olivia",
         "shareType": "shared",
         "aiEnabled": False,

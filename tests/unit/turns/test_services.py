@@ -70,7 +70,7 @@ class World:
     def __post_init__(self) -> None:
         self.cipher = FakeCipher(self.key_store)
         t, c, k = self.table, self.cipher, self.clock
-        self.access = AccessService(t, k, self.key_store)
+        self.access = AccessService(t, k, self.key_store, c)
         self.policy = PolicyService(t, k)
         self.document = DocumentService(t, c, k)
         self.key_sessions = KeySessionService(t, k)

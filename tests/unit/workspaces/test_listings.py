@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.memory_table import MemoryKeyStore, MemoryTable
+from tests.unit.fakes import FakeCipher
 from workspace_memory.kernel.clock import ManualClock
 from workspace_memory.store import keys
 from workspace_memory.workspaces.access import AccessService, Role, ShareType
@@ -20,7 +21,8 @@ class World:
     def __init__(self) -> None:
         self.table = MemoryTable()
         self.clock = ManualClock()
-        self.access = AccessService(self.table, self.clock, MemoryKeyStore())
+        store = MemoryKeyStore()
+        self.access = AccessService(self.table, self.clock, store, FakeCipher(store))
         self.key_sessions = KeySessionService(self.table, self.clock)
         self.ws = self.access.create_workspace(OWNER, "team", ShareType.SHARED)
         self.access.put_member(OWNER, self.ws, BOB, Role.EDITOR)

@@ -97,7 +97,7 @@ def _owner(value: object, item: Mapping[str, object]) -> bool:
 INT = Form("int", _integral)
 BOOL = Form("bool", lambda value, _item: isinstance(value, bool))
 SEALED = Form("sealed", _sealed)
-"""aws-encryption-sdk ciphertext under the workspace's branch key (or, for a credential, the payload key)."""
+"""aws-encryption-sdk ciphertext under the workspace's branch key (or, for a workspace's name, the KMS key)."""
 TIMESTAMP = Form("timestamp", _matches(TIME))
 HASH = Form("hash", _matches(HEX64))
 ISSUED = id_of("issued", ISSUED_ID)

@@ -4,8 +4,8 @@ branch key. Nothing else: free text a person or an agent wrote is sealed, never 
 
 `violations` judges one item (as the table holds it: strings, numbers, bytes, lists, maps) against this
 declaration; the classification tests scan whole tables with it. It names kinds, attributes and classes,
-never a value. The few attributes still in clear that are not of a declared format are `CLEAR_TEXT`, each
-with its reason: a known finding, listed in `FINDINGS`, never a silent pass."""
+never a value. An attribute in clear that is not of a declared format would be `CLEAR_TEXT`, with its reason
+listed in `FINDINGS`, never a silent pass; today there is none (the workspace's name is sealed: decision 0072)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from workspace_memory.store.attribute_forms import (
     BRANCH_KEY_ID,
     CALLER,
     CITED,
-    CLEAR_TEXT,
     ENTRY,
     GENERATION,
     HASH,
@@ -76,7 +75,7 @@ KINDS: tuple[ItemKind, ...] = (
         {
             **KEY,
             "workspaceId": ISSUED,
-            "name": CLEAR_TEXT,
+            "nameCiphertext": SEALED,
             "ownerId": USER,
             "shareType": enum_of(terms.ShareType),
             "aiEnabled": BOOL,
@@ -370,9 +369,7 @@ KINDS: tuple[ItemKind, ...] = (
     ItemKind("import", "WS#", "IMPORT#", {**KEY, **IMPORT_FIELDS}),
 )
 
-FINDINGS: dict[tuple[str, str], str] = {
-    ("workspace", "name"): "the workspace's name, typed by its owner, is in clear (shown on every listing page)",
-}
+FINDINGS: dict[tuple[str, str], str] = {}
 """Every `CLEAR_TEXT` attribute, with why it is still in clear: what the classification tests expect."""
 
 

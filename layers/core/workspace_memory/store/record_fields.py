@@ -1,5 +1,5 @@
 """What every record module shares: leaving unset optional attributes out of an item, reading optional
-numbers, and judging an item's `ttl` (DynamoDB's TTL attribute) without its record."""
+numbers and bytes, and judging an item's `ttl` (DynamoDB's TTL attribute) without its record."""
 
 from __future__ import annotations
 
@@ -15,6 +15,10 @@ def present(attributes: Item) -> Item:
 
 def optional_int(value: Any) -> int | None:
     return None if value is None else int(value)
+
+
+def optional_bytes(value: Any) -> bytes | None:
+    return None if value is None else bytes(value)
 
 
 def expired(item: Item, now: float) -> bool:

@@ -15,11 +15,7 @@ from typing import Any, Self
 from workspace_memory.kernel.terms import MemoryState, Mode, RecallStatus, Scope
 from workspace_memory.store import keys
 from workspace_memory.store.ports import Item
-from workspace_memory.store.record_fields import present
-
-
-def _bytes(value: Any) -> bytes | None:
-    return None if value is None else bytes(value)
+from workspace_memory.store.record_fields import optional_bytes, present
 
 
 @dataclass(frozen=True)
@@ -107,7 +103,7 @@ class AdmissionRecord:
             session_id=item.get("sessionId"),
             memory_state=MemoryState.model_validate(state) if state else None,
             turn_id=item.get("turnId"),
-            message_ciphertext=_bytes(item.get("messageCiphertext")),
+            message_ciphertext=optional_bytes(item.get("messageCiphertext")),
             capture_request_hash=item.get("captureRequestHash"),
             capture_receipt=None if receipt is None else CaptureReceipt.from_map(receipt),
         )

@@ -14,7 +14,7 @@ from workspace_memory.kernel.terms import Role, Scope, ShareType
 from workspace_memory.store import keys
 from workspace_memory.store.changes import DEFAULT_AGENT_DAYS, DEFAULT_HISTORY_DAYS
 from workspace_memory.store.ports import Item
-from workspace_memory.store.record_fields import present
+from workspace_memory.store.record_fields import optional_bytes, present
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,8 @@ class Workspace:
     agent_days: int = DEFAULT_AGENT_DAYS
     """How long an active agent-authored entry lives without a new revision (docs/architecture.md#retention;
     absent = the default)."""
-    name: str = ""
+    name_sealed: bytes | None = None
+    """The name its owner gave it, sealed (workspaces/workspace_names.py): never in clear."""
     created_at: str = ""
     branch_key_id: str | None = None
     deleted_at: str | None = None
@@ -54,7 +55,7 @@ class Workspace:
             consent_revision=int(item.get("consentRevision", 0)),
             history_days=int(item.get("historyDays", DEFAULT_HISTORY_DAYS)),
             agent_days=int(item.get("agentDays", DEFAULT_AGENT_DAYS)),
-            name=str(item.get("name", "")),
+            name_sealed=optional_bytes(item.get("nameCiphertext")),
             created_at=str(item.get("createdAt", "")),
             branch_key_id=item.get("branchKeyId"),
             deleted_at=item.get("deletedAt"),
@@ -69,7 +70,7 @@ class Workspace:
                 {
                     "workspaceId": self.id,
                     "branchKeyId": self.branch_key_id,
-                    "name": self.name,
+                    "nameCiphertext": self.name_sealed,
                     "ownerId": self.owner_id,
                     "shareType": self.share_type.value,
                     "aiEnabled": self.ai_enabled,

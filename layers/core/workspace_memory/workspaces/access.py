@@ -25,11 +25,12 @@ from workspace_memory.store.changes import (
     SetAi,
 )
 from workspace_memory.store.cursors import MAX_PAGE, decode_cursor, encode_cursor
-from workspace_memory.store.ports import Item, KeyStore, Table, TransactionCancelled
+from workspace_memory.store.ports import Cipher, Item, KeyStore, Table, TransactionCancelled
 from workspace_memory.store.workspace_records import MemberRecord, is_importing
 from workspace_memory.store.workspace_records import Workspace as Workspace
 from workspace_memory.store.workspace_records import is_deleted as is_deleted
 from workspace_memory.workspaces.import_errors import WorkspaceImporting
+from workspace_memory.workspaces.workspace_names import open_name, seal_name
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,14 @@ def owned_conversation(table: Table, user_id: str, conversation_id: str, not_fou
 
 
 @dataclass(frozen=True)
+class WorkspaceView:
+    """What a member reads of a workspace: the caller's snapshot and the workspace's name, opened."""
+
+    caller: Caller
+    name: str
+
+
+@dataclass(frozen=True)
 class Membership:
     """One of a person's workspaces, as listed for them (never its memory)."""
 
@@ -108,10 +117,12 @@ MAX_WORKSPACES_PAGE = MAX_PAGE // 2
 
 
 class AccessService:
-    def __init__(self, table: Table, clock: Clock, key_store: KeyStore) -> None:
+    def __init__(self, table: Table, clock: Clock, key_store: KeyStore, cipher: Cipher) -> None:
+        """`cipher` seals and opens workspace names only (workspace_names): this service holds no branch key."""
         self._table = table
         self._clock = clock
         self._key_store = key_store
+        self._cipher = cipher
 
     def create_workspace(self, user_id: str, name: str, share_type: ShareType) -> str:
         """The workspace's branch key first, then its META and owner: a META never names a missing key. If the
@@ -126,7 +137,7 @@ class AccessService:
             ai_enabled=False,
             consent_revision=0,
             history_days=DEFAULT_HISTORY_DAYS,
-            name=name,
+            name_sealed=seal_name(self._cipher, workspace_id, name),
             created_at=now,
             branch_key_id=branch_key_id,
         )
@@ -134,11 +145,11 @@ class AccessService:
         self._table.transact([Create(workspace.to_item(), Label.WORKSPACE), Put(owner.to_item(workspace_id))])
         return workspace_id
 
-    def view(self, user_id: str, workspace_id: str) -> Caller:
-        """The caller's view of a workspace (settings, role, write right) from one snapshot; a non-member and a
-        deleted workspace get the same WorkspaceNotFound as a missing one."""
+    def view(self, user_id: str, workspace_id: str) -> WorkspaceView:
+        """The caller's view of a workspace (name, settings, role, write right) from one snapshot; a non-member
+        and a deleted workspace get the same WorkspaceNotFound as a missing one."""
         caller, _ = load_caller(self._table, workspace_id, user_id)
-        return caller
+        return WorkspaceView(caller, open_name(self._cipher, workspace_id, caller.workspace.name_sealed))
 
     def memberships(self, user_id: str, limit: int, cursor: str | None) -> MembershipPage:
         """The caller's workspaces, a page at a time. The ByMember index finds the memberships (eventually
@@ -158,11 +169,15 @@ class AccessService:
             return MembershipPage([], next_cursor)
         read = self._table.get_many([k for ws in page for k in (keys.meta(ws), keys.member(ws, user_id))])
         listed = [
-            Membership(ws, Workspace.from_item(meta).name, MemberRecord.from_item(member).role)
+            Membership(ws, self._name(meta), MemberRecord.from_item(member).role)
             for ws, meta, member in zip(page, read[0::2], read[1::2], strict=True)
             if meta is not None and member is not None and not is_deleted(meta)
         ]
         return MembershipPage(listed, next_cursor)
+
+    def _name(self, meta: Item) -> str:
+        workspace = Workspace.from_item(meta)
+        return open_name(self._cipher, workspace.id, workspace.name_sealed)
 
     def put_member(self, actor_id: str, workspace_id: str, user_id: str, role: Role) -> None:
         caller, _ = load_caller(self._table, workspace_id, actor_id)

@@ -8,7 +8,7 @@ from workspace_memory.api.models.base import OutModel
 from workspace_memory.kernel.terms import Role, Scope, ShareType
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
-    from workspace_memory.workspaces.access import Caller, MembershipPage, Workspace
+    from workspace_memory.workspaces.access import MembershipPage, Workspace, WorkspaceView
     from workspace_memory.workspaces.keysessions import KeySession, KeySessionPage
 
 
@@ -21,7 +21,7 @@ class WorkspaceCreated(OutModel):
 
 
 class WorkspaceOut(OutModel):
-    """The caller's view of a workspace: its settings and the caller's role. Never memory text."""
+    """The caller's view of a workspace: its name, its settings and the caller's role. Never memory text."""
 
     workspace_id: str
     name: str
@@ -35,11 +35,12 @@ class WorkspaceOut(OutModel):
     created_at: str
 
     @classmethod
-    def of(cls, caller: Caller) -> WorkspaceOut:
+    def of(cls, view: WorkspaceView) -> WorkspaceOut:
+        caller = view.caller
         ws = caller.workspace
         return cls(
             workspace_id=ws.id,
-            name=ws.name,
+            name=view.name,
             share_type=ws.share_type,
             owner_id=ws.owner_id,
             role=caller.role,

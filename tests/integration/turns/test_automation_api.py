@@ -78,7 +78,9 @@ def test_admit_recall_capture_and_receipts(api: Api) -> None:
     assert captured.json()["version"] == 2
     replay = capture(api, ws, admission, [{"op": "add", "line": "- use feature flags", "heading": "# Memory"}], 1)
     assert replay.json()["receipt"] == captured.json()["receipt"]
+    assert (replay.json()["replayed"], replay.json()["current"]) == (True, True)
     assert api.read(owner, ws)["content"] == "# Memory\n- deploys on Fridays\n- use feature flags\n"
+    assert "current" not in captured.json()  # said of a replay only
 
     receipts = api.call("GET", f"/v1/conversations/{conv}/memory-receipts", user=owner)
     assert receipts.status_code == 200
@@ -93,6 +95,22 @@ def test_admit_recall_capture_and_receipts(api: Api) -> None:
     for other in (new_user("stranger"), member):
         denied = api.call("GET", f"/v1/conversations/{conv}/memory-receipts", user=other)
         assert (denied.status_code, denied.json()) == (404, missing.json())
+
+
+def test_a_replayed_capture_says_when_its_version_is_no_longer_the_document(api: Api) -> None:
+    """The retry of a capture a person has since saved over answers the same receipt with `current: false`."""
+    owner, ws = auto_workspace(api, "# Memory\n- deploys on Fridays\n")
+    admission = api.admit(f"conv-{uuid.uuid4().hex[:8]}", ws, owner, api.key_session(owner, ws)).json()
+    edits = [{"op": "add", "line": "- use feature flags", "heading": "# Memory"}]
+    captured = capture(api, ws, admission, edits, 1)
+    assert captured.json()["version"] == 2, captured.text
+    assert api.save(owner, ws, "# Memory\n- deploys on Tuesdays\n", 2).status_code == 200
+
+    replay = capture(api, ws, admission, edits, 1)
+
+    assert replay.status_code == 200, replay.text
+    assert replay.json() == {**captured.json(), "replayed": True, "current": False}
+    assert api.read(owner, ws)["version"] == 3  # the retry wrote nothing
 
 
 def test_admission_is_refused_while_ai_is_off(api: Api) -> None:

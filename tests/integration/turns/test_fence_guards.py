@@ -301,11 +301,23 @@ def test_a_retry_replays_its_receipt_but_another_base_is_a_second_capture(settin
     first = scene.capture(admitted, LINE, 1)
     assert (first.outcome, first.version) == (Outcome.COMMITTED, 2)
     retry = scene.capture(admitted, LINE, 1)
-    assert (retry.outcome, retry.version, retry.replayed) == (Outcome.COMMITTED, 2, True)
+    assert (retry.outcome, retry.version, retry.replayed, retry.current) == (Outcome.COMMITTED, 2, True, True)
     assert retry.receipt == first.receipt
     again = scene.capture(admitted, LINE, 2)
     assert (again.outcome, again.predicate, again.replayed) == (Outcome.REFUSED, Predicate.ADMISSION, False)
     assert version_numbers(scene) == [2, 1]
+
+
+def test_a_replay_says_whether_its_version_is_still_the_head(settings: Settings) -> None:
+    """Issue 21 (Wuu: an operation id names one intent): a retry after a person saved on top answers the same
+    receipt, and says it is no longer current, so the agent does not take version 2 for the document."""
+    scene = make_scene(settings)
+    admitted = admit(scene)
+    assert scene.capture(admitted, LINE, 1).version == 2
+    scene.svc.document.save(scene.owner, scene.ws, DOC + "- a person's line\n", 2)
+    retry = scene.capture(admitted, LINE, 1)
+    assert (retry.outcome, retry.version, retry.replayed, retry.current) == (Outcome.COMMITTED, 2, True, False)
+    assert version_numbers(scene) == [3, 2, 1]
 
 
 # -- recall's own checks ----------------------------------------------------------------------------

@@ -179,8 +179,13 @@ CASES: list[tuple[str, OutModel, str]] = [
     ),
     (
         "capture replayed",
-        CaptureOut.of(CaptureResult(Outcome.COMMITTED, version=5, receipt=RECEIPT, replayed=True)),
-        f'{{"outcome":"committed","version":5,"receipt":{RECEIPT_JSON},"replayed":true}}',
+        CaptureOut.of(CaptureResult(Outcome.COMMITTED, version=5, receipt=RECEIPT, replayed=True, current=True)),
+        f'{{"outcome":"committed","version":5,"receipt":{RECEIPT_JSON},"replayed":true,"current":true}}',
+    ),
+    (
+        "capture replayed, its version no longer the head",
+        CaptureOut.of(CaptureResult(Outcome.COMMITTED, version=5, receipt=RECEIPT, replayed=True, current=False)),
+        f'{{"outcome":"committed","version":5,"receipt":{RECEIPT_JSON},"replayed":true,"current":false}}',
     ),
     (
         "capture conflict with a proposal",

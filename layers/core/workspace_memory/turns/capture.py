@@ -70,6 +70,8 @@ class CaptureResult:
     proposal: Proposal | None = None
     receipt: CaptureReceipt | None = None
     replayed: bool = False
+    current: bool | None = None
+    """On a replay only: whether its version is still the document's head (a later write moved it if not)."""
     detail: dict[str, Any] = field(default_factory=dict)
     redactions: tuple[Finding, ...] = ()
     """What redaction removed from the edits' text, per kind (counts only)."""
@@ -258,7 +260,10 @@ class CaptureService:
         if adm.capture_request_hash != digest or adm.capture_receipt is None:
             return CaptureResult(Outcome.REFUSED, predicate=Predicate.ADMISSION)
         receipt = adm.capture_receipt
-        return CaptureResult(Outcome.COMMITTED, version=receipt.version, receipt=receipt, replayed=True)
+        head = authority.head  # read in the same snapshot as the admission: the answer costs no other read
+        current = not head.tombstone and head.version == receipt.version
+        version = receipt.version
+        return CaptureResult(Outcome.COMMITTED, version=version, receipt=receipt, replayed=True, current=current)
 
     def _conflict(self, edits: Sequence[Edit], head: Head, policy: Policy, current: str) -> CaptureResult:
         try:

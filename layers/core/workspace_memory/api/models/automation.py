@@ -72,6 +72,9 @@ class CaptureOut(OutModel):
     receipt: ReceiptOut | None = omitted_when_none()
     replayed: bool = Field(default=False, exclude_if=lambda replayed: not replayed)
     """Sent (as `true`) only when the answer is the stored receipt of an earlier, identical capture."""
+    current: bool | None = omitted_when_none()
+    """Sent with `replayed` only: whether the replayed capture's version is still the document's current one
+    (`false` once a later Save, capture, Clear or Undo moved the head)."""
     redactions: list[FindingOut] | None = omitted_when_none()
     """What was redacted from the edits' text before it was stored or proposed."""
 
@@ -84,6 +87,7 @@ class CaptureOut(OutModel):
             proposal=None if result.proposal is None else ProposalOut.of(result.proposal),
             receipt=None if result.receipt is None else ReceiptOut.model_validate(result.receipt, from_attributes=True),
             replayed=result.replayed,
+            current=result.current,
             redactions=findings_out(result.redactions),
         )
 

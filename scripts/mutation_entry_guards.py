@@ -42,9 +42,9 @@ ENTRY_CURATED = [
     ),
     Curated(
         "asOf: a revision ends when it is replaced (search)",
-        CORE + "search/engine.py",
-        "(self.valid_to is None or at < self.valid_to)",
-        "(self.valid_to is None or at <= self.valid_to)",
+        CORE + "search/columns.py",
+        "return (self.valid_from <= at) & (at < self.valid_to)",
+        "return (self.valid_from <= at) & (at <= self.valid_to)",
         (AS_OF_EXACT,),
     ),
     Curated(

@@ -78,7 +78,7 @@ FENCE_CURATED = [
         "fence: write right",
         AUTHORITY,
         "    changes.append(MemberCanWrite(ws, adm.user_id))\n",
-        "",
+        "    pass  # the write right left out\n",  # `if writer:` keeps a body: a syntax error would kill it for nothing
         (
             WINDOW + "[editor demoted to viewer]",
             WINDOW + "[member removed]",

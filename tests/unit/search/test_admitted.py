@@ -59,7 +59,9 @@ def reference(doc: SearchDoc, caller: Caller, filters: SearchFilters) -> bool:
         return False
     if filters.key_prefix is not None and not (doc.key or "").startswith(filters.key_prefix):
         return False
-    return doc.valid_to is None if filters.as_of is None else doc.valid_at(filters.as_of)
+    if filters.as_of is None:
+        return doc.valid_to is None
+    return doc.valid_from <= filters.as_of and (doc.valid_to is None or filters.as_of < doc.valid_to)
 
 
 @settings(max_examples=examples(100), deadline=None)

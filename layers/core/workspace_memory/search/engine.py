@@ -192,9 +192,6 @@ class SearchDoc:
         the text's alone (`embedding_text`, as sealed with the entry)."""
         return self.text if not self.key else f"{self.key.replace('/', ' ')}\n{self.text}"
 
-    def valid_at(self, at: float) -> bool:
-        return self.valid_from <= at and (self.valid_to is None or at < self.valid_to)
-
 
 def embedding_text(title: str, summary: str, body: str) -> str:
     """What a vector is computed from: the same text BM25 ranks."""

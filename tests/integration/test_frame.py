@@ -936,6 +936,59 @@ def test_a_proposal_on_a_moved_document_is_applied_only_when_asked_again(
     assert "Proposed on version one" in content
 
 
+def save_then_apply(page: Page, text: str) -> None:
+    """Save `text` (held by `hold_saves`), then apply the inbox's one proposal while that Save is in flight."""
+    go(page, "Memory")
+    draft(page).fill(text)
+    page.get_by_role("button", name="Save", exact=True).click()
+    go(page, "Review inbox")
+    proposal_cards(page).get_by_role("button", name="Apply to the memory").click()
+    expect(page.locator("#status")).to_have_text("Waiting for your Save to finish before applying…")
+
+
+def test_applying_a_proposal_during_a_save_waits_for_it_and_is_judged_against_it(
+    page: Page, api: Api, gateway_url: str, worker: Settings
+) -> None:
+    """Issue 21 (Zudo): the apply is sent only once the person's Save is acknowledged. That Save moved the memory
+    past the version the agent proposed on, so the apply is refused as stale: nothing lands on text the person
+    has not seen saved, and the card offers to apply on the saved version."""
+    owner = new_user("frank")
+    ws = ai_workspace(api, owner, "# Team\n")
+    opened(page, gateway_url, owner, ws)
+    ask(page, "remember: Proposed during a save")
+    held, applies = hold_saves(page, ws), posted(page, "/memory/proposals/apply")
+    save_then_apply(page, "# Team\n- saved while applying\n")
+    assert len(held) == 1
+    assert applies == []  # the apply waits on the Save
+    held[0].continue_()
+    shows_error(page, "STALE_BASE_VERSION", "The memory changed since the agent proposed this (version 1 then, 2 now).")
+    assert len(applies) == 1
+    assert api.read(owner, ws)["content"] == "# Team\n- saved while applying\n"
+    expect(proposal_cards(page).get_by_role("button", name="Apply to version 2")).to_be_visible()
+
+
+def test_a_save_still_running_after_the_bound_refuses_the_apply(
+    page: Page, api: Api, gateway_url: str, worker: Settings
+) -> None:
+    """The apply's wait is the send's bound (the page's clock run past it): refused with a message for people, no
+    apply sent, the proposal still in the inbox."""
+    owner = new_user("frank")
+    ws = ai_workspace(api, owner, "# Team\n")
+    page.clock.install()
+    opened(page, gateway_url, owner, ws)
+    ask(page, "remember: Proposed during a slow save")
+    held, applies = hold_saves(page, ws), posted(page, "/memory/proposals/apply")
+    save_then_apply(page, "# Team\n- a slow save\n")
+    page.clock.run_for(5_000)
+    shows_error(page, "APPLY_SAVE_STILL_RUNNING", "Your Save has not finished after 5 seconds, so the proposal was not")
+    assert_accessible(page)
+    held[0].continue_()
+    expect(page.locator("#status")).to_have_text("Saved version 2.")
+    assert applies == []
+    assert api.read(owner, ws)["content"] == "# Team\n- a slow save\n"
+    expect(proposal_cards(page)).to_have_count(1)
+
+
 def test_the_transcript_keeps_line_breaks_and_shows_markdown_as_text(
     page: Page, api: Api, gateway_url: str, worker: Settings
 ) -> None:

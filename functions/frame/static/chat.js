@@ -2,10 +2,9 @@
 // the receipts of what each model call was given. Proposals a turn made go to the review inbox.
 import { api } from "./api.js";
 import { openRevision } from "./changes.js";
-import { dirty, load, memoryState } from "./editor.js";
+import { afterSave, dirty, load, memoryState } from "./editor.js";
 import { addProposals } from "./inbox.js";
 import { renderMarkdown } from "./markdown.js";
-import { PageRefusal } from "./messages.js";
 import { $, action, cell, element, empty, fail, say, shortId, state, when } from "./ui.js";
 
 export function resetChat() {
@@ -43,37 +42,18 @@ function proposedLine(count) {
   li.append(link);
 }
 
-/** How long a send waits for a Save in flight (docs/decisions/0065-a-turn-waits-for-the-save.md). */
-export const SAVE_WAIT_MS = 5000;
-
-/** How `saving` (a Save's promise) ended, or "running" if it had not settled within `ms`: one timer raced with
- * the promise itself, never a poll. */
-function settled(saving, ms) {
-  let timer;
-  const late = new Promise((resolve) => {
-    timer = setTimeout(() => resolve("running"), ms);
+/** A Save the person started is acknowledged before a turn is sent (docs/decisions/0065). */
+const afterSaveToSend = () =>
+  afterSave("Waiting for your Save to finish before sending…", {
+    running: "SAVE_STILL_RUNNING",
+    failed: "SAVE_NOT_SAVED",
   });
-  const ended = saving.then(
-    (ok) => (ok ? "saved" : "failed"),
-    () => "failed",
-  );
-  return Promise.race([ended, late]).finally(() => clearTimeout(timer));
-}
-
-/** A Save the person started is acknowledged before a turn is sent: waited for, at most SAVE_WAIT_MS. */
-async function afterSave() {
-  if (!state.saving) return;
-  say("Waiting for your Save to finish before sending…");
-  const outcome = await settled(state.saving, SAVE_WAIT_MS);
-  if (outcome === "running") throw new PageRefusal("SAVE_STILL_RUNNING");
-  if (outcome === "failed") throw new PageRefusal("SAVE_NOT_SAVED");
-}
 
 async function sendTurn() {
   const conv = $("conv-id").value.trim();
   const message = $("message").value;
   if (!message.trim()) throw new Error("Write a message first.");
-  await afterSave();
+  await afterSaveToSend();
   const body = { workspaceId: state.ws, message, idempotencyKey: crypto.randomUUID(), memoryState: memoryState() };
   if ($("turn-ks").value) body.keySessionId = $("turn-ks").value;
   const started = await api.startTurn(conv, body);

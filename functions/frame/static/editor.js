@@ -1,6 +1,7 @@
 // The memory document: edit, save, a conflict with the draft's diff against the newer text, clear, undo.
 import { ApiError, api } from "./api.js";
 import { lines, diffLines } from "./diff.js";
+import { PageRefusal } from "./messages.js";
 import { $, action, diffInto, fail, say, state } from "./ui.js";
 
 export const dirty = () => $("draft").value !== state.saved;
@@ -43,8 +44,36 @@ export function memoryState() {
   return state.conflict ? { state: "conflict" } : { state: "saved", version: state.base };
 }
 
-/** A Save, and the reload after it, tracked as one promise while it runs: a chat send waits for it. It settles
- * to whether it saved (a failure has been said already). */
+/** How long a chat send or an inbox apply waits for a Save in flight (docs/decisions/0065). */
+export const SAVE_WAIT_MS = 5000;
+
+/** How `saving` (a Save's promise) ended, or "running" if it had not settled within `ms`: one timer raced with
+ * the promise itself, never a poll. */
+function settled(saving, ms) {
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve("running"), ms);
+  });
+  const ended = saving.then(
+    (ok) => (ok ? "saved" : "failed"),
+    () => "failed",
+  );
+  return Promise.race([ended, late]).finally(() => clearTimeout(timer));
+}
+
+/** A Save the person started is acknowledged before what they do next is sent (a chat turn, applying a
+ * proposal): waited for, at most SAVE_WAIT_MS, saying `waiting` meanwhile. Throws the refusal of `refusals`
+ * (`{running, failed}`: PageRefusal codes) when the Save is still running or did not save. */
+export async function afterSave(waiting, refusals) {
+  if (!state.saving) return;
+  say(waiting);
+  const outcome = await settled(state.saving, SAVE_WAIT_MS);
+  if (outcome === "running") throw new PageRefusal(refusals.running);
+  if (outcome === "failed") throw new PageRefusal(refusals.failed);
+}
+
+/** A Save, and the reload after it, tracked as one promise while it runs: a chat send and an inbox apply wait
+ * for it. It settles to whether it saved (a failure has been said already). */
 function save(content, base) {
   const saving = saveNow(content, base);
   state.saving = saving;

@@ -2,7 +2,7 @@
 // this window's turns, read_only or on a stale base) are applied with POST …/memory/proposals/apply; entry
 // candidates (stored by the API) are accepted or rejected on their revision. Each says what accepting stores.
 import { ApiError, api } from "./api.js";
-import { dirty, load } from "./editor.js";
+import { afterSave, dirty, load } from "./editor.js";
 import { listEntries } from "./entries.js";
 import { $, button, element, empty, fail, say, shortId, state, when } from "./ui.js";
 
@@ -88,6 +88,12 @@ function dismiss(p) {
 }
 
 async function applyProposal(p) {
+  // Applied on top of a Save still in flight, the edit would be judged against a version the person has not
+  // seen acknowledged: wait for it, as a chat send does (the apply then answers STALE_BASE_VERSION if it moved).
+  await afterSave("Waiting for your Save to finish before applying…", {
+    running: "APPLY_SAVE_STILL_RUNNING",
+    failed: "APPLY_SAVE_NOT_SAVED",
+  });
   let written;
   try {
     written = await api.applyProposal(state.ws, p, p.applyOn);

@@ -46,6 +46,12 @@ const SAID = {
   SAVE_NOT_SAVED:
     "Your Save did not go through, so the message was not sent: the assistant would not see it. Resolve it in " +
     "Memory (save again, or take the newer text), then send; your message is kept.",
+  APPLY_SAVE_STILL_RUNNING:
+    "Your Save has not finished after 5 seconds, so the proposal was not applied. Apply it again once the Save " +
+    "is done.",
+  APPLY_SAVE_NOT_SAVED:
+    "Your Save did not go through, so the proposal was not applied. Resolve it in Memory (save again, or take " +
+    "the newer text), then apply it.",
 };
 
 /** {text, detail}: the headline for people and the details line (code and the API's message, if any). */

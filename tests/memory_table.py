@@ -190,9 +190,11 @@ def _holds(change: ch.Change, items: Items) -> bool:
                 change.revision,
                 change.clear_generation,
             )
-        case ch.ConsentIs(workspace_id=ws, consent_revision=consent, history_days=days):
+        case ch.ConsentIs(workspace_id=ws, consent_revision=consent, history_days=days, agent_days=agent_days):
             meta = _get(items, keys.meta(ws)) or {}
-            retention = days is None or _history_days(meta) == days
+            retention = days is None or (
+                _history_days(meta) == days and (agent_days is None or _agent_days(meta) == agent_days)
+            )
             return meta.get("aiEnabled") is True and meta.get("consentRevision") == consent and retention
         case ch.RetentionIs(workspace_id=ws, history_days=days, agent_days=agent_days):
             meta = _get(items, keys.meta(ws)) or {}

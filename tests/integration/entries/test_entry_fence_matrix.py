@@ -11,8 +11,10 @@ import pytest
 from tests.integration.fence_support import Event, Scene, add_member, clear_document, make_scene
 from workspace_memory.document.edits import AddEdit
 from workspace_memory.document.policy import Mode
+from workspace_memory.document.retention import RetentionService
 from workspace_memory.entries.agent_entries import SaveResult
 from workspace_memory.entries.model import Draft, EntryText
+from workspace_memory.kernel.clock import DAY_SECONDS
 from workspace_memory.kernel.errors import (
     IdempotencyKeyReused,
     QuoteNotInMessage,
@@ -117,6 +119,39 @@ def clear_after_the_snapshot(monkeypatch: pytest.MonkeyPatch, scene: Scene, admi
         return snapshot
 
     monkeypatch.setattr(module, "read_authority", stale_snapshot)
+
+
+def test_an_agent_window_changed_after_the_snapshot_stamps_the_new_expiry(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21: an agent's memory expires `agentDays` after it is written, by the window its save read. A change of
+    the window landing between that read and the commit fails the write's own transaction (the window is part of
+    the fence's workspace check), and the save is judged again under the window in force: it never keeps the
+    old expiry, which the window change could no longer rewrite (it ran before the write landed)."""
+    import workspace_memory.entries.agent_entries as module
+    from workspace_memory.turns.authority import read_authority
+
+    scene = _scene(settings)
+    admitted = _admit(scene)
+    reads: list[Any] = []
+
+    def stale_snapshot(*args: Any) -> Any:
+        snapshot = read_authority(*args)
+        if not reads:
+            RetentionService(scene.svc.table, scene.clock).set_windows(scene.owner, scene.ws, None, 10)
+        reads.append(snapshot)
+        return snapshot
+
+    monkeypatch.setattr(module, "read_authority", stale_snapshot)
+    result = save(scene, admitted)
+
+    assert result.outcome is Outcome.COMMITTED, result
+    assert [r.agent_days for r in reads] == [90, 10]  # judged again under the window in force
+    assert result.entry_id is not None
+    for key in (keys.entry(scene.ws, result.entry_id), keys.entry_revision(scene.ws, result.entry_id, 1)):
+        item = scene.svc.table.get(*key)
+        assert item is not None
+        assert item["ttl"] == int(scene.clock.now()) + 10 * DAY_SECONDS
 
 
 def entry_items(scene: Scene) -> list[dict[str, Any]]:

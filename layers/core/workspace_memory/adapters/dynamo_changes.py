@@ -108,10 +108,10 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                 {":mode": mode, ":rev": revision, ":gen": generation},
                 {"#mode": "mode"},
             )
-        case ch.ConsentIs(workspace_id=ws, consent_revision=consent, history_days=days):
+        case ch.ConsentIs(workspace_id=ws, consent_revision=consent, history_days=days, agent_days=agent_days):
             condition, values = "aiEnabled = :true AND consentRevision = :consent", {":true": True, ":consent": consent}
             if days is not None:
-                retention, more = _retention_is(days)
+                retention, more = _retention_is(days, agent_days)
                 condition, values = f"{condition} AND {retention}", {**values, **more}
             return _check(keys.meta(ws), condition, values)
         case ch.RetentionIs(workspace_id=ws, history_days=days, agent_days=agent_days):

@@ -220,7 +220,7 @@ class AgentEntryService:
                 [
                     pending,
                     AdmissionLive(adm.id, adm.workspace_id, adm.user_id, Mode.AUTO.value, int(now)),
-                    *authority_checks(authority, now, Mode.AUTO, days),
+                    *authority_checks(authority, now, Mode.AUTO, days, agent_days=authority.agent_days),
                 ],
                 guard=lambda head: self._guard_rule(head, quote, adm, draft),
             )

@@ -17,6 +17,7 @@ from workspace_memory.kernel.errors import ScopeNotGranted
 from workspace_memory.kernel.terms import Predicate as Predicate
 from workspace_memory.store import keys
 from workspace_memory.store.changes import (
+    DEFAULT_AGENT_DAYS,
     DEFAULT_HISTORY_DAYS,
     Change,
     ConsentIs,
@@ -57,6 +58,11 @@ class Authority:
     def history_days(self) -> int:
         """The workspace's retention as read in the snapshot (what a capture's base expires under)."""
         return DEFAULT_HISTORY_DAYS if self.workspace is None else self.workspace.history_days
+
+    @property
+    def agent_days(self) -> int:
+        """The workspace's agent window as read in the snapshot (what an agent's entry write expires under)."""
+        return DEFAULT_AGENT_DAYS if self.workspace is None else self.workspace.agent_days
 
     def has_access(self, now: float) -> bool:
         """Whether the turn may still read memory at all (recall's `no_access`)."""
@@ -174,18 +180,25 @@ def fence_changes(
 
 
 def authority_checks(
-    authority: Authority, now: float, mode: Mode, history_days: int | None = None, *, writer: bool = True
+    authority: Authority,
+    now: float,
+    mode: Mode,
+    history_days: int | None = None,
+    *,
+    writer: bool = True,
+    agent_days: int | None = None,
 ) -> list[Change]:
     """The condition checks that re-state, at commit, every predicate a turn admitted in `mode` was judged by
     except the admission's own status (capture consumes it, an entry write checks it live): policy, consent
-    (and retention), credential slot, key session, and - with `writer` - the write right (without it the
-    caller's own write names the member item: a transaction may touch an item once)."""
+    (and retention, with the agent window an agent's entry write stamps its expiry from), credential slot, key
+    session, and - with `writer` - the write right (without it the caller's own write names the member item: a
+    transaction may touch an item once)."""
     adm = authority.admission
     ws = adm.workspace_id
     at = int(now)
     changes: list[Change] = [
         PolicyIs(ws, mode.value, adm.policy_revision, adm.clear_generation),
-        ConsentIs(ws, adm.consent_revision, history_days),
+        ConsentIs(ws, adm.consent_revision, history_days, agent_days),
         CredentialHeldBy(adm.conversation_id, adm.id, adm.nonce_hash, at),
     ]
     if writer:

@@ -103,12 +103,14 @@ class PolicyIs:
 
 @dataclass(frozen=True)
 class ConsentIs:
-    """Workspace AI is still on, with the consent revision seen, and (when given) the retention seen: the
-    fence's one check of the workspace item, which a transaction may touch only once."""
+    """Workspace AI is still on, with the consent revision seen, and (when given) the retention seen - with
+    `agent_days`, the agent window too (an agent's write stamps its expiry from it): the fence's one check of the
+    workspace item, which a transaction may touch only once. `agent_days` counts only beside `history_days`."""
 
     workspace_id: str
     consent_revision: int
     history_days: int | None = None
+    agent_days: int | None = None
     label: str = Label.CONSENT
 
 

@@ -89,7 +89,8 @@ def create_entry(ws: str, body: Annotated[CreateEntry, Body()]) -> Response[Entr
     summary="List entries",
     description=(
         "The active entries the caller may see, filtered by scope, type, key or `asOf`, a page at a time; another "
-        "member's private entries never appear. Changes nothing."
+        "member's private entries never appear. The first page also says what the caller's turns are given of the "
+        "rules block and the index (`budgets`: lines, bytes, limits, left out). Changes nothing."
     ),
 )
 def list_entries(
@@ -105,7 +106,9 @@ def list_entries(
     from workspace_memory.entries.model import Filters
 
     filters = Filters(scope, type, status, key, parse_as_of(as_of))
-    return respond(200, EntriesOut.of(services().entries.list_entries(human_user(app), ws, filters, limit, cursor)))
+    entries, user = services().entries, human_user(app)
+    page = entries.list_entries(user, ws, filters, limit, cursor)
+    return respond(200, EntriesOut.of(page, entries.recall_budgets(user, ws) if cursor is None else None))
 
 
 @app.get(

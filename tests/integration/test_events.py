@@ -202,7 +202,7 @@ SEQUENCE: dict[str, Expect] = {
     "frame-file.json": Expect(200, frozenset(), text="// "),
     # Entries, on the fixtures `_seed_entries` lays out (events/README.md, step 7).
     "entry-create.json": Expect(201, frozenset({"entryId", "revision"}), {"revision": 1}),
-    "entry-list.json": Expect(200, frozenset({"entries", "nextCursor"}), {"nextCursor": None}),
+    "entry-list.json": Expect(200, frozenset({"entries", "nextCursor", "budgets"}), {"nextCursor": None}),
     "entry-get.json": Expect(  # `automation-entry-get` read it before: it says when (`lastReadAt`)
         200, ENTRY | {"lastReadAt"}, {"entryId": ENTRY_ID, "revision": 1, "status": "active", "key": "ops/deploy-day"}
     ),

@@ -382,3 +382,39 @@ def test_an_empty_document_still_recalls_the_index(settings: Settings) -> None:
     assert result.status is RecallStatus.EMPTY
     assert result.block.startswith(OPEN_MARKER)
     assert "- Tabs — use tabs [" in result.block
+
+
+def test_the_first_page_of_the_list_says_what_recall_spends_and_leaves_out(api: Api) -> None:
+    """Issue 21 (the Wuu seed's `list`): the first page of `GET …/entries` reports, whatever its filters, the lines
+    and bytes of the rules block and the index the caller's turns are given, their limits and what was left out;
+    a later page does not repeat it, and another member's private entry is never counted."""
+    owner, viewer = new_user("owner"), new_user("viewer")
+    ws = api.workspace(owner)
+    api.add_member(owner, ws, viewer, "viewer")
+    for n in range(3):
+        create(api, owner, ws, entry(f"Fact {n}"))
+    create(api, owner, ws, {**entry("Tone"), "type": "rule", "summary": "be brief", "body": ""})
+    create(api, viewer, ws, entry("Private of vera", scope="member"))
+
+    first = api.call("GET", f"/v1/workspaces/{ws}/entries?limit=2&type=fact", user=owner)
+    assert first.status_code == 200, first.text
+    budgets = first.json()["budgets"]
+    assert {k: v for k, v in budgets["rules"].items() if k != "bytes"} == {
+        "lines": 1,
+        "maxBytes": 2000,
+        "leftOut": 0,
+        "truncated": False,
+    }
+    assert {k: v for k, v in budgets["index"].items() if k != "bytes"} == {
+        "lines": 3,
+        "maxBytes": 8000,
+        "maxLines": 100,
+        "leftOut": 0,
+        "truncated": False,
+    }
+    assert 0 < budgets["rules"]["bytes"] < budgets["index"]["bytes"] < 8000
+    later = api.call("GET", f"/v1/workspaces/{ws}/entries?limit=2&cursor={first.json()['nextCursor']}", user=owner)
+    assert later.status_code == 200, later.text
+    assert "budgets" not in later.json()
+    hers = api.call("GET", f"/v1/workspaces/{ws}/entries", user=viewer).json()["budgets"]["index"]
+    assert hers["lines"] == 4  # her own private entry is in her index

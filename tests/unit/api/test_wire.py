@@ -19,7 +19,7 @@ from workspace_memory.api.models.automation import AdmissionOut, CaptureOut, Not
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.conversations import ReceiptsOut, TurnOut, TurnStarted
 from workspace_memory.api.models.document import CommitOut, DocumentOut, HistoryOut, VersionContentOut
-from workspace_memory.api.models.entries import AgentSearchOut, CandidateOut
+from workspace_memory.api.models.entries import AgentSearchOut, CandidateOut, EntriesOut
 from workspace_memory.api.models.envelope import ErrorOut
 from workspace_memory.api.models.policy import PolicyOut
 from workspace_memory.api.models.workspaces import AiOut, HealthOut, KeySessionOut, MemberOut, WorkspaceCreated
@@ -29,7 +29,8 @@ from workspace_memory.document.policy import Mode, Policy
 from workspace_memory.document.service import DocumentView, HistoryPage
 from workspace_memory.document.versions import VersionInfo
 from workspace_memory.entries.candidate_diff import candidate_diff
-from workspace_memory.entries.model import CandidateView, Draft, EntryText, Source
+from workspace_memory.entries.index import Budget
+from workspace_memory.entries.model import CandidateView, Draft, EntryText, Page, Source
 from workspace_memory.kernel import errors, loopback
 from workspace_memory.kernel.terms import CandidateKind, CandidateStatus, CitationKind, EntryScope, EntryType
 from workspace_memory.store.turn_records import CaptureReceipt
@@ -172,6 +173,14 @@ CASES: list[tuple[str, OutModel, str]] = [
         CaptureOut.of(CaptureResult(Outcome.REFUSED, predicate=Predicate.KEY_SESSION)),
         '{"outcome":"refused","predicate":"key_session"}',
     ),
+    (
+        "an entry list's first page, with recall's budgets",
+        EntriesOut.of(Page([], None), (Budget(1, 120, 2000, None, 0), Budget(100, 7990, 8000, 100, 4))),
+        '{"entries":[],"nextCursor":null,"budgets":{"rules":{"lines":1,"bytes":120,"maxBytes":2000,"leftOut":0,'
+        '"truncated":false},"index":{"lines":100,"bytes":7990,"maxBytes":8000,"maxLines":100,"leftOut":4,'
+        '"truncated":true}}}',
+    ),
+    ("an entry list's later page", EntriesOut.of(Page([], "c2")), '{"entries":[],"nextCursor":"c2"}'),
     (
         "capture committed",
         CaptureOut.of(CaptureResult(Outcome.COMMITTED, version=5, receipt=RECEIPT)),

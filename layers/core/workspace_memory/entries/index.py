@@ -183,3 +183,55 @@ def _within_budget(
     if left_out:
         lines.append(more.format(left_out))
     return Index("\n".join([heading, *lines]) + "\n", tuple(recalled), left_out)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What one section of recall spends of its budget, as the Wuu seed's `list` reports its index: the lines and
+    bytes it shows, its limits, and how many entries were left out of it (`truncated` when any was)."""
+
+    lines: int
+    bytes: int
+    max_bytes: int
+    max_lines: int | None
+    left_out: int
+
+    @property
+    def truncated(self) -> bool:
+        return self.left_out > 0
+
+
+@dataclass(frozen=True)
+class Sections:
+    """The rules block and the index a turn of one member is given, as recall builds them."""
+
+    rules: Index
+    index: Index
+
+    @property
+    def budgets(self) -> tuple[Budget, Budget]:
+        """(rules, index): ids and counts, never text."""
+        rules, index = self.rules, self.index
+        return (
+            Budget(len(rules.recalled), utf8_size(rules.text), RULES_MAX_BYTES, None, rules.left_out),
+            Budget(len(index.recalled), utf8_size(index.text), INDEX_MAX_BYTES, INDEX_MAX_LINES, index.left_out),
+        )
+
+
+def recall_sections(
+    table: Table,
+    cipher: Cipher,
+    workspace_id: str,
+    user_id: str,
+    *,
+    now: float,
+    rule_lines: IndexLines | None = None,
+    index_lines: IndexLines | None = None,
+) -> Sections:
+    """The rules `user_id` may see, then the index of the other entries: the one place both are built, for recall
+    and for the entry list's report of their budgets."""
+    heads = visible_heads(table, workspace_id, user_id, now)
+    rules = build_rules(cipher, workspace_id, heads, cache=rule_lines)
+    shown = frozenset(entry_id for entry_id, _ in rules.recalled)
+    index = build_index(table, cipher, workspace_id, user_id, now=now, cache=index_lines, heads=heads, skip=shown)
+    return Sections(rules, index)

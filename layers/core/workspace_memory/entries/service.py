@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from workspace_memory.entries.agent_memories import AgentMemories, AgentMemoriesForgotten
 from workspace_memory.entries.candidates import Candidates
 from workspace_memory.entries.forget import EntryForgetting
+from workspace_memory.entries.index import Budget, IndexLines, recall_sections
 from workspace_memory.entries.key_secret import KeySecret
 from workspace_memory.entries.limits import AGENT_WRITES_PER_HOUR, ENTRY_VERSION_CAP, Limits
 from workspace_memory.entries.marks import EntryMarks
@@ -36,7 +37,7 @@ from workspace_memory.kernel.clock import Clock
 from workspace_memory.store.changes import Change
 from workspace_memory.store.entry_records import EntryRecord
 from workspace_memory.store.ports import Cipher, Table
-from workspace_memory.workspaces.access import Caller
+from workspace_memory.workspaces.access import Caller, load_caller
 
 if TYPE_CHECKING:
     from workspace_memory.search.engine import Embedder
@@ -63,6 +64,8 @@ class EntryService:
         self._marks = EntryMarks(table, clock, self.limits, self._reads)
         self._candidates = Candidates(table, cipher, clock, self.limits, self._reads, self._writes, self._forgetting)
         self._agent_memories = AgentMemories(table, self._forgetting, self._candidates)
+        self._table, self._cipher, self._clock = table, cipher, clock
+        self._rule_lines, self._index_lines = IndexLines(), IndexLines()
 
     # -- reads -----------------------------------------------------------------------------------------
 
@@ -71,6 +74,21 @@ class EntryService:
 
     def list_entries(self, user_id: str, workspace_id: str, filters: Filters, limit: int, cursor: str | None) -> Page:
         return self._reads.list_entries(user_id, workspace_id, filters, limit, cursor)
+
+    def recall_budgets(self, user_id: str, workspace_id: str) -> tuple[Budget, Budget]:
+        """What the rules block and the index of the caller's turns spend of their budgets (rules, index), as
+        recall builds them now; a non-member gets WorkspaceNotFound. Counts only: the lines are not returned."""
+        load_caller(self._table, workspace_id, user_id)
+        now = self._clock.now()
+        return recall_sections(
+            self._table,
+            self._cipher,
+            workspace_id,
+            user_id,
+            now=now,
+            rule_lines=self._rule_lines,
+            index_lines=self._index_lines,
+        ).budgets
 
     def history(self, user_id: str, workspace_id: str, entry_id: str, limit: int, cursor: str | None) -> Page:
         return self._reads.history(user_id, workspace_id, entry_id, limit, cursor)

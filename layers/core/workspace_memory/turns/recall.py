@@ -19,7 +19,7 @@ from workspace_memory.document.policy import Mode
 from workspace_memory.document.service import RECALL_MAX_BYTES
 from workspace_memory.document.versions import head_text, utf8_size
 from workspace_memory.entries.agent_entries import caller_of
-from workspace_memory.entries.index import Index, IndexLines, build_index, build_rules, visible_heads
+from workspace_memory.entries.index import Index, IndexLines, recall_sections
 from workspace_memory.entries.index import rule_line as entry_with_body
 from workspace_memory.entries.model import EntryText
 from workspace_memory.kernel import metrics
@@ -228,20 +228,17 @@ class RecallService:
             head = authority.head
             try:
                 text = head_text(self._cipher, workspace_id, head) if status is RecallStatus.OK else ""
-                heads = visible_heads(self._table, workspace_id, authority.admission.user_id, now)
-                rules = build_rules(self._cipher, workspace_id, heads, cache=self._rule_lines)
-                shown = frozenset(entry_id for entry_id, _ in rules.recalled)
-                index = build_index(
+                sections = recall_sections(
                     self._table,
                     self._cipher,
                     workspace_id,
                     authority.admission.user_id,
                     now=now,
-                    cache=self._index_lines,
-                    heads=heads,
-                    skip=shown,
+                    rule_lines=self._rule_lines,
+                    index_lines=self._index_lines,
                 )
-                selected = self._select(authority, shown)
+                rules, index = sections.rules, sections.index
+                selected = self._select(authority, frozenset(entry_id for entry_id, _ in rules.recalled))
             except (Unavailable, DecryptionFailed):
                 return self._unavailable(ref, admission_id, authority.admission.turn_id)
             recalled = rules.recalled + index.recalled

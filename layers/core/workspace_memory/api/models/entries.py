@@ -18,6 +18,7 @@ from workspace_memory.kernel.terms import (
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
     from workspace_memory.entries.agent_memories import AgentMemoriesForgotten
+    from workspace_memory.entries.index import Budget
     from workspace_memory.entries.model import CandidateView, EntryRow, EntryView, Marked, Page, Written
     from workspace_memory.search.entry_search import SearchResult
 
@@ -166,13 +167,50 @@ class EntryRowOut(OutModel):
         return cls.model_validate(row, from_attributes=True)
 
 
+class BudgetOut(OutModel):
+    """What one section of recall spends of its budget: lines and bytes shown, its limits, entries left out."""
+
+    lines: int
+    bytes: int
+    max_bytes: int
+    max_lines: int | None = omitted_when_none()
+    left_out: int
+    truncated: bool
+
+    @classmethod
+    def of(cls, budget: Budget) -> Self:
+        return cls(
+            lines=budget.lines,
+            bytes=budget.bytes,
+            max_bytes=budget.max_bytes,
+            max_lines=budget.max_lines,
+            left_out=budget.left_out,
+            truncated=budget.truncated,
+        )
+
+
+class RecallBudgetsOut(OutModel):
+    """The rules block and the index the caller's turns are given now, as counts (never their lines)."""
+
+    rules: BudgetOut
+    index: BudgetOut
+
+
 class EntriesOut(OutModel):
     entries: list[EntryRowOut]
     next_cursor: str | None
+    budgets: RecallBudgetsOut | None = omitted_when_none()
+    """On the first page only (no `cursor`), whatever the filters: what recall's rules block and index spend of
+    their budgets for the caller, and whether an entry was left out of them (it is still found by search)."""
 
     @classmethod
-    def of(cls, page: Page) -> Self:
-        return cls(entries=[EntryRowOut.of(r) for r in page.rows], next_cursor=page.next_cursor)
+    def of(cls, page: Page, budgets: tuple[Budget, Budget] | None = None) -> Self:
+        said = (
+            None
+            if budgets is None
+            else RecallBudgetsOut(rules=BudgetOut.of(budgets[0]), index=BudgetOut.of(budgets[1]))
+        )
+        return cls(entries=[EntryRowOut.of(r) for r in page.rows], next_cursor=page.next_cursor, budgets=said)
 
 
 class SourceOut(OutModel):

@@ -179,14 +179,7 @@ class BudgetOut(OutModel):
 
     @classmethod
     def of(cls, budget: Budget) -> Self:
-        return cls(
-            lines=budget.lines,
-            bytes=budget.bytes,
-            max_bytes=budget.max_bytes,
-            max_lines=budget.max_lines,
-            left_out=budget.left_out,
-            truncated=budget.truncated,
-        )
+        return cls.model_validate(budget, from_attributes=True)  # `truncated` is the budget's property
 
 
 class RecallBudgetsOut(OutModel):

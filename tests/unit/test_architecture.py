@@ -56,7 +56,7 @@ NOT_ITEMS = {
     "turns/notes.py": {"kind", "revision"},  # the notes' encryption context
     "entries/candidate_diff.py": {"type"},  # a field of the diff the wire shows
     "entries/candidates.py": {"type", "scope"},  # the candidate's sealed draft
-    "entries/model.py": {"kind", "revision", "candidate", "sha256"},  # encryption contexts, sealed sources
+    "entries/model.py": {"kind", "revision", "sha256"},  # encryption contexts, sealed sources
     "search/search_snapshot.py": {"kind", "entriesRevision", "generation"},  # the snapshot's encryption context
     "workspaces/export_archive.py": {"kind"},  # an export file's encryption context
     "workspaces/import_archive.py": {"kind", "scope", "format"},  # a staged file's context, the manifest's fields

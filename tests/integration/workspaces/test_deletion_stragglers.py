@@ -2,7 +2,7 @@
 write judged before the tombstone whose request is sent after the tombstone and the whole purge (META
 included) leaves no item of the workspace behind. The race is forced, not hoped for: a hook on the writer's
 DynamoDB client runs the tombstone and the purge, through services of their own, just before the write's
-request leaves. Recall's receipt, the agent save's recorded answer, a working-notes write and a key session's
+request leaves. Recall's receipt, an agent save, a working-notes write and a key session's
 opening and revocation are the writes that used to land unconditioned."""
 
 from __future__ import annotations
@@ -80,13 +80,14 @@ def test_a_recall_receipt_sent_after_the_purge_leaves_nothing(settings: Settings
     assert naming(resources, scene.ws, admitted.admission.conversation_id) == []
 
 
-def test_an_agent_saves_recorded_answer_sent_after_the_purge_leaves_nothing(
+def test_an_agent_save_sent_after_the_purge_is_refused_and_leaves_nothing(
     settings: Settings, resources: LocalResources
 ) -> None:
+    """Its answer is part of its one transaction: there is no second write to land after the purge."""
     scene = make_scene(settings)
     admitted = scene.admit()
     adm = admitted.admission
-    fired = _deleted_before(scene, settings, lambda params: "ENTRYSAVE#" in params and "'answer'" in params)
+    fired = _deleted_before(scene, settings, lambda params: "ENTRYSAVE#" in params)
     body = {"type": "fact", "title": "Deploys"}
 
     saved = scene.svc.agent_entries.save(
@@ -100,7 +101,7 @@ def test_an_agent_saves_recorded_answer_sent_after_the_purge_leaves_nothing(
     )
 
     assert fired
-    assert saved.outcome is Outcome.COMMITTED  # its transaction landed before the tombstone
+    assert (saved.outcome, saved.entry_id) == (Outcome.REFUSED, None)
     assert naming(resources, scene.ws, adm.conversation_id) == []
 
 

@@ -1,8 +1,7 @@
-"""An agent entry write's marker reads back and out unchanged, pending and once its answer is recorded."""
+"""An agent entry write's marker reads back and out unchanged, its answer inside (it is written once, by the
+write's own transaction)."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import pytest
 
@@ -13,24 +12,29 @@ from workspace_memory.store.entry_saves import SavedAnswer, SaveMarker
 pytestmark = pytest.mark.unit
 
 
-def test_a_marker_reads_back_and_out_unchanged_pending_and_done() -> None:
-    pending = {
+@pytest.mark.parametrize(
+    ("answer", "stored"),
+    [
+        (
+            SavedAnswer(Outcome.COMMITTED, entry_id="en_1", revision=2, superseded=True),
+            {"outcome": "committed", "superseded": True, "entryId": "en_1", "revision": 2},
+        ),
+        (
+            SavedAnswer(Outcome.PROPOSAL, entry_id="en_1", candidate_id="ec_1"),
+            {"outcome": "proposal", "superseded": False, "entryId": "en_1", "candidateId": "ec_1"},
+        ),
+    ],
+    ids=["committed", "forget proposal"],
+)
+def test_a_marker_reads_back_and_out_unchanged(answer: SavedAnswer, stored: dict[str, object]) -> None:
+    item = {
         **keys.as_key(keys.entry_save("ws_1", "ab" * 32)),
         "admissionId": "adm_1",
         "requestHash": "cd" * 32,
-        "status": "pending",
-        "outcome": "committed",
-        "candidate": False,
+        "answer": stored,
         "createdAt": "2027-01-15T08:00:00.000Z",
         "ttl": 1_800_000_000,
     }
-    marker = SaveMarker.from_item(pending)
-    assert (marker.outcome, marker.answer) == (Outcome.COMMITTED, None)
-    assert marker.to_item() == pending
-    done = replace(marker, answer=SavedAnswer(Outcome.COMMITTED, entry_id="en_1", revision=2)).to_item()
-    assert done == {
-        **pending,
-        "status": "done",
-        "answer": {"outcome": "committed", "superseded": False, "entryId": "en_1", "revision": 2},
-    }
-    assert SaveMarker.from_item(done).answer == SavedAnswer(Outcome.COMMITTED, entry_id="en_1", revision=2)
+    marker = SaveMarker.from_item(item)
+    assert marker.answer == answer
+    assert marker.to_item() == item

@@ -18,11 +18,10 @@ right on the entry's scope accepts or rejects; in `off` nothing happens.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from workspace_memory.document.policy import Mode
@@ -40,7 +39,7 @@ from workspace_memory.kernel.errors import (
     MemoryOff,
     Unavailable,
 )
-from workspace_memory.kernel.ids import require_identifier
+from workspace_memory.kernel.ids import new_id, require_identifier
 from workspace_memory.kernel.metrics import Metric, Operation
 from workspace_memory.kernel.terms import EntryScope, EntryType, Outcome
 from workspace_memory.search.entry_search import (
@@ -51,10 +50,10 @@ from workspace_memory.search.entry_search import (
     validate_query,
 )
 from workspace_memory.store import keys
-from workspace_memory.store.changes import AdmissionLive, Change, Create, Label, Put, WorkspaceLive
+from workspace_memory.store.changes import AdmissionLive, Change, Create, Label
 from workspace_memory.store.entry_records import EntryRecord
 from workspace_memory.store.entry_saves import SavedAnswer, SaveMarker
-from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
+from workspace_memory.store.ports import Cipher, Table
 from workspace_memory.turns.admission import RETENTION_SECONDS, Admission, turn_message
 from workspace_memory.turns.authority import Authority, Predicate, authority_checks, failed_predicate, read_authority
 from workspace_memory.turns.notes import AdmissionRetired
@@ -198,39 +197,41 @@ class AgentEntryService:
         days = authority.history_days
         try:
             if mode is Mode.READ_ONLY:
-                candidate_id = self._entries.propose(
+                candidate_id = new_id("ec")
+                self._entries.propose(
                     adm.user_id,
                     adm.workspace_id,
                     stored,
                     admission_id=adm.id,
                     fence=[
-                        self._marker(marker_key, digest, adm, Outcome.PROPOSAL, candidate=True),
+                        self._marker(marker_key, digest, adm, SavedAnswer(Outcome.PROPOSAL, candidate_id=candidate_id)),
                         AdmissionLive(adm.id, adm.workspace_id, adm.user_id, Mode.READ_ONLY.value, int(now)),
                         *authority_checks(authority, now, Mode.READ_ONLY, writer=False),
                     ],
+                    candidate_id=candidate_id,
                 )
-                result = SaveResult(Outcome.PROPOSAL, candidate_id=candidate_id, redactions=redactions)
-                self._record(marker_key, result)
-                return result
-            pending = self._marker(marker_key, digest, adm, Outcome.COMMITTED)
+                return SaveResult(Outcome.PROPOSAL, candidate_id=candidate_id, redactions=redactions)
             written = self._entries.create_fenced(
                 caller_of(authority),
                 stored,
                 author,
                 [
-                    pending,
                     AdmissionLive(adm.id, adm.workspace_id, adm.user_id, Mode.AUTO.value, int(now)),
                     *authority_checks(authority, now, Mode.AUTO, days, agent_days=authority.agent_days),
                 ],
                 guard=lambda head: self._guard_rule(head, quote, adm, draft),
+                answer=lambda made: self._marker(
+                    marker_key,
+                    digest,
+                    adm,
+                    SavedAnswer(Outcome.COMMITTED, made.superseded, made.entry_id, made.revision),
+                ),
             )
         except Fenced as exc:
             return self._fenced(exc.failed, authority, marker_key, digest)
-        result = SaveResult(
+        return SaveResult(
             Outcome.COMMITTED, written.entry_id, written.revision, superseded=written.superseded, redactions=redactions
         )
-        self._record(marker_key, result)
-        return result
 
     # -- forget_memory -----------------------------------------------------------------------------------
 
@@ -260,20 +261,20 @@ class AgentEntryService:
             return early
         # The fence of a save in the admission's mode: `auto` re-states the write right, `read_only` membership.
         auto = adm.mode is Mode.AUTO
+        candidate_id = new_id("ec")
+        answer = SavedAnswer(Outcome.PROPOSAL, entry_id=entry_id, candidate_id=candidate_id)
         fence = [
-            self._marker(marker_key, digest, adm, Outcome.PROPOSAL, candidate=True),
+            self._marker(marker_key, digest, adm, answer),
             AdmissionLive(adm.id, adm.workspace_id, adm.user_id, adm.mode.value, int(now)),
             *authority_checks(authority, now, adm.mode, writer=auto),
         ]
         try:
-            candidate_id = self._entries.propose_forget(
-                caller_of(authority), entry_id, adm.id, fence, member_check=not auto
+            self._entries.propose_forget(
+                caller_of(authority), entry_id, adm.id, fence, member_check=not auto, candidate_id=candidate_id
             )
         except Fenced as exc:
             return self._fenced(exc.failed, authority, marker_key, digest)
-        result = SaveResult(Outcome.PROPOSAL, entry_id=entry_id, candidate_id=candidate_id)
-        self._record(marker_key, result)
-        return result
+        return SaveResult(Outcome.PROPOSAL, entry_id=entry_id, candidate_id=candidate_id)
 
     def _guard_rule(self, head: EntryRecord, quote: str | None, adm: Admission, draft: Draft) -> None:
         """Changing a rule (superseding it through its key) needs the quote as creating one does, and the new
@@ -299,23 +300,11 @@ class AgentEntryService:
 
     # -- idempotency -----------------------------------------------------------------------------------
 
-    def _marker(
-        self, key: keys.Key, digest: str, adm: Admission, outcome: Outcome, *, candidate: bool = False
-    ) -> Change:
-        """Created in the write's own transaction: the same `Idempotency-Key` cannot write twice."""
-        now = iso(self._clock.now())
-        marker = SaveMarker(key, adm.id, digest, outcome, candidate, now, adm.expires_at + RETENTION_SECONDS)
+    def _marker(self, key: keys.Key, digest: str, adm: Admission, answer: SavedAnswer) -> Change:
+        """Created in the write's own transaction with its answer (ids only): the same `Idempotency-Key` cannot
+        write twice, and whatever happens after the commit, a replay hands back what the first one wrote."""
+        marker = SaveMarker(key, adm.id, digest, answer, iso(self._clock.now()), adm.expires_at + RETENTION_SECONDS)
         return Create(marker.to_item(), Label.IDEMPOTENCY)
-
-    def _record(self, key: keys.Key, result: SaveResult) -> None:
-        """The answer beside the marker, after the commit (ids only), so a replay hands it back."""
-        item = self._table.get(*key)
-        if item is None:
-            return
-        answered = replace(SaveMarker.from_item(item), answer=result.stored()).to_item()
-        # never after the workspace's tombstone: the purge may already have deleted the marker
-        with contextlib.suppress(TransactionCancelled):
-            self._table.transact([Put(answered), WorkspaceLive(keys.workspace_of(key[0]))])
 
     def _replay(self, key: keys.Key, digest: str) -> SaveResult | None:
         item = self._table.get(*key)
@@ -324,8 +313,6 @@ class AgentEntryService:
         marker = SaveMarker.from_item(item)
         if marker.request_hash != digest:
             raise IdempotencyKeyReused("Idempotency-Key already used for another entry write of this admission")
-        if marker.answer is None:  # committed, answer not yet recorded: the outcome alone
-            return SaveResult(marker.outcome, replayed=True)
         return SaveResult.replay(marker.answer)
 
     # -- read_memory -----------------------------------------------------------------------------------

@@ -76,10 +76,12 @@ class Candidates:
         entry_id: str | None = None,
         base_revision: int | None = None,
         fence: Sequence[Change] | None = None,
+        candidate_id: str | None = None,
     ) -> str:
         """An agent's entry write in `read_only`: a candidate, redacted, rate limited, for a human to decide.
         With `fence` (the turn's authority re-stated, without the write right) in the same transaction; a failed
-        fence raises `Fenced`."""
+        fence raises `Fenced`. `candidate_id`, when the caller names it, lets the fence record it (an
+        idempotency marker's answer)."""
         validate(draft)
         draft, _ = redacted(draft)
         caller, _ = load_caller(self._table, workspace_id, user_id)
@@ -89,7 +91,7 @@ class Candidates:
             entry_id, base_revision = held.entry_id, held.revision
             _not_pinned(held)
         now = self._clock.now()
-        candidate_id = new_id("ec")
+        candidate_id = candidate_id or new_id("ec")
         owner = owner_of(caller, draft)
         payload = {
             "type": draft.type.value,
@@ -131,7 +133,14 @@ class Candidates:
         return candidate_id
 
     def propose_forget(
-        self, caller: Caller, entry_id: str, admission_id: str, fence: Sequence[Change], *, member_check: bool
+        self,
+        caller: Caller,
+        entry_id: str,
+        admission_id: str,
+        fence: Sequence[Change],
+        *,
+        member_check: bool,
+        candidate_id: str | None = None,
     ) -> str:
         """An agent's `forget_memory`: a candidate of kind `forget` naming the chain and the revision the agent
         saw (its head now), holding no text, rate limited like any agent write, with `fence` (the turn's authority
@@ -143,7 +152,7 @@ class Candidates:
         _not_pinned(head)
         now = self._clock.now()
         record = CandidateRecord(
-            candidate_id=new_id("ec"),
+            candidate_id=candidate_id or new_id("ec"),
             revision=1,
             status=CandidateStatus.PENDING,
             scope=head.scope,

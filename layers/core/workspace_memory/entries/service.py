@@ -32,7 +32,7 @@ from workspace_memory.entries.marks import EntryMarks
 from workspace_memory.entries.model import Author, CandidateView, Draft, EntryView, Filters, Marked, Page, Written
 from workspace_memory.entries.read_counts import ReadCounts
 from workspace_memory.entries.reads import EntryReads
-from workspace_memory.entries.writes import EntryWrites
+from workspace_memory.entries.writes import Answer, EntryWrites
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.store.changes import Change
 from workspace_memory.store.entry_records import EntryRecord
@@ -109,8 +109,9 @@ class EntryService:
         author: Author,
         fence: Sequence[Change],
         guard: Callable[[EntryRecord], None] | None = None,
+        answer: Answer | None = None,
     ) -> Written:
-        return self._writes.create_fenced(caller, draft, author, fence, guard)
+        return self._writes.create_fenced(caller, draft, author, fence, guard, answer)
 
     def supersede(self, user_id: str, workspace_id: str, entry_id: str, draft: Draft, base: int) -> Written:
         return self._writes.supersede(user_id, workspace_id, entry_id, draft, base)
@@ -159,6 +160,7 @@ class EntryService:
         entry_id: str | None = None,
         base_revision: int | None = None,
         fence: Sequence[Change] | None = None,
+        candidate_id: str | None = None,
     ) -> str:
         return self._candidates.propose(
             user_id,
@@ -168,12 +170,22 @@ class EntryService:
             entry_id=entry_id,
             base_revision=base_revision,
             fence=fence,
+            candidate_id=candidate_id,
         )
 
     def propose_forget(
-        self, caller: Caller, entry_id: str, admission_id: str, fence: Sequence[Change], *, member_check: bool
+        self,
+        caller: Caller,
+        entry_id: str,
+        admission_id: str,
+        fence: Sequence[Change],
+        *,
+        member_check: bool,
+        candidate_id: str | None = None,
     ) -> str:
-        return self._candidates.propose_forget(caller, entry_id, admission_id, fence, member_check=member_check)
+        return self._candidates.propose_forget(
+            caller, entry_id, admission_id, fence, member_check=member_check, candidate_id=candidate_id
+        )
 
     def candidates(
         self, user_id: str, workspace_id: str, limit: int, cursor: str | None

@@ -53,6 +53,18 @@ from workspace_memory.workspaces.access import Caller, load_caller
 if TYPE_CHECKING:
     from workspace_memory.search.engine import Embedder
 
+Answer = Callable[[Written], Change]
+"""What a write's own transaction records of what it writes (an agent write's idempotency marker, its ids in)."""
+
+
+def answered(answer: Answer | None, written: Written) -> list[Change]:
+    return [] if answer is None else [answer(written)]
+
+
+def _superseding(answer: Answer) -> Answer:
+    """A create that found its key in use writes the next revision of that chain: its answer says so."""
+    return lambda written: answer(replace(written, superseded=True))
+
 
 class EntryWrites:
     def __init__(
@@ -86,12 +98,14 @@ class EntryWrites:
         author: Author,
         fence: Sequence[Change],
         guard: Callable[[EntryRecord], None] | None = None,
+        answer: Answer | None = None,
     ) -> Written:
         """An agent's write in `auto`: the entry writes and `fence` (the turn's authority re-stated, its write
         right and retention included) in one transaction; a failed fence raises `Fenced`. `guard` sees the head
-        of a chain the key would supersede before it is (a rule may need a quote)."""
+        of a chain the key would supersede before it is (a rule may need a quote); `answer` is what the same
+        transaction records of what it writes (an idempotency marker)."""
         validate(draft)
-        return self.new_chain(caller, draft, author, (), [], fence=fence, guard=guard)
+        return self.new_chain(caller, draft, author, (), [], fence=fence, guard=guard, answer=answer)
 
     def supersede(self, user_id: str, workspace_id: str, entry_id: str, draft: Draft, base: int) -> Written:
         """The next revision of a chain, iff its head is still at `base` (`X-Base-Revision`). A head refused at
@@ -130,8 +144,10 @@ class EntryWrites:
         *,
         fence: Sequence[Change] | None = None,
         guard: Callable[[EntryRecord], None] | None = None,
+        answer: Answer | None = None,
     ) -> Written:
-        """Revision 1 of a new chain, with `extra` (an accepted candidate's decision) in its transaction."""
+        """Revision 1 of a new chain, with `extra` (an accepted candidate's decision) and `answer` of what is
+        written in its transaction."""
         workspace_id = caller.workspace.id
         owner = owner_of(caller, draft)
         checks = rights(caller, draft.scope, owner, fence)
@@ -148,6 +164,7 @@ class EntryWrites:
                 *self._limits.rated(workspace_id, author, now),
                 *extra,
                 *(fence or ()),
+                *answered(answer, Written(entry_id, 1)),
             ]
             if record.key_slot is not None:
                 slot = key_slot_item(workspace_id, record.key_slot, entry_id)
@@ -170,8 +187,11 @@ class EntryWrites:
                 continue  # the holder was forgotten in between: create again
             if guard is not None:
                 guard(head)
+            superseding = None if answer is None else _superseding(answer)
             try:
-                written = self.next_revision(caller, head, head.revision, draft, author, extra, fence=fence)
+                written = self.next_revision(
+                    caller, head, head.revision, draft, author, extra, fence=fence, answer=superseding
+                )
             except StaleRevision:
                 continue
             return replace(written, superseded=True, warnings=warnings)
@@ -187,6 +207,7 @@ class EntryWrites:
         extra: Sequence[Change],
         *,
         fence: Sequence[Change] | None = None,
+        answer: Answer | None = None,
     ) -> Written:
         """Scope, owner and key are the chain's: a revision changes type and text only. With `fence`, the
         fence re-states the write right and the retention (its workspace check carries the days). An agent's
@@ -225,6 +246,7 @@ class EntryWrites:
             *self._limits.rated(workspace_id, author, now),
             *extra,
             *(fence or ()),
+            *answered(answer, Written(entry_id, revision)),
         ]
         try:
             self._table.transact(changes)

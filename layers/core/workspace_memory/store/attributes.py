@@ -236,9 +236,6 @@ KINDS: tuple[ItemKind, ...] = (
             **KEY,
             "admissionId": ADMISSION,
             "requestHash": HASH,
-            "status": enum_of(("pending", "done")),
-            "outcome": enum_of(terms.Outcome),
-            "candidate": BOOL,
             "answer": map_of(
                 {
                     "outcome": enum_of(terms.Outcome),

@@ -1,5 +1,5 @@
 """An agent's entry write by (admission, `Idempotency-Key`) (`ENTRYSAVE#{hash}`): the marker its transaction
-creates, `pending`, and then `done` with the answer a replay hands back (ids, revision, outcome; never text)."""
+creates, holding the answer a replay hands back (ids, revision, outcome; never text)."""
 
 from __future__ import annotations
 
@@ -44,43 +44,33 @@ class SavedAnswer:
 
 @dataclass(frozen=True)
 class SaveMarker:
-    """`outcome` is what the write commits as (`candidate`: it proposes); `answer`, once recorded, what it
-    answered."""
+    """Created by the write's own transaction, its answer inside: a retry after any crash hands back the ids the
+    first commit stored, and there is no second write to lose or to land after a workspace's tombstone."""
 
     key: keys.Key
     admission_id: str
     request_hash: str
-    outcome: Outcome
-    candidate: bool
+    answer: SavedAnswer
     created_at: str
     ttl: int
-    answer: SavedAnswer | None = None
 
     @classmethod
     def from_item(cls, item: Item) -> SaveMarker:
-        answer = item.get("answer")
         return cls(
             key=(item["pk"], item["sk"]),
             admission_id=item["admissionId"],
             request_hash=item["requestHash"],
-            outcome=Outcome(item["outcome"]),
-            candidate=bool(item.get("candidate")),
+            answer=SavedAnswer.from_map(item["answer"]),
             created_at=item["createdAt"],
             ttl=int(item["ttl"]),
-            answer=None if answer is None else SavedAnswer.from_map(answer),
         )
 
     def to_item(self) -> Item:
-        item: Item = {
+        return {
             **keys.as_key(self.key),
             "admissionId": self.admission_id,
             "requestHash": self.request_hash,
-            "status": "pending" if self.answer is None else "done",
-            "outcome": self.outcome.value,
-            "candidate": self.candidate,
+            "answer": self.answer.to_map(),
             "createdAt": self.created_at,
             "ttl": self.ttl,
         }
-        if self.answer is not None:
-            item["answer"] = self.answer.to_map()
-        return item

@@ -104,7 +104,8 @@ def test_a_superseded_fact_reaches_the_model_only_as_the_dated_note_of_its_succe
     api: Api, svc: Services, worker: Settings, model: SeenPrompts
 ) -> None:
     """Seed 001: a replaced statement is never asserted alone. The model is handed the current one with the old
-    one as `[previously, until DATE: "…"]` (the same note a read answers), and selective recall stays last."""
+    one as `[previously, until DATE: "…"]` (the same note a read answers), in the index and in selective recall,
+which stays last."""
     old, new = f"releases ship on Fridays {uuid.uuid4().hex[:8]}", f"releases ship on Tuesdays {uuid.uuid4().hex[:8]}"
     owner, ws = auto_workspace(api, "# Memory\n- a team\n")
     entry_id = create(api, owner, ws, "Release day", old, "body one")
@@ -124,7 +125,8 @@ def test_a_superseded_fact_reaches_the_model_only_as_the_dated_note_of_its_succe
     finish(worker, svc, start_turn(api, owner, ws, f"conv-{uuid.uuid4().hex[:8]}", question, None))
     prompt = model.prompts[question][0]
     note = f'{new} [previously, until {read["validFrom"][:10]}: "{old}"] [{entry_id}]'
-    assert note in prompt
-    assert prompt.count(old) == 1  # only inside the note: never a statement of its own
-    assert prompt.index(note) < prompt.index(SELECTED_HEADING)  # the index is stable; the selection is the tail
+    selection = prompt.index(SELECTED_HEADING)
+    assert note in prompt[:selection]  # in the index, which is stable
+    assert note in prompt[selection:]  # and in the selection, the tail
+    assert prompt.count(old) == prompt.count(f'"{old}"] [{entry_id}]') == 2  # only inside notes, never alone
     assert prompt.endswith(CLOSE_MARKER)

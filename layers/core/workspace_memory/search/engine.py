@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
+    from workspace_memory.entries.model import Previously
+
     Vector = NDArray[np.float32]
     Matrix = NDArray[np.float32]
     Mask = NDArray[np.bool_]
@@ -181,6 +183,8 @@ class SearchDoc:
     valid_from: float
     valid_to: float | None
     vector: Vector | None = None
+    previously: Previously | None = None
+    """What the revision replaced (one hop), shown with it and never ranked: a replaced statement is history."""
 
     @property
     def text(self) -> str:

@@ -22,7 +22,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from workspace_memory.document.versions import utf8_size
-from workspace_memory.entries.model import EntryText, SealedVector, entry_context
+from workspace_memory.entries.model import EntryText, Previously, SealedVector, entry_context
 from workspace_memory.entries.validation import validate_key_prefix
 from workspace_memory.kernel import metrics
 from workspace_memory.kernel.clock import Clock, epoch_time
@@ -76,6 +76,8 @@ class SearchResult:
     score: float
     body: str = field(default="", repr=False)
     """The entry's body, for selective recall's block; the search routes answer without it."""
+    previously: Previously | None = field(default=None, repr=False)
+    """What the revision replaced, for selective recall's dated note."""
 
 
 @dataclass(frozen=True)
@@ -199,7 +201,9 @@ class SearchService:
         reads = partial(entry_queries.read_counts, self._table, workspace_id)  # asked only when scores tie
         hits = index.search(query, k, mask=admitted(index.columns, caller, filters), reads=reads)
         found = [(index.docs[h.position], h.score) for h in hits]
-        return [SearchResult(d.entry_id, d.revision, d.title, d.summary, score, d.body) for d, score in found]
+        return [
+            SearchResult(d.entry_id, d.revision, d.title, d.summary, score, d.body, d.previously) for d, score in found
+        ]
 
     def index(self, workspace_id: str, entries_revision: int) -> HybridIndex:
         """The workspace's index at `entries_revision`: the warm one when it is current, else rebuilt from it."""
@@ -284,6 +288,7 @@ def _doc(meta: RevisionMetadata, text: EntryText, sealed: SealedVector | None) -
         valid_from=epoch_time(meta.valid_from),
         valid_to=_valid_to(meta),
         vector=None if sealed is None else unpack_vector(sealed.packed),
+        previously=text.previously,
     )
 
 

@@ -41,7 +41,8 @@ MAX_AGE_SECONDS = 86_400
 """A snapshot lives at most one day, the shortest retention a workspace may choose (`historyDays` ≥ 1): an
 entry superseded after the snapshot was built expires no earlier than the snapshot holding its text."""
 DROP_BATCH = 100
-FORMAT = 1
+FORMAT = 2
+"""2: a document carries what its revision replaced (`previously`)."""
 
 
 def context(workspace_id: str, entries_revision: int, generation: str) -> dict[str, str]:
@@ -78,13 +79,16 @@ def _row(doc: SearchDoc) -> list[object]:
         doc.valid_from,
         doc.valid_to,
         vector,
+        None if doc.previously is None else [doc.previously.summary, doc.previously.until],
     ]
 
 
 def _doc(row: list[object]) -> SearchDoc:
+    from workspace_memory.entries.model import Previously
     from workspace_memory.search.engine import SearchDoc, unpack_vector
 
-    entry_id, revision, scope, owner, type_, key, title, summary, body, valid_from, valid_to, vector = row
+    entry_id, revision, scope, owner, type_, key, title, summary, body, valid_from, valid_to, vector, before = row
+    replaced = None if not isinstance(before, list) else Previously(str(before[0]), str(before[1]))
     return SearchDoc(
         entry_id=str(entry_id),
         revision=int(str(revision)),
@@ -98,6 +102,7 @@ def _doc(row: list[object]) -> SearchDoc:
         valid_from=float(str(valid_from)),
         valid_to=None if valid_to is None else float(str(valid_to)),
         vector=None if vector is None else unpack_vector(str(vector)),
+        previously=replaced,
     )
 
 

@@ -13,7 +13,7 @@ search over what the admission's user may see, within `SELECTED_MAX_BYTES`), lab
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from workspace_memory.document.policy import Mode
 from workspace_memory.document.service import RECALL_MAX_BYTES
@@ -74,9 +74,10 @@ SELECTED_HEADING = (
 
 
 def build_selection(results: list[SearchResult]) -> Index:
-    """The search's results, best first, within `SELECTED_MAX_BYTES`: each as `- title — summary [id]` with its
-    body on one indented line; an entry whose body does not fit is shown by its line alone, and when not even
-    that fits it and every later one are counted on a last line - never a silent cut."""
+    """The search's results, best first, within `SELECTED_MAX_BYTES`: each as its index line (`- title — summary`,
+    the dated `[previously, …]` note of what it replaced, `[id]`) with its body on one indented line; an entry
+    whose body does not fit is shown by its line alone, and when not even that fits it and every later one are
+    counted on a last line - never a silent cut."""
     lines: list[str] = []
     recalled: list[tuple[str, int]] = []
     left_out = 0
@@ -86,8 +87,9 @@ def build_selection(results: list[SearchResult]) -> Index:
         if left_out:
             left_out += 1
             continue
-        full = entry_with_body(EntryText(result.title, result.summary, result.body), result.entry_id)
-        bare = entry_with_body(EntryText(result.title, result.summary, ""), result.entry_id)
+        shown = EntryText(result.title, result.summary, result.body, previously=result.previously)
+        full = entry_with_body(shown, result.entry_id)
+        bare = entry_with_body(replace(shown, body=""), result.entry_id)
         line = next((c for c in (full, bare) if used + utf8_size(c) + 1 <= room), None)
         if line is None:
             left_out += 1

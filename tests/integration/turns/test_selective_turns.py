@@ -104,8 +104,8 @@ def test_a_superseded_fact_reaches_the_model_only_as_the_dated_note_of_its_succe
     api: Api, svc: Services, worker: Settings, model: SeenPrompts
 ) -> None:
     """Seed 001: a replaced statement is never asserted alone. The model is handed the current one with the old
-    one as `[previously, until DATE: "…"]` (the same note a read answers), in the index and in selective recall,
-which stays last."""
+        one as `[previously, until DATE: "…"]` (the same note a read answers), in the index and in selective recall,
+    which stays last."""
     old, new = f"releases ship on Fridays {uuid.uuid4().hex[:8]}", f"releases ship on Tuesdays {uuid.uuid4().hex[:8]}"
     owner, ws = auto_workspace(api, "# Memory\n- a team\n")
     entry_id = create(api, owner, ws, "Release day", old, "body one")

@@ -74,10 +74,6 @@ class SaveResult:
     replayed: bool = False
     redactions: tuple[Finding, ...] = ()
 
-    def stored(self) -> SavedAnswer:
-        """The answer a replay hands back (no text: ids, revision, outcome)."""
-        return SavedAnswer(self.outcome, self.superseded, self.entry_id, self.revision, self.candidate_id)
-
     @classmethod
     def replay(cls, answer: SavedAnswer) -> SaveResult:
         return cls(

@@ -78,6 +78,14 @@ class Previously:
     until: str
     """When it stopped being the current statement (RFC 3339): the new revision's `validFrom`."""
 
+    def wire(self) -> dict[str, str]:
+        """As sealed with its revision and in the search snapshot."""
+        return {"summary": self.summary, "until": self.until}
+
+    @classmethod
+    def of(cls, raw: dict[str, Any]) -> Previously:
+        return cls(str(raw["summary"]), str(raw["until"]))
+
 
 PREVIOUSLY_MAX_CHARS = 160
 """How much of the replaced summary the note keeps: the index line stays one line, its budget the index's."""
@@ -112,7 +120,7 @@ class EntryText:
         if self.reason is not None:
             payload["reason"] = self.reason
         if self.previously is not None:
-            payload["previously"] = {"summary": self.previously.summary, "until": self.previously.until}
+            payload["previously"] = self.previously.wire()
         return json.dumps(payload, ensure_ascii=False)
 
     @classmethod
@@ -120,7 +128,7 @@ class EntryText:
         raw = json.loads(text)
         sources = tuple(Source.of(s) for s in raw.get("sources", []))
         before = raw.get("previously")
-        previously = None if before is None else Previously(before["summary"], before["until"])
+        previously = None if before is None else Previously.of(before)
         return cls(raw["title"], raw["summary"], raw["body"], sources, raw.get("key"), raw.get("reason"), previously)
 
 

@@ -79,7 +79,7 @@ def _row(doc: SearchDoc) -> list[object]:
         doc.valid_from,
         doc.valid_to,
         vector,
-        None if doc.previously is None else [doc.previously.summary, doc.previously.until],
+        None if doc.previously is None else doc.previously.wire(),
     ]
 
 
@@ -88,7 +88,7 @@ def _doc(row: list[object]) -> SearchDoc:
     from workspace_memory.search.engine import SearchDoc, unpack_vector
 
     entry_id, revision, scope, owner, type_, key, title, summary, body, valid_from, valid_to, vector, before = row
-    replaced = None if not isinstance(before, list) else Previously(str(before[0]), str(before[1]))
+    replaced = Previously.of(before) if isinstance(before, dict) else None
     return SearchDoc(
         entry_id=str(entry_id),
         revision=int(str(revision)),

@@ -25,7 +25,8 @@ from workspace_memory.api.models.automation import (
     RecallOut,
 )
 from workspace_memory.api.models.entries import AgentEntryOut, AgentSearchOut
-from workspace_memory.api.schemas import Admit, Capture, PutNotes, SaveEntry
+from workspace_memory.api.schemas.entries import SaveEntry
+from workspace_memory.api.schemas.turns import Admit, Capture, PutNotes
 from workspace_memory.bootstrap import services
 from workspace_memory.kernel.errors import InvalidInput
 from workspace_memory.kernel.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K

@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from workspace_memory.api.http import build_resolver, human_user, lambda_entry, respond
 from workspace_memory.api.models.conversations import ReceiptsOut, TurnOut, TurnStarted
-from workspace_memory.api.schemas import StartTurn
+from workspace_memory.api.schemas.turns import StartTurn
 from workspace_memory.bootstrap import services, turn_service
 
 app = build_resolver()

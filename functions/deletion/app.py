@@ -15,7 +15,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 from workspace_memory.api.http import automation_caller, build_resolver, lambda_entry, respond
 from workspace_memory.api.models.deletion import BranchKeyDestroyedOut, PurgeBatchOut
 from workspace_memory.api.models.erasure import ErasureStepOut
-from workspace_memory.api.schemas import ErasureStep, PurgeBatch
+from workspace_memory.api.schemas.deletion import ErasureStep, PurgeBatch
 from workspace_memory.bootstrap import erasure_steps, services
 
 app = build_resolver()

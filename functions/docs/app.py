@@ -13,15 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response, content_types
-from aws_lambda_powertools.event_handler.openapi import swagger_ui as swagger_assets
-from aws_lambda_powertools.event_handler.openapi.swagger_ui import generate_swagger_html
 
 from workspace_memory.api.http import build_resolver, lambda_entry
 from workspace_memory.api.page_headers import inline_page_policy, page_headers
 
 DOCUMENT = Path(__file__).with_name("openapi.json")
-SWAGGER_ASSETS = Path(swagger_assets.__file__).parent
-"""Powertools ships the Swagger UI bundle and stylesheet beside its page generator."""
 
 app = build_resolver()
 
@@ -33,8 +29,15 @@ def _document_text() -> str:
 
 @cache
 def _swagger_page() -> str:
-    js = (SWAGGER_ASSETS / "swagger-ui-bundle.min.js").read_text(encoding="utf-8")
-    css = (SWAGGER_ASSETS / "swagger-ui.min.css").read_text(encoding="utf-8")
+    # Imported here: the page generator pulls in powertools' OpenAPI models (a third of this function's cold
+    # import), which only this page needs; the document route does not.
+    from aws_lambda_powertools.event_handler.openapi import swagger_ui as swagger_assets
+    from aws_lambda_powertools.event_handler.openapi.swagger_ui import generate_swagger_html
+
+    # Powertools ships the Swagger UI bundle and stylesheet beside its page generator.
+    assets = Path(swagger_assets.__file__).parent
+    js = (assets / "swagger-ui-bundle.min.js").read_text(encoding="utf-8")
+    css = (assets / "swagger-ui.min.css").read_text(encoding="utf-8")
     # `</` escaped so the inlined document cannot close the page's <script> (as powertools does).
     spec = _document_text().replace("</", "<\\/")
     page = generate_swagger_html(spec, js, css, swagger_base_url="", oauth2_config=None)

@@ -17,10 +17,9 @@ from workspace_memory.api.http import (
     refuse_unknown_parameters,
     respond,
 )
+from workspace_memory.api.models.candidates import CandidateOut, CandidatesOut
 from workspace_memory.api.models.entries import (
     AgentMemoriesForgottenOut,
-    CandidateOut,
-    CandidatesOut,
     EntriesOut,
     EntryMarked,
     EntryOut,
@@ -29,16 +28,15 @@ from workspace_memory.api.models.entries import (
     SearchOut,
 )
 from workspace_memory.api.models.mentions import MentionsOut
-from workspace_memory.api.schemas import (
+from workspace_memory.api.schemas.entries import (
     CreateEntry,
     DecideCandidate,
     EntryFields,
     FindMentions,
     RevertEntry,
     SupersedeEntry,
-    parse_as_of,
-    parse_base_revision,
 )
+from workspace_memory.api.schemas.params import parse_as_of, parse_base_revision
 from workspace_memory.bootstrap import mention_search, services
 from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType
 

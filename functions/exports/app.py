@@ -13,7 +13,7 @@ from workspace_memory.api.body import ARCHIVE_BODY_BYTES
 from workspace_memory.api.http import automation_caller, build_resolver, human_user, lambda_entry, respond
 from workspace_memory.api.models.exports import ArchiveOut, ExportFileOut, ExportFinishOut, ExportOut
 from workspace_memory.api.models.imports import ImportFileOut, ImportFinishOut, ImportOut
-from workspace_memory.api.schemas import (
+from workspace_memory.api.schemas.exports import (
     ApplyImportFile,
     FinishExportStep,
     RequestExport,

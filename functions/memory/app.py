@@ -17,15 +17,8 @@ from workspace_memory.api.models.document import (
     VersionContentOut,
 )
 from workspace_memory.api.models.policy import PolicyOut
-from workspace_memory.api.schemas import (
-    ApplyProposal,
-    PurgeLine,
-    PutRetention,
-    SaveDocument,
-    SetPolicy,
-    Undo,
-    parse_base_version,
-)
+from workspace_memory.api.schemas.document import ApplyProposal, PurgeLine, PutRetention, SaveDocument, SetPolicy, Undo
+from workspace_memory.api.schemas.params import parse_base_version
 from workspace_memory.bootstrap import services
 
 app = build_resolver()

@@ -22,12 +22,12 @@ from workspace_memory.api.models.workspaces import (
     WorkspaceOut,
     WorkspacesOut,
 )
-from workspace_memory.api.schemas import CreateWorkspace, OpenKeySession, PutMember, SetAi, parse_time
+from workspace_memory.api.schemas.params import parse_time
+from workspace_memory.api.schemas.workspaces import CreateWorkspace, OpenKeySession, PutMember, SetAi
 from workspace_memory.bootstrap import deletion_service, erasure_service, services
-from workspace_memory.governance.audit import DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE, AuditQuery
+from workspace_memory.governance.audit_query import DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE, AuditQuery
 from workspace_memory.kernel.terms import AuditKind
-from workspace_memory.store.cursors import MAX_PAGE
-from workspace_memory.workspaces.access import MAX_WORKSPACES_PAGE
+from workspace_memory.store.cursors import MAX_PAGE, MAX_WORKSPACES_PAGE
 
 app = build_resolver()
 

@@ -24,6 +24,9 @@ DEFERRED = (  # powertools itself imports botocore's bare package (0.5 ms) for i
     "workspace_memory.turns.admission",
     "workspace_memory.turns.notes",
     "workspace_memory.adapters.dynamo",
+    "workspace_memory.store.changes",  # the item layouts: the audit page's bounds once pulled them in (35 ms)
+    "workspace_memory.governance.audit",
+    "aws_lambda_powertools.event_handler.openapi.models",  # only the Swagger page builds them (37 ms)
     "detect_secrets",  # redaction's detectors: imported on the first text they look at
     "phonenumbers",
     "stdnum",

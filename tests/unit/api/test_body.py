@@ -29,7 +29,7 @@ from workspace_memory.api.body import (
 from workspace_memory.api.errors import BodyTooDeep, UnsupportedMediaType, registered_codes
 from workspace_memory.api.http import build_resolver, lambda_entry, respond
 from workspace_memory.api.models.document import RetentionOut
-from workspace_memory.api.schemas import SetPolicy
+from workspace_memory.api.schemas.document import SetPolicy
 from workspace_memory.document.versions import MAX_DOCUMENT_BYTES
 from workspace_memory.kernel import errors, loopback
 

@@ -13,7 +13,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from scripts.localstack.gateway import FakeContext
 from workspace_memory.api.http import build_resolver, no_content
-from workspace_memory.api.schemas import Capture
+from workspace_memory.api.schemas.turns import Capture
 from workspace_memory.document.edits import MALFORMED_EDITS, AddEdit, Edit, RemoveEdit, ReplaceEdit
 
 pytestmark = pytest.mark.unit

@@ -17,9 +17,10 @@ from workspace_memory.api.errors import error_envelope, error_of
 from workspace_memory.api.http import build_resolver, error_response, respond
 from workspace_memory.api.models.automation import AdmissionOut, CaptureOut, NotesMetaOut, NotesOut, RecallOut
 from workspace_memory.api.models.base import OutModel
+from workspace_memory.api.models.candidates import CandidateOut
 from workspace_memory.api.models.conversations import ReceiptsOut, TurnOut, TurnStarted
 from workspace_memory.api.models.document import CommitOut, DocumentOut, HistoryOut, VersionContentOut
-from workspace_memory.api.models.entries import AgentSearchOut, CandidateOut, EntriesOut
+from workspace_memory.api.models.entries import AgentSearchOut, EntriesOut
 from workspace_memory.api.models.envelope import ErrorOut
 from workspace_memory.api.models.policy import PolicyOut
 from workspace_memory.api.models.workspaces import AiOut, HealthOut, KeySessionOut, MemberOut, WorkspaceCreated

@@ -15,7 +15,8 @@ from tests.unit.fakes import FakeCipher
 from workspace_memory.document.policy import PolicyService
 from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.entries.service import EntryService
-from workspace_memory.governance.audit import MAX_SCANNED, AuditQuery, AuditService
+from workspace_memory.governance.audit import MAX_SCANNED, AuditService
+from workspace_memory.governance.audit_query import AuditQuery
 from workspace_memory.kernel.clock import ManualClock
 from workspace_memory.kernel.errors import Forbidden, InvalidInput, StaleRevision, WorkspaceNotFound
 from workspace_memory.kernel.terms import ActorKind, AuditKind, EntryScope, EntryType, Mode, Role, ShareType

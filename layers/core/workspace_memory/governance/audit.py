@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from workspace_memory.kernel.errors import Forbidden, InvalidInput
-from workspace_memory.kernel.terms import AuditKind, Role
+from workspace_memory.governance.audit_query import AuditQuery
+from workspace_memory.kernel.errors import Forbidden
+from workspace_memory.kernel.terms import Role
 from workspace_memory.store import audit_queries, keys
 from workspace_memory.store.audit_records import AuditRecord
 from workspace_memory.store.cursors import decode_cursor, encode_cursor
@@ -24,34 +25,8 @@ if TYPE_CHECKING:
     from workspace_memory.kernel.clock import Clock
     from workspace_memory.store.ports import Table
 
-MAX_AUDIT_PAGE = 100
-DEFAULT_AUDIT_PAGE = 50
 MAX_SCANNED = 500
 """Events read per call at most, however many filters skip: a call's cost is bounded, not the trail's size."""
-
-
-@dataclass(frozen=True)
-class AuditQuery:
-    """A page request: a time window (epoch seconds, both ends inclusive), an actor, a kind, a page."""
-
-    since: float | None = None
-    until: float | None = None
-    actor: str | None = None
-    kind: AuditKind | None = None
-    limit: int = DEFAULT_AUDIT_PAGE
-    cursor: str | None = None
-
-    def checked(self) -> AuditQuery:
-        if not 1 <= self.limit <= MAX_AUDIT_PAGE:
-            raise InvalidInput(f"limit must be between 1 and {MAX_AUDIT_PAGE}")
-        if self.since is not None and self.until is not None and self.since > self.until:
-            raise InvalidInput("since must not be later than until")
-        return self
-
-    def admits(self, record: AuditRecord) -> bool:
-        if self.actor is not None and record.actor != self.actor:
-            return False
-        return self.kind is None or any(target.kind is self.kind for target in record.targets)
 
 
 @dataclass(frozen=True)

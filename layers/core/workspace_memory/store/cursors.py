@@ -13,6 +13,8 @@ if TYPE_CHECKING:
 
 MAX_PAGE = 100
 """The largest page of a listing whose items are then read in one snapshot: TransactGetItems takes at most 100."""
+MAX_WORKSPACES_PAGE = MAX_PAGE // 2
+"""Each listed workspace costs two items of the page's one TransactGetItems: META and MEMBER."""
 
 
 def encode_cursor(sort_key: str) -> str:

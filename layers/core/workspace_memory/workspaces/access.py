@@ -24,7 +24,7 @@ from workspace_memory.store.changes import (
     Put,
     SetAi,
 )
-from workspace_memory.store.cursors import MAX_PAGE, decode_cursor, encode_cursor
+from workspace_memory.store.cursors import MAX_WORKSPACES_PAGE, decode_cursor, encode_cursor
 from workspace_memory.store.ports import Cipher, Item, KeyStore, Table, TransactionCancelled
 from workspace_memory.store.workspace_records import MemberRecord, is_importing
 from workspace_memory.store.workspace_records import Workspace as Workspace
@@ -110,10 +110,6 @@ class Membership:
 class MembershipPage:
     workspaces: list[Membership]
     next_cursor: str | None
-
-
-MAX_WORKSPACES_PAGE = MAX_PAGE // 2
-"""Each listed workspace costs two items of the page's one TransactGetItems: META and MEMBER."""
 
 
 class AccessService:

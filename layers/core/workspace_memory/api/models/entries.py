@@ -7,8 +7,6 @@ from typing import TYPE_CHECKING, Self
 
 from workspace_memory.api.models.base import FindingOut, OutModel, Untrusted, findings_out, omitted_when_none
 from workspace_memory.kernel.terms import (
-    CandidateKind,
-    CandidateStatus,
     CitationKind,
     CitationState,
     EntryScope,
@@ -19,7 +17,7 @@ from workspace_memory.kernel.terms import (
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
     from workspace_memory.entries.agent_memories import AgentMemoriesForgotten
     from workspace_memory.entries.index import Budget
-    from workspace_memory.entries.model import CandidateView, EntryRow, EntryView, Marked, Page, Written
+    from workspace_memory.entries.model import EntryRow, EntryView, Marked, Page, Written
     from workspace_memory.search.entry_search import SearchResult
 
 
@@ -204,94 +202,6 @@ class EntriesOut(OutModel):
             else RecallBudgetsOut(rules=BudgetOut.of(budgets[0]), index=BudgetOut.of(budgets[1]))
         )
         return cls(entries=[EntryRowOut.of(r) for r in page.rows], next_cursor=page.next_cursor, budgets=said)
-
-
-class SourceOut(OutModel):
-    kind: CitationKind
-    ref: str
-    sha256: str
-    locator: str
-
-
-class CandidateDiffOut(OutModel):
-    """What accepting a save candidate supersedes: revision `revision` of chain `entryId` (its text as it is
-    stored), the fields the candidate changes, and a unified diff of the body (decision 0053)."""
-
-    entry_id: str
-    revision: int
-    current: bool
-    """False once the chain moved on from `revision`: accepting then answers 409 `STALE_REVISION`."""
-    type: EntryType
-    title: str
-    summary: str
-    body: str
-    changed: list[str]
-    """Of `type`, `title`, `summary`, `body`, `sources`."""
-    body_diff: str
-    """Python `difflib.unified_diff` of the body's lines (`{entryId}@{revision}` → `candidate`); empty if equal."""
-
-
-class CandidateOut(OutModel):
-    candidate_id: str
-    revision: int
-    status: CandidateStatus
-    kind: CandidateKind
-    """`save`: an entry write (its proposed fields); `forget`: forgetting the chain `entryId` at `baseRevision`."""
-    scope: EntryScope
-    type: EntryType
-    title: str | None
-    """A forget proposal's: that of the revision it names, read live (null once that revision is gone)."""
-    summary: str | None
-    entry_id: str | None
-    """The chain accepting would supersede (by id, or the one the key named when the candidate was made)."""
-    base_revision: int | None
-    proposed_by: str
-    created_at: str
-    body: str | None
-    """A save candidate's proposed body, as accepting would store it; null for a forget proposal."""
-    key: str | None
-    sources: list[SourceOut]
-    diff: CandidateDiffOut | None
-    """A save candidate that supersedes a chain, while the revision it names is readable; else null."""
-
-    @classmethod
-    def of(cls, view: CandidateView) -> CandidateOut:
-        diff = view.diff
-        return cls(
-            candidate_id=view.candidate_id,
-            revision=view.revision,
-            status=view.status,
-            kind=view.kind,
-            scope=view.scope,
-            type=view.type,
-            title=view.title,
-            summary=view.summary,
-            entry_id=view.entry_id,
-            base_revision=view.base_revision,
-            proposed_by=view.proposed_by,
-            created_at=view.created_at,
-            body=view.body,
-            key=view.key,
-            sources=[SourceOut.model_validate(s, from_attributes=True) for s in view.sources],
-            diff=None
-            if diff is None
-            else CandidateDiffOut(
-                entry_id=diff.entry_id,
-                revision=diff.revision,
-                current=diff.current,
-                type=diff.type,
-                title=diff.title,
-                summary=diff.summary,
-                body=diff.body,
-                changed=list(diff.changed),
-                body_diff=diff.body_diff,
-            ),
-        )
-
-
-class CandidatesOut(OutModel):
-    candidates: list[CandidateOut]
-    next_cursor: str | None
 
 
 class SearchResultOut(OutModel):

@@ -289,9 +289,12 @@ def _holds(change: ch.Change, items: Items) -> bool:
             return int(counter.get(change.attribute, 0)) + delta <= cap
         case ch.CountEntryRead(workspace_id=ws, entry_id=entry_id):
             return _attr(items, keys.entry(ws, entry_id), "status") == "active"
-        case ch.CountAgentWrite(workspace_id=ws, user_id=user, bucket=bucket, limit=limit):
-            rate = _get(items, keys.agent_rate(ws, user, bucket)) or {}
-            return int(rate.get("writes", 0)) < limit
+        case ch.CountAgentWrite(limit=limit, trimmed=trimmed, opens=opens):
+            window = _get(items, change.key)
+            if opens or window is None:
+                return opens and window is None
+            writes = window["window"]
+            return len(writes) < limit + len(trimmed) and all(t in writes for t in trimmed)
     held = archive_holds(change, items)
     if held is None:
         raise TypeError(f"no in-memory form for {type(change).__name__}")
@@ -378,11 +381,13 @@ def _apply(change: ch.Change, items: Items) -> None:
             head = items[keys.entry(ws, entry_id)]
             head["readCount"] = int(head.get("readCount", 0)) + 1
             head["lastReadAt"] = at
-        case ch.CountAgentWrite(workspace_id=ws, user_id=user, bucket=bucket, ttl=ttl):
-            key = keys.agent_rate(ws, user, bucket)
-            rate = items.setdefault(key, {**keys.as_key(key)})
-            rate["writes"] = int(rate.get("writes", 0)) + 1
-            rate["ttl"] = ttl
+        case ch.CountAgentWrite(write_id=write_id, at_ms=at_ms, ttl=ttl, trimmed=trimmed):
+            window = items.setdefault(change.key, {**keys.as_key(change.key), "window": {}, "writes": 0})
+            for gone in trimmed:
+                del window["window"][gone]
+            window["window"][write_id] = at_ms
+            window["writes"] = int(window["writes"]) + 1
+            window["ttl"] = ttl
         case ch.ConsumeAdmission(admission_id=adm):
             items[keys.admission(adm)].update(
                 status="committed", captureRequestHash=change.request_hash, captureReceipt=copy.deepcopy(change.receipt)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from scripts.localstack.template import Route
 from workspace_memory.api.errors import ANY_ROUTE, INTERNAL, STATUS_BY_ERROR
 from workspace_memory.document.purge import LineInHead
+from workspace_memory.entries.limits import RateRaced
 from workspace_memory.governance.redaction import PersonalDataInKey
 from workspace_memory.kernel import errors
 from workspace_memory.turns.admission import (
@@ -109,6 +110,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         errors.StaleRevision,
         errors.EntryPinned,
         errors.RateLimited,
+        RateRaced,
     ),
     "GET /v1/automation/workspaces/{ws}/entries/{entryId}": (
         *_ADMISSION,
@@ -122,6 +124,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         errors.IdempotencyKeyReused,
         errors.EntryPinned,
         errors.RateLimited,
+        RateRaced,
     ),
     "GET /v1/automation/workspaces/{ws}/search": (
         *_ADMISSION,

@@ -3,7 +3,6 @@ agent write rate at its real size (120 an hour), and `forget_memory` as a propos
 
 from __future__ import annotations
 
-import math
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -17,7 +16,7 @@ from scripts.localstack.local_clock import PinnedClock
 from scripts.localstack.resources import LocalResources
 from scripts.localstack.stack import LocalStack
 from tests.integration.document.test_races import run_together
-from tests.support import RUNTIME, Api, admission_headers, new_user, scan_all
+from tests.support import ALL_SCOPE_NAMES, RUNTIME, Api, admission_headers, new_user, scan_all
 from workspace_memory.entries.limits import AGENT_WRITES_PER_HOUR
 from workspace_memory.store import keys
 
@@ -46,9 +45,10 @@ def agent_workspace(api: Api, mode: str) -> tuple[str, str]:
     return owner, ws
 
 
-def admitted(api: Api, ws: str, user: str) -> dict[str, Any]:
-    """An automation admission for `user` under a key session of theirs (a new conversation)."""
-    key_session = api.key_session(user, ws)
+def admitted(api: Api, ws: str, user: str, key_session: str | None = None) -> dict[str, Any]:
+    """An automation admission for `user` under a key session of theirs (a new one unless given), in a new
+    conversation."""
+    key_session = key_session or api.key_session(user, ws)
     response = api.admit(f"conv-{uuid.uuid4().hex[:8]}", ws, user, key_session, key=uuid.uuid4().hex)
     assert response.status_code == 201, response.text
     admission: dict[str, Any] = response.json()
@@ -70,29 +70,47 @@ def workspace_items(resources: LocalResources, ws: str) -> list[dict[str, Any]]:
 # -- the agent write rate at its real size -------------------------------------------------------------------
 
 
-def test_the_121st_agent_write_in_the_hour_is_429_and_changes_nothing(
-    api: Api, resources: LocalResources, pinned_clock: PinnedClock
+@pytest.fixture
+def pinned_before_the_hour(gateway_url: str, local_stack: LocalStack) -> Iterator[PinnedClock]:
+    """The stack's clock standing 30 seconds before the last clock hour ended, for the test to move."""
+    with local_stack.pinned_clock(time.time() // 3600 * 3600 - 30) as clock:
+        yield clock
+
+
+def test_the_121st_agent_write_in_any_hour_is_429_and_changes_nothing(
+    api: Api, resources: LocalResources, pinned_before_the_hour: PinnedClock
 ) -> None:
-    """120 agent writes through `PUT /v1/automation/workspaces/{ws}/entries` commit; the 121st in the same
-    clock hour is 429 `RATE_LIMITED` with `Retry-After` (seconds to the next hour) and writes nothing."""
+    """120 agent writes through `PUT /v1/automation/workspaces/{ws}/entries` in the last 30 seconds of a clock
+    hour commit; the 121st, a minute later in the next clock hour, is 429 `RATE_LIMITED` with `Retry-After` (the
+    seconds until the first of them is an hour old) and writes nothing. A clock-hour bucket would have let it
+    through. When that hour has passed, the next write commits."""
     assert AGENT_WRITES_PER_HOUR == 120
+    clock = pinned_before_the_hour
     owner, ws = agent_workspace(api, "auto")
-    admission = admitted(api, ws, owner)
+    two_hours = {"scopes": list(ALL_SCOPE_NAMES), "ttlSeconds": 7200}  # the key session outlives the test's hour
+    opened = api.call("POST", f"/v1/workspaces/{ws}/key-sessions", user=owner, json=two_hours)
+    assert opened.status_code == 201, opened.text
+    key_session: str = opened.json()["keySessionId"]
+    admission = admitted(api, ws, owner, key_session)
     for n in range(AGENT_WRITES_PER_HOUR):
         saved = agent_save(api, ws, admission, f"write-{n}", title=f"Entry {n}")
         assert saved.status_code == 200, (n, saved.text)
         assert saved.json()["outcome"] == "committed", (n, saved.json())
+    clock.advance(60)
     before = workspace_items(resources, ws)
 
     limited = agent_save(api, ws, admission, "write-120", title="One too many")
 
     assert limited.status_code == 429, limited.text
     assert limited.json()["error"]["code"] == "RATE_LIMITED"
-    now = pinned_clock.now()
-    to_next_hour = max(math.ceil((int(now // 3600) + 1) * 3600 - now), 1)
-    assert int(limited.headers["Retry-After"]) == to_next_hour
-    assert limited.json()["retryAfter"] == to_next_hour
+    assert int(limited.headers["Retry-After"]) == limited.json()["retryAfter"] == 3600 - 60
     assert workspace_items(resources, ws) == before
+    elsewhere = agent_save(api, ws, admitted(api, ws, owner), "other-session", title="Another key session")
+    assert (elsewhere.status_code, elsewhere.json().get("outcome")) == (200, "committed"), elsewhere.text
+    clock.advance(3600 - 60)
+    again = admitted(api, ws, owner, key_session)  # the same key session, a turn an hour later
+    saved = agent_save(api, ws, again, "write-121", title="An hour later")
+    assert (saved.status_code, saved.json().get("outcome")) == (200, "committed"), saved.text
 
 
 BURST = AGENT_WRITES_PER_HOUR + 20
@@ -102,11 +120,12 @@ BURST_ADMISSIONS = 4
 def test_a_burst_of_agent_writes_commits_exactly_as_many_as_it_stores(
     api: Api, resources: LocalResources, pinned_clock: PinnedClock
 ) -> None:
-    """140 agent writes at once over 4 admissions of one user, in one clock hour: exactly the 120 the limit
-    allows answer `committed`, exactly those are stored, and the other 20 answer 429 `RATE_LIMITED`. Every
+    """140 agent writes at once over 4 admissions of one user under one key session, in one hour: exactly the
+    120 the limit allows answer `committed`, exactly those are stored, and the other 20 answer 429 `RATE_LIMITED`. Every
     write runs in an execution environment of its own while it runs, so no answer is another request's."""
     owner, ws = agent_workspace(api, "auto")
-    admissions = [admitted(api, ws, owner) for _ in range(BURST_ADMISSIONS)]
+    key_session = api.key_session(owner, ws)
+    admissions = [admitted(api, ws, owner, key_session) for _ in range(BURST_ADMISSIONS)]
     writes: list[Callable[[], requests.Response]] = [
         partial(agent_save, api, ws, admissions[n % BURST_ADMISSIONS], f"burst-{n}", title=f"Burst {n}")
         for n in range(BURST)

@@ -21,6 +21,7 @@ from workspace_memory.kernel.errors import StaleBaseVersion, StalePolicyRevision
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.store.changes import Change
 from workspace_memory.store.ports import Table, TransactionCancelled
+from workspace_memory.turns.admission import AdmissionRef
 from workspace_memory.turns.capture import Outcome
 from workspace_memory.turns.notes import Notebook, NotesConflict
 from workspace_memory.workspaces.access import load_caller
@@ -173,7 +174,8 @@ def test_accepting_a_candidate_on_a_moved_entry_names_the_revision_that_refused_
         candidate = svc.entries.propose(owner, ws, draft(body="Tuesdays"), entry_id=entry_id, base_revision=1)
     else:
         caller, _ = load_caller(svc.table, ws, owner)
-        candidate = svc.entries.propose_forget(caller, entry_id, "adm_test", [], member_check=True)
+        admission = AdmissionRef("conv", ws, owner, None).encode("adm_" + "0" * 24)
+        candidate = svc.entries.propose_forget(caller, entry_id, admission, [], member_check=True)
     revision = entry_with_competitor(monkeypatch, scene, other, entry_id)
     with pytest.raises(StaleRevision) as refused:
         svc.entries.accept(owner, ws, candidate, 1)

@@ -17,11 +17,14 @@ from workspace_memory.kernel.terms import EntryScope
 from workspace_memory.store import entry_queries, keys
 from workspace_memory.store.changes import Change, MarkEntryHead
 from workspace_memory.store.entry_records import EntryRecord
+from workspace_memory.turns.admission import AdmissionRef
 from workspace_memory.workspaces.access import load_caller
 
 pytestmark = pytest.mark.unit
 
-AGENT = Author(EDITOR, "agent", "adm_0000000000000000000000", rated=True)
+ADMISSION = AdmissionRef("conv", "ws", EDITOR, None).encode("adm_" + "0" * 24)
+"""An admission id as the service issues them: it names its key session (none here), whose write window counts."""
+AGENT = Author(EDITOR, "agent", ADMISSION, rated=True)
 
 
 def pinned_chain(w: World, key: str | None = "ops/deploy") -> str:
@@ -64,7 +67,7 @@ def test_an_agents_proposals_over_a_pinned_chain_are_refused_and_change_nothing(
     with pytest.raises(EntryPinned):  # a save naming the chain (judged in the transaction)
         w.entries.propose(EDITOR, w.ws, draft(summary="Tuesdays"), entry_id=entry_id, base_revision=1)
     with pytest.raises(EntryPinned):
-        w.entries.propose_forget(caller, entry_id, "adm_0000000000000000000000", [], member_check=True)
+        w.entries.propose_forget(caller, entry_id, ADMISSION, [], member_check=True)
     assert snapshot(w) == before
 
 
@@ -73,7 +76,7 @@ def test_a_candidate_made_before_the_pin_cannot_be_accepted_over_it() -> None:
     entry_id = w.entries.create(OWNER, w.ws, draft(summary="Fridays", key="ops/deploy")).entry_id
     save = w.entries.propose(EDITOR, w.ws, draft(summary="Tuesdays", key="ops/deploy"))
     caller, _ = load_caller(w.table, w.ws, EDITOR)
-    forget = w.entries.propose_forget(caller, entry_id, "adm_0000000000000000000000", [], member_check=True)
+    forget = w.entries.propose_forget(caller, entry_id, ADMISSION, [], member_check=True)
     w.entries.pin(OWNER, w.ws, entry_id, 1, pinned=True)
     before = snapshot(w)
     for candidate in (save, forget):

@@ -367,14 +367,31 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                     "ExpressionAttributeValues": {":zero": 0, ":one": 1, ":at": at, ":active": "active"},
                 }
             }
-        case ch.CountAgentWrite(workspace_id=ws, user_id=user, bucket=bucket, limit=limit, ttl=ttl):
-            return {
-                "Update": {
-                    "Key": keys.as_key(keys.agent_rate(ws, user, bucket)),
-                    "UpdateExpression": "SET writes = if_not_exists(writes, :zero) + :one, #ttl = :ttl",
-                    "ConditionExpression": "attribute_not_exists(writes) OR writes < :limit",
-                    "ExpressionAttributeNames": {"#ttl": "ttl"},
-                    "ExpressionAttributeValues": {":zero": 0, ":one": 1, ":ttl": ttl, ":limit": limit},
-                }
-            }
+        case ch.CountAgentWrite():
+            return _agent_write(change)
     return export_to_dynamo(change)
+
+
+def _agent_write(change: ch.CountAgentWrite) -> dict[str, Any]:
+    """One more write in a key session's window: a new window, or one more id in the window's map iff it has
+    room once the `trimmed` writes (each required present) are gone."""
+    if change.opens:
+        window = {change.write_id: change.at_ms}
+        return _put({**keys.as_key(change.key), "window": window, "writes": 1, "ttl": change.ttl}, _ABSENT)
+    trims = {f"#t{n}": write_id for n, write_id in enumerate(change.trimmed)}
+    update = "SET #w.#id = :at, writes = writes + :one, #ttl = :ttl"
+    condition = " AND ".join(["size(#w) < :room", *(f"attribute_exists(#w.{name})" for name in trims)])
+    return {
+        "Update": {
+            "Key": keys.as_key(change.key),
+            "UpdateExpression": update + (" REMOVE " + ", ".join(f"#w.{name}" for name in trims) if trims else ""),
+            "ConditionExpression": condition,
+            "ExpressionAttributeNames": {"#w": "window", "#id": change.write_id, "#ttl": "ttl", **trims},
+            "ExpressionAttributeValues": {
+                ":at": change.at_ms,
+                ":one": 1,
+                ":ttl": change.ttl,
+                ":room": change.limit + len(trims),
+            },
+        }
+    }

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workspace_memory.document.policy import Mode
+from workspace_memory.entries.limits import RateRaced
 from workspace_memory.entries.model import Author, Draft, EntryView
 from workspace_memory.entries.refusals import Fenced
 from workspace_memory.entries.rule_quotes import check_quote
@@ -150,13 +151,21 @@ class AgentEntryService:
         attempt: Callable[[Authority], SaveResult | None],
     ) -> SaveResult:
         """An agent write judged on a fresh snapshot of the turn's authority (`memory:write`), at most three
-        times while only the retention moves under it."""
+        times while only the retention or the key session's write window moves under it."""
+        raced: RateRaced | None = None
         for _ in range(3):
             authority = read_authority(self._table, admission_id, workspace_id, credential)
             authority.require_scope(Scope.MEMORY_WRITE)
-            result = attempt(authority)
+            try:
+                result = attempt(authority)
+            except RateRaced as exc:
+                raced = exc
+                continue
             if result is not None:
                 return _counted(result)
+            raced = None
+        if raced is not None:
+            raise raced
         return _counted(SaveResult(Outcome.REFUSED, predicate=Predicate.CONSENT))
 
     def _opening(

@@ -123,7 +123,7 @@ class Candidates:
             Create(record.to_item(workspace_id), Label.CANDIDATE),
             MemberExists(workspace_id, user_id),
             *([] if entry_id is None else [EntryNotPinned(workspace_id, entry_id)]),
-            *self._limits.rated(workspace_id, author, now),
+            *self._limits.rated(self._table, workspace_id, author, now),
             *(fence or ()),
         ]
         try:
@@ -170,7 +170,7 @@ class Candidates:
             Create(record.to_item(workspace_id), Label.CANDIDATE),
             *([MemberExists(workspace_id, user_id)] if member_check else []),
             EntryNotPinned(workspace_id, entry_id),
-            *self._limits.rated(workspace_id, Author(user_id, "agent", admission_id, rated=True), now),
+            *self._limits.rated(self._table, workspace_id, Author(user_id, "agent", admission_id, rated=True), now),
             *fence,
         ]
         try:

@@ -4,10 +4,8 @@ moved on, and last the head as the transaction judged it."""
 
 from __future__ import annotations
 
-import math
-
-from workspace_memory.entries.limits import HOUR, Limits
-from workspace_memory.kernel.errors import Conflict, EntryCap, EntryPinned, Forbidden, RateLimited, WorkspaceNotFound
+from workspace_memory.entries.limits import Limits, RateRaced
+from workspace_memory.kernel.errors import Conflict, EntryCap, EntryPinned, Forbidden, WorkspaceNotFound
 from workspace_memory.store.changes import Label
 from workspace_memory.store.ports import Table, TransactionCancelled
 from workspace_memory.store.stale import pinned_entry, stale_entry
@@ -33,7 +31,7 @@ def refusal(
     limits: Limits,
     caller: Caller,
     refused: TransactionCancelled,
-    now: float,
+    _now: float,
     entry_id: str | None,
     *,
     fenced: bool = False,
@@ -50,9 +48,8 @@ def refusal(
         except WorkspaceNotFound as exc:
             return exc
         return Forbidden("write access to this workspace's memory is not granted to your role")
-    if Label.RATE in failed:
-        retry = math.ceil((int(now // HOUR) + 1) * HOUR - now)
-        return RateLimited(f"at most {limits.agent_writes_per_hour} agent writes per hour", retry_after=max(retry, 1))
+    if Label.RATE in failed:  # judged again on a fresh read of the window (`Limits.rated`)
+        return RateRaced("the agent write window changed concurrently; try again")
     if Label.ENTRY_CAP in failed:
         cap = limits.version_cap
         return EntryCap(f"{cap} entry versions are stored in this scope, its cap", limit=cap)

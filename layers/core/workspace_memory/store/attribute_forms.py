@@ -26,6 +26,8 @@ CALLER_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 """A caller-chosen id (conversations, sessions, turns): `kernel.ids.IDENTIFIER`."""
 USER_ID = re.compile(r"[A-Za-z0-9._:|-]{1,200}")
 """A user id from the identity provider (its `sub`)."""
+WRITE_ID = re.compile(r"[0-9a-f]{16}")
+"""An agent write's id in its key session's window (`entries/limits.py`: 8 random bytes, hex)."""
 HEX64 = re.compile(r"[0-9a-f]{64}")
 """A SHA-256 or an HMAC-SHA-256, hex."""
 TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z")
@@ -75,6 +77,17 @@ def list_of(inner: Form) -> Form:
     )
 
 
+def times_by_id(ids: re.Pattern[str]) -> Form:
+    """A map from ids of the format `ids` (random, issued here) to integers: keys that are not text either."""
+
+    def test(value: object, item: Mapping[str, object]) -> bool:
+        return isinstance(value, dict) and all(
+            isinstance(k, str) and ids.fullmatch(k) is not None and INT.holds(v, item) for k, v in value.items()
+        )
+
+    return Form("times-by-id", test)
+
+
 def map_of(fields: Mapping[str, Form]) -> Form:
     """A map whose keys are declared and whose values are of their declared class."""
 
@@ -95,6 +108,8 @@ def _owner(value: object, item: Mapping[str, object]) -> bool:
 
 
 INT = Form("int", _integral)
+WRITE_TIMES = times_by_id(WRITE_ID)
+"""An agent write window: write ids → epoch milliseconds."""
 BOOL = Form("bool", lambda value, _item: isinstance(value, bool))
 SEALED = Form("sealed", _sealed)
 """aws-encryption-sdk ciphertext under the workspace's branch key (or, for a workspace's name, the KMS key)."""

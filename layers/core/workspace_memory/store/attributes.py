@@ -28,6 +28,7 @@ from workspace_memory.store.attribute_forms import (
     SEALED,
     TIMESTAMP,
     USER,
+    WRITE_TIMES,
     Form,
     ItemKind,
     enum_of,
@@ -227,7 +228,7 @@ KINDS: tuple[ItemKind, ...] = (
             "ttl": INT,
         },
     ),
-    ItemKind("entry-rate", "WS#", "ENTRYRATE#", {**KEY, "writes": INT, "ttl": INT}),
+    ItemKind("entry-rate", "WS#", "ENTRYRATE#", {**KEY, "window": WRITE_TIMES, "writes": INT, "ttl": INT}),
     ItemKind(
         "entry-save",
         "WS#",

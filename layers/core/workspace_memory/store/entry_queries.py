@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 from workspace_memory.store import keys
 from workspace_memory.store.cursors import query_page
@@ -91,3 +92,26 @@ def _items(
     )
     for item in pages:
         yield item["sk"], item
+
+
+@dataclass(frozen=True)
+class AgentWindow:
+    """The agent writes one key session's window holds: write id → epoch milliseconds."""
+
+    writes: Mapping[str, int]
+
+    def since(self, start_ms: int) -> list[int]:
+        """The times of the writes after `start_ms` (those that count), oldest first."""
+        return sorted(at for at in self.writes.values() if at > start_ms)
+
+    def until(self, start_ms: int) -> tuple[str, ...]:
+        """The ids of the writes at or before `start_ms` (out of the window: to trim)."""
+        return tuple(sorted(write_id for write_id, at in self.writes.items() if at <= start_ms))
+
+
+def agent_window(table: Table, workspace_id: str, user_id: str, holder: str) -> AgentWindow | None:
+    """The rolling window of one key session's agent writes, if it is open."""
+    item = table.get(*keys.agent_rate(workspace_id, user_id, holder))
+    if item is None:
+        return None
+    return AgentWindow({str(k): int(v) for k, v in dict(item.get("window") or {}).items()})

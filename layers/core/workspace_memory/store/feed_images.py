@@ -78,7 +78,7 @@ def _entry_of_revision(_pk: str, sk: str, _image: Image) -> str:
     return sk.split("#")[1]
 
 
-def _rate_hour(_pk: str, sk: str, _image: Image) -> str:
+def _rate_holder(_pk: str, sk: str, _image: Image) -> str:
     return sk.split("#")[1]
 
 
@@ -111,7 +111,7 @@ RULES: tuple[Rule, ...] = (
     Rule("entry-key-secret", "WS#", "ENTRYSECRET", _pk_id),
     Rule("entry-candidate", "WS#", "ENTRYCAND#", _sk_id, version="revision", op="status", actor="proposedBy"),
     Rule("entry-save", "WS#", "ENTRYSAVE#", _sk_id),
-    Rule("entry-rate", "WS#", "ENTRYRATE#", _rate_hour, version="writes", actor_from_key=_rate_user),
+    Rule("entry-rate", "WS#", "ENTRYRATE#", _rate_holder, version="writes", actor_from_key=_rate_user),
     Rule("search-snapshot", "WS#", "SEARCHSNAP#", _attribute("generation"), version="entriesRevision"),
     Rule("conversation", "CONV#", "OWNER", _pk_id, workspace="workspaceId", actor="userId"),
     Rule("credential-slot", "CONV#", "CREDENTIAL", _pk_id, workspace="workspaceId"),

@@ -156,8 +156,10 @@ def entry_save(workspace_id: str, request_id: str) -> Key:
     return ws(workspace_id), f"ENTRYSAVE#{request_id}"
 
 
-def agent_rate(workspace_id: str, user_id: str, hour: int) -> Key:
-    return ws(workspace_id), f"ENTRYRATE#{hour}#{user_id}"
+def agent_rate(workspace_id: str, user_id: str, holder: str) -> Key:
+    """The agent write window of one key session (`holder`: its id, or `-` for the user's own turns) of a user:
+    the user last, so an erasure finds it by the key alone."""
+    return ws(workspace_id), f"ENTRYRATE#{holder}#{user_id}"
 
 
 AUDIT_PREFIX = "AUDIT#"

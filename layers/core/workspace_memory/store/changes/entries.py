@@ -151,15 +151,27 @@ class ExpireSearchSnapshot:
 
 @dataclass(frozen=True)
 class CountAgentWrite:
-    """One more agent write in this hour's bucket of (workspace, user), iff fewer than `limit` were made; the
-    bucket expires (`ttl`) after its hour."""
+    """One more agent write (`write_id`, at `at_ms`, epoch milliseconds) in the rolling window of (workspace,
+    user, key session), iff the window holds fewer than `limit` writes: the window is one item whose map has a
+    write per id, so concurrent writes never conflict but on the limit itself. A write that found the window
+    full removes the writes that aged out of it (`trimmed`, each still there: two writers trimming the same ones
+    cannot both count the room), and the first write (`opens`) creates the window iff there is none. The item
+    expires (`ttl`) an hour after its last write."""
 
     workspace_id: str
     user_id: str
-    bucket: int
+    holder: str
+    write_id: str
+    at_ms: int
     limit: int
     ttl: int
+    trimmed: tuple[str, ...] = ()
+    opens: bool = False
     label: str = Label.RATE
+
+    @property
+    def key(self) -> Key:
+        return keys.agent_rate(self.workspace_id, self.user_id, self.holder)
 
 
 @dataclass(frozen=True)

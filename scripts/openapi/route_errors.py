@@ -108,6 +108,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         errors.EntryCap,
         errors.StaleRevision,
         errors.EntryPinned,
+        errors.SourceForgotten,
         errors.RateLimited,
     ),
     "GET /v1/automation/workspaces/{ws}/entries/{entryId}": (

@@ -1,13 +1,21 @@
 """What a refused entry transaction answers, read from the labels of the changes that failed: the turn's
-authority for a fenced agent write (`Fenced`), then access, the rate, the cap, a candidate or the retention
-moved on, and last the head as the transaction judged it."""
+authority for a fenced agent write (`Fenced`), then access, a forgotten source, the rate, the cap, a candidate
+or the retention moved on, and last the head as the transaction judged it."""
 
 from __future__ import annotations
 
 import math
 
 from workspace_memory.entries.limits import HOUR, Limits
-from workspace_memory.kernel.errors import Conflict, EntryCap, EntryPinned, Forbidden, RateLimited, WorkspaceNotFound
+from workspace_memory.kernel.errors import (
+    Conflict,
+    EntryCap,
+    EntryPinned,
+    Forbidden,
+    RateLimited,
+    SourceForgotten,
+    WorkspaceNotFound,
+)
 from workspace_memory.store.changes import Label
 from workspace_memory.store.ports import Table, TransactionCancelled
 from workspace_memory.store.stale import pinned_entry, stale_entry
@@ -50,6 +58,8 @@ def refusal(
         except WorkspaceNotFound as exc:
             return exc
         return Forbidden("write access to this workspace's memory is not granted to your role")
+    if Label.SOURCE_FORGOTTEN in failed:
+        return SourceForgotten("a forgotten entry drew on a source or the turn this save comes from; nothing saved")
     if Label.RATE in failed:
         retry = math.ceil((int(now // HOUR) + 1) * HOUR - now)
         return RateLimited(f"at most {limits.agent_writes_per_hour} agent writes per hour", retry_after=max(retry, 1))

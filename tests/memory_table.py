@@ -273,6 +273,9 @@ def _holds(change: ch.Change, items: Items) -> bool:
             return found.get("revision") == base and found.get("status") == "active"
         case ch.EntryNotPinned(workspace_id=ws, entry_id=entry_id):
             return _attr(items, keys.entry(ws, entry_id), "pinned") is None
+        case ch.SourceNotForgotten(now=now):
+            block = _get(items, change.key)  # absent, or past its window (TTL deletes it later)
+            return block is None or ("ttl" in block and int(block["ttl"]) <= now)
         case ch.SupersedeEntryRevision(workspace_id=ws, entry_id=entry_id, revision=revision):
             return _get(items, keys.entry_revision(ws, entry_id, revision)) is not None
         case ch.ExpireEntryRevision(workspace_id=ws, entry_id=entry_id, revision=revision, now=now):

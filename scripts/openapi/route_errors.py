@@ -109,6 +109,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         errors.EntryCap,
         errors.StaleRevision,
         errors.EntryPinned,
+        errors.SourceForgotten,
         errors.RateLimited,
         RateRaced,
     ),

@@ -261,7 +261,8 @@ def test_a_forget_proposal_rejected_leaves_the_entry_intact(api: Api, resources:
 
 @pytest.mark.parametrize("meanwhile", ["superseded", "forgotten"])
 def test_accepting_a_stale_forget_proposal_changes_nothing(api: Api, resources: LocalResources, meanwhile: str) -> None:
-    """The proposal named revision 1; the entry moved on (or was forgotten by a human) before the decision."""
+    """The proposal named revision 1; the entry moved on (or was forgotten by a human, which closed the proposal)
+    before the decision."""
     owner, ws = agent_workspace(api, "read_only")
     entry_id = create_entry(api, owner, ws, marker())
     proposed = propose_forget(api, ws, admitted(api, ws, owner), entry_id).json()
@@ -273,13 +274,12 @@ def test_accepting_a_stale_forget_proposal_changes_nothing(api: Api, resources: 
 
     accepted = decide(api, owner, ws, proposed["candidateId"], "accept")
 
-    if meanwhile == "superseded":
-        assert accepted.status_code == 409, accepted.text
-        assert (accepted.json()["error"]["code"], accepted.json()["currentRevision"]) == ("STALE_REVISION", 2)
-    else:
-        assert (accepted.status_code, accepted.json()["error"]["code"]) == (410, "ENTRY_FORGOTTEN")
-    assert workspace_items(resources, ws) == before  # the candidate still pending, the chain as it was
-    assert [c["candidateId"] for c in candidates(api, owner, ws)] == [proposed["candidateId"]]
+    # superseded: the head moved on; forgotten: the human's forget closed the proposal (decisions/0074)
+    assert accepted.status_code == 409, accepted.text
+    assert (accepted.json()["error"]["code"], accepted.json()["currentRevision"]) == ("STALE_REVISION", 2)
+    assert workspace_items(resources, ws) == before  # the candidate as it was, the chain as it was
+    still = [] if meanwhile == "forgotten" else [proposed["candidateId"]]
+    assert [c["candidateId"] for c in candidates(api, owner, ws)] == still
 
 
 def test_forget_memory_in_off_does_nothing(api: Api, resources: LocalResources) -> None:

@@ -140,7 +140,7 @@ def drive_every_item_kind(api: Api, svc: Services) -> tuple[str, str]:
         headers={**admission_headers(agent), "Idempotency-Key": uuid.uuid4().hex},
     )
     assert forget.status_code in (200, 201, 202), forget.text
-    gone = create_entry(api, owner, ws, title="gone").json()["entryId"]
+    gone = create_entry(api, owner, ws, title="gone", sources=sources).json()["entryId"]  # its forget blocks it
     assert api.call("DELETE", f"/v1/workspaces/{ws}/entries/{gone}", user=owner).status_code == 204
     # a forget dropped any snapshot, and the stack stores one past 50 revisions: a cold search service (the
     # real code, cipher and table) stores this workspace's

@@ -104,7 +104,7 @@ def test_an_agent_write_that_read_the_head_before_the_pin_is_refused_by_the_tran
     """The pin lands between the agent's read of the head and its transaction: the head move's condition
     refuses it, and the refusal is the pin, not a stale revision."""
     w = make()
-    entry_id = w.entries.create(OWNER, w.ws, draft(summary="Fridays")).entry_id
+    entry_id = w.entries.create(OWNER, w.ws, draft(summary="Fridays", key="ops/deploy")).entry_id  # the secret made
     caller, _ = load_caller(w.table, w.ws, EDITOR)
     head = entry_queries.entry_head(w.table, w.ws, entry_id)
     assert isinstance(head, EntryRecord)

@@ -276,6 +276,8 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
             }
         case ch.EntryNotPinned(workspace_id=ws, entry_id=entry_id):
             return _check(keys.entry(ws, entry_id), "attribute_not_exists(pinned)", {})
+        case ch.SourceNotForgotten(now=now):
+            return _check(change.key, "attribute_not_exists(pk) OR #ttl <= :now", {":now": now}, {"#ttl": "ttl"})
         case ch.SupersedeEntryRevision():
             supersede: dict[str, Any] = {
                 ":superseded": "superseded",

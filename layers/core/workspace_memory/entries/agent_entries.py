@@ -200,6 +200,8 @@ class AgentEntryService:
         stored, redactions = redacted(draft)
         author = Author(adm.user_id, "agent", adm.id, rated=True)
         days = authority.history_days
+        # what a forget blocked (a cited source, this turn) refuses the save in its own transaction
+        unblocked = self._entries.not_forgotten(adm.workspace_id, stored.text.sources, adm.id, now)
         try:
             if mode is Mode.READ_ONLY:
                 candidate_id = new_id("ec")
@@ -212,6 +214,7 @@ class AgentEntryService:
                         self._marker(marker_key, digest, adm, SavedAnswer(Outcome.PROPOSAL, candidate_id=candidate_id)),
                         AdmissionLive(adm.id, adm.workspace_id, adm.user_id, Mode.READ_ONLY.value, int(now)),
                         *authority_checks(authority, now, Mode.READ_ONLY, writer=False),
+                        *unblocked,
                     ],
                     candidate_id=candidate_id,
                 )
@@ -223,6 +226,7 @@ class AgentEntryService:
                 [
                     AdmissionLive(adm.id, adm.workspace_id, adm.user_id, Mode.AUTO.value, int(now)),
                     *authority_checks(authority, now, Mode.AUTO, days, agent_days=authority.agent_days),
+                    *unblocked,
                 ],
                 guard=lambda head: self._guard_rule(head, quote, adm, draft),
                 answer=lambda made: self._marker(

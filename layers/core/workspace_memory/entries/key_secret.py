@@ -53,6 +53,11 @@ class KeySecret:
         """What a list filtered by key matches, in every scope."""
         return _hmac(self._secret(workspace_id), "key", key)
 
+    def source(self, workspace_id: str, kind: str, ref: str) -> str:
+        """What a revision drew on (a cited source's kind and ref, or `admission` and a turn's admission id), as
+        the name of the block a forget leaves (decisions/0074): never the ref in clear."""
+        return _hmac(self._secret(workspace_id), "source", kind, ref)
+
     def _secret(self, workspace_id: str) -> bytes:
         """The workspace's HMAC secret: read (and cached) or made at first use, sealed under the branch key."""
         cached = self._secrets.get(workspace_id)

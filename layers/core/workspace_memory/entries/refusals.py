@@ -1,11 +1,18 @@
 """What a refused entry transaction answers, read from the labels of the changes that failed: the turn's
-authority for a fenced agent write (`Fenced`), then access, the rate, the cap, a candidate or the retention
-moved on, and last the head as the transaction judged it."""
+authority for a fenced agent write (`Fenced`), then access, a forgotten source, the rate, the cap, a candidate
+or the retention moved on, and last the head as the transaction judged it."""
 
 from __future__ import annotations
 
 from workspace_memory.entries.limits import Limits, RateRaced
-from workspace_memory.kernel.errors import Conflict, EntryCap, EntryPinned, Forbidden, WorkspaceNotFound
+from workspace_memory.kernel.errors import (
+    Conflict,
+    EntryCap,
+    EntryPinned,
+    Forbidden,
+    SourceForgotten,
+    WorkspaceNotFound,
+)
 from workspace_memory.store.changes import Label
 from workspace_memory.store.ports import Table, TransactionCancelled
 from workspace_memory.store.stale import pinned_entry, stale_entry
@@ -48,6 +55,8 @@ def refusal(
         except WorkspaceNotFound as exc:
             return exc
         return Forbidden("write access to this workspace's memory is not granted to your role")
+    if Label.SOURCE_FORGOTTEN in failed:
+        return SourceForgotten("a forgotten entry drew on a source or the turn this save comes from; nothing saved")
     if Label.RATE in failed:  # judged again on a fresh read of the window (`Limits.rated`)
         return RateRaced("the agent write window changed concurrently; try again")
     if Label.ENTRY_CAP in failed:

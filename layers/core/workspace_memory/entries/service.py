@@ -25,11 +25,22 @@ from typing import TYPE_CHECKING
 from workspace_memory.entries.agent_memories import AgentMemories, AgentMemoriesForgotten
 from workspace_memory.entries.candidates import Candidates
 from workspace_memory.entries.forget import EntryForgetting
+from workspace_memory.entries.forgotten_sources import source_slots, unforgotten
 from workspace_memory.entries.index import Budget, IndexLines, recall_sections
 from workspace_memory.entries.key_secret import KeySecret
 from workspace_memory.entries.limits import AGENT_WRITES_PER_HOUR, ENTRY_VERSION_CAP, Limits
 from workspace_memory.entries.marks import EntryMarks
-from workspace_memory.entries.model import Author, CandidateView, Draft, EntryView, Filters, Marked, Page, Written
+from workspace_memory.entries.model import (
+    Author,
+    CandidateView,
+    Draft,
+    EntryView,
+    Filters,
+    Marked,
+    Page,
+    Source,
+    Written,
+)
 from workspace_memory.entries.read_counts import ReadCounts
 from workspace_memory.entries.reads import EntryReads
 from workspace_memory.entries.writes import Answer, EntryWrites
@@ -56,7 +67,7 @@ class EntryService:
     ) -> None:
         self.limits = Limits(version_cap, agent_writes_per_hour)
         """The caps every part holds its writes to (one object: lowering the rate lowers it for all)."""
-        key_secret = KeySecret(table, cipher)
+        key_secret = self._key_secret = KeySecret(table, cipher)
         self._counts = ReadCounts(table, clock)
         self._reads = EntryReads(table, cipher, clock, key_secret, self._counts)
         self._writes = EntryWrites(table, cipher, clock, self.limits, key_secret, self._reads, embedder)
@@ -112,6 +123,13 @@ class EntryService:
         answer: Answer | None = None,
     ) -> Written:
         return self._writes.create_fenced(caller, draft, author, fence, guard, answer)
+
+    def not_forgotten(
+        self, workspace_id: str, sources: Sequence[Source], admission_id: str, now: float
+    ) -> list[Change]:
+        """What an agent's save states in its own transaction: no forget blocked a source it cites, nor the turn
+        it comes from (decisions/0074); a forget that lands first refuses it with `SOURCE_FORGOTTEN`."""
+        return unforgotten(workspace_id, source_slots(self._key_secret, workspace_id, sources, admission_id), now)
 
     def supersede(self, user_id: str, workspace_id: str, entry_id: str, draft: Draft, base: int) -> Written:
         return self._writes.supersede(user_id, workspace_id, entry_id, draft, base)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from workspace_memory.entries.forgotten_sources import source_slots
 from workspace_memory.entries.key_secret import KeySecret
 from workspace_memory.entries.limits import Limits
 from workspace_memory.entries.model import (
@@ -293,7 +294,8 @@ class EntryWrites:
             draft.text.plaintext(self._vector(draft.text)),
             entry_context(workspace_id, entry_id, revision),
         )
-        key = draft.text.key
+        key, agent = draft.text.key, author.kind == AGENT_AUTHOR
+        drawn = source_slots(self._key_secret, workspace_id, draft.text.sources, author.admission_id if agent else None)
         return EntryRecord(
             entry_id=entry_id,
             revision=revision,
@@ -309,5 +311,6 @@ class EntryWrites:
             admission_id=author.admission_id,
             key_lookup=None if key is None else self._key_secret.lookup(workspace_id, key),
             key_slot=None if key is None else self._key_secret.slot(workspace_id, scope, owner, key),
-            ttl=agent_expiry(iso(now), caller.workspace.agent_days) if author.kind == AGENT_AUTHOR else None,
+            ttl=agent_expiry(iso(now), caller.workspace.agent_days) if agent else None,
+            source_slots=drawn,
         )

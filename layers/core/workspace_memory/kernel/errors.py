@@ -214,6 +214,14 @@ class EntryPinned(Conflict):
     code = "ENTRY_PINNED"
 
 
+class SourceForgotten(Conflict):
+    """An agent's save cites a source, or comes from a turn, that a forgotten chain drew on: a forgotten fact is
+    not saved again from where it came, until the block's window (the workspace's `historyDays`) passes
+    (decisions/0074). A person's own write is never refused this way."""
+
+    code = "SOURCE_FORGOTTEN"
+
+
 class RevisionNotFound(NotFound):
     """A revert names a revision the chain does not have (any more: past its retention, or never written)."""
 

@@ -155,6 +155,13 @@ class CandidateStatus(StrEnum):
     REJECTED = "rejected"
 
 
+class RejectedFor(StrEnum):
+    """Why a candidate was rejected by the service rather than by a person (absent: a person's decision)."""
+
+    ENTRY_FORGOTTEN = "entry-forgotten"
+    """The chain it names, or the turn it came from, was forgotten: its text went with it (decisions/0074)."""
+
+
 class CandidateKind(StrEnum):
     """What a candidate proposes: an entry write (`save_memory` in `read_only`) or forgetting a chain
     (`forget_memory`, in any mode but `off`: forgetting is never automatic). Absent on an item: `save`."""

@@ -57,6 +57,7 @@ ENTRY_FIELDS: dict[str, Form] = {
     "supersededAt": TIMESTAMP,
     "supersededBy": INT,
     "ttl": INT,
+    "sourceSlots": list_of(HASH),
 }
 
 
@@ -197,10 +198,12 @@ KINDS: tuple[ItemKind, ...] = (
             "verifiedBy": USER,
             "forgottenAt": TIMESTAMP,
             "forgottenBy": USER,
+            "blockedSources": INT,
         },
     ),
     ItemKind("entry-revision", "WS#", "ENTRYREV#", {**KEY, **ENTRY_FIELDS}),
     ItemKind("entry-key", "WS#", "ENTRYKEY#", {**KEY, "entryId": ENTRY}),
+    ItemKind("forgotten-source", "WS#", "ENTRYBLOCK#", {**KEY, "entryId": ENTRY, "blockedAt": TIMESTAMP, "ttl": INT}),
     # `versions#{userId}`: a member's private versions, counted for that member alone (the per-member cap)
     ItemKind("entry-counter", "WS#", "ENTRIES", {**KEY, "versions": INT, "versions#": INT, "entriesRevision": INT}),
     ItemKind("entry-key-secret", "WS#", "ENTRYSECRET", {**KEY, "ciphertext": SEALED}),
@@ -225,6 +228,7 @@ KINDS: tuple[ItemKind, ...] = (
             "createdAt": TIMESTAMP,
             "decidedBy": USER,
             "decidedAt": TIMESTAMP,
+            "rejectedFor": enum_of(terms.RejectedFor),
             "ttl": INT,
         },
     ),

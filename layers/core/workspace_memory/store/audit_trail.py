@@ -154,6 +154,7 @@ ITEM_BOOKKEEPING = frozenset(
         "document-head",  # moves with the version it points at, which is audited
         "entry-revision",  # written with the head of its chain, which is audited
         "entry-key",
+        "forgotten-source",  # written with the tombstone of the chain that drew on it, which is audited
         "entry-counter",
         "entry-key-secret",
         "entry-save",
@@ -265,6 +266,7 @@ BOOKKEEPING: frozenset[type] = frozenset(
         ch.TombstoneHead,
         ch.EntriesRevisionIs,
         ch.EntryNotPinned,
+        ch.SourceNotForgotten,
         ch.ExpireAgentEntry,  # a window change's rewrite of expiries: the SetRetention is the event
         ch.RemoveMember,  # an erasure's: its record is the event
         ch.RewriteAttributes,  # an erasure's batches: its record and receipt are the events

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workspace_memory.kernel.terms import CandidateKind, CandidateStatus, EntryScope, EntryStatus, EntryType
+from workspace_memory.kernel.terms import (
+    CandidateKind,
+    CandidateStatus,
+    EntryScope,
+    EntryStatus,
+    EntryType,
+    RejectedFor,
+)
 from workspace_memory.store import keys
 from workspace_memory.store.changes.entries import versions_attribute
 from workspace_memory.store.ports import Item
@@ -47,6 +54,8 @@ class EntryRecord:
     verified_at: str | None = None
     verified_by: str | None = None
     """Who last confirmed the head's revision still holds, and when (the head's only; a new revision has none)."""
+    source_slots: tuple[str, ...] = ()
+    """HMACs of what this revision drew on (each cited source; an agent's turn): what forgetting it blocks."""
 
     @classmethod
     def from_item(cls, item: Item) -> EntryRecord:
@@ -73,6 +82,7 @@ class EntryRecord:
             pinned=item.get("pinned") is True,
             verified_at=item.get("verifiedAt"),
             verified_by=item.get("verifiedBy"),
+            source_slots=tuple(item.get("sourceSlots", ())),
         )
 
     def revision_item(self, workspace_id: str) -> Item:
@@ -113,6 +123,7 @@ class EntryRecord:
                 "supersededAt": self.superseded_at,
                 "supersededBy": self.superseded_by,
                 "ttl": self.ttl,
+                "sourceSlots": list(self.source_slots) or None,
             }
         )
 
@@ -123,7 +134,8 @@ class EntryRecord:
 
 @dataclass(frozen=True)
 class Tombstone:
-    """A forgotten chain's head: no text and no type, only the chain, its last revision and who forgot it when."""
+    """A forgotten chain's head: no text and no type, only the chain, its last revision, who forgot it when, and
+    how many sources and turns its forget blocked (a count: the blocks are items of their own)."""
 
     entry_id: str
     revision: int
@@ -131,6 +143,7 @@ class Tombstone:
     scope_owner: str
     forgotten_at: str
     forgotten_by: str
+    blocked_sources: int | None = None
 
     @property
     def status(self) -> EntryStatus:
@@ -145,6 +158,7 @@ class Tombstone:
             scope_owner=item["scopeOwner"],
             forgotten_at=item["forgottenAt"],
             forgotten_by=item["forgottenBy"],
+            blocked_sources=optional_int(item.get("blockedSources")),
         )
 
     def head_item(self, workspace_id: str) -> Item:
@@ -157,6 +171,7 @@ class Tombstone:
             "status": EntryStatus.FORGOTTEN.value,
             "forgottenAt": self.forgotten_at,
             "forgottenBy": self.forgotten_by,
+            **present({"blockedSources": self.blocked_sources}),
         }
 
 
@@ -195,6 +210,7 @@ class CandidateRecord:
     base_revision: int | None = None
     decided_by: str | None = None
     decided_at: str | None = None
+    rejected_for: RejectedFor | None = None
 
     @classmethod
     def of(cls, item: Item | None) -> CandidateRecord | None:
@@ -219,6 +235,7 @@ class CandidateRecord:
             base_revision=optional_int(item.get("baseRevision")),
             decided_by=item.get("decidedBy"),
             decided_at=item.get("decidedAt"),
+            rejected_for=None if "rejectedFor" not in item else RejectedFor(item["rejectedFor"]),
         )
 
     def to_item(self, workspace_id: str) -> Item:
@@ -243,6 +260,7 @@ class CandidateRecord:
                     "ttl": self.ttl,
                     "decidedBy": self.decided_by,
                     "decidedAt": self.decided_at,
+                    "rejectedFor": None if self.rejected_for is None else self.rejected_for.value,
                 }
             ),
         }
@@ -254,6 +272,11 @@ class CandidateRecord:
 def key_slot_item(workspace_id: str, slot: str, entry_id: str) -> Item:
     """The key slot held by chain `entry_id`."""
     return {**keys.as_key(keys.entry_key(workspace_id, slot)), "entryId": entry_id}
+
+
+def forgotten_source_item(workspace_id: str, slot: str, entry_id: str, at: str, ttl: int) -> Item:
+    """A source (or turn) that forgotten chain `entry_id` drew on, blocked for agents until `ttl`."""
+    return {**keys.as_key(keys.forgotten_source(workspace_id, slot)), "entryId": entry_id, "blockedAt": at, "ttl": ttl}
 
 
 def key_secret_item(workspace_id: str, ciphertext: bytes) -> Item:

@@ -107,6 +107,7 @@ RULES: tuple[Rule, ...] = (
     Rule("entry", "WS#", "ENTRY#", _sk_id, version="revision", op="status", actor="author"),
     Rule("entry-revision", "WS#", "ENTRYREV#", _entry_of_revision, version="revision", op="status", actor="author"),
     Rule("entry-key", "WS#", "ENTRYKEY#", _attribute("entryId")),
+    Rule("forgotten-source", "WS#", "ENTRYBLOCK#", _attribute("entryId")),
     Rule("entry-counter", "WS#", "ENTRIES", _pk_id, version="entriesRevision"),
     Rule("entry-key-secret", "WS#", "ENTRYSECRET", _pk_id),
     Rule("entry-candidate", "WS#", "ENTRYCAND#", _sk_id, version="revision", op="status", actor="proposedBy"),

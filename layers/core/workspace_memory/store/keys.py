@@ -116,6 +116,15 @@ def entry_key(workspace_id: str, key_hmac: str) -> Key:
     return ws(workspace_id), f"ENTRYKEY#{key_hmac}"
 
 
+FORGOTTEN_SOURCE_PREFIX = "ENTRYBLOCK#"
+"""What forgotten chains drew on (a cited source, an agent's turn), by keyed hash: an agent's save meets none."""
+
+
+def forgotten_source(workspace_id: str, slot: str) -> Key:
+    """A source or admission a forgotten chain drew on, named by its HMAC under the entry key secret."""
+    return ws(workspace_id), f"{FORGOTTEN_SOURCE_PREFIX}{slot}"
+
+
 def entry_counter(workspace_id: str) -> Key:
     """The workspace's stored entry versions (the cap) and `entriesRevision` (bumped by every entry write)."""
     return ws(workspace_id), "ENTRIES"

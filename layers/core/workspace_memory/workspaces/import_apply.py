@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from workspace_memory.document.versions import document_context
+from workspace_memory.entries.forgotten_sources import source_slots
 from workspace_memory.entries.key_secret import KeySecret
 from workspace_memory.entries.model import EntryText, Previously, Source, agent_expiry, entry_context
 from workspace_memory.kernel.clock import DAY_SECONDS, epoch_seconds
@@ -154,6 +155,7 @@ class ImportWrites:
             superseded_at=row.superseded_at,
             superseded_by=row.superseded_by,
             ttl=ttl,
+            source_slots=source_slots(self._key_secret, ws.id, text.sources, None),
         )
 
 

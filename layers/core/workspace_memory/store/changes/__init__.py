@@ -36,6 +36,7 @@ from workspace_memory.store.changes.entries import (
     ExpireSearchSnapshot,
     MarkEntryHead,
     MoveEntryHead,
+    SourceNotForgotten,
     SupersedeEntryRevision,
     TakeKeySlot,
 )
@@ -104,6 +105,7 @@ Change = (
     | MoveEntryHead
     | MarkEntryHead
     | EntryNotPinned
+    | SourceNotForgotten
     | SupersedeEntryRevision
     | ExpireEntryRevision
     | ExpireAgentEntry
@@ -183,6 +185,7 @@ __all__ = [
     "SetAi",
     "SetPolicyMode",
     "SetRetention",
+    "SourceNotForgotten",
     "SupersedeEntryRevision",
     "TakeKeySlot",
     "TombstoneHead",

@@ -29,6 +29,7 @@ class Label:
     ENTRY = "entry"
     ENTRY_KEY = "entry_key"
     PINNED = "pinned"
+    SOURCE_FORGOTTEN = "source_forgotten"
     ENTRY_CAP = "entry_cap"
     RATE = "rate"
     CANDIDATE = "candidate"

@@ -50,6 +50,22 @@ class EntryNotPinned:
 
 
 @dataclass(frozen=True)
+class SourceNotForgotten:
+    """No forgotten chain drew on `slot` (a cited source's or a turn's HMAC) within its window: no block item,
+    or one past its `ttl` at `now` that TTL has not deleted yet. What an agent's save states in its own
+    transaction, so a forget that lands first refuses it (decisions/0074)."""
+
+    workspace_id: str
+    slot: str
+    now: int
+    label: str = Label.SOURCE_FORGOTTEN
+
+    @property
+    def key(self) -> Key:
+        return keys.forgotten_source(self.workspace_id, self.slot)
+
+
+@dataclass(frozen=True)
 class SupersedeEntryRevision:
     """Mark revision `revision` of an entry superseded by `by` (its time and retention `ttl`) iff it exists.
     The reason is no attribute: it is sealed in revision `by`'s text (decisions/0055)."""

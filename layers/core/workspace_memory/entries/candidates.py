@@ -129,7 +129,7 @@ class Candidates:
         try:
             self._table.transact(changes)
         except TransactionCancelled as exc:
-            raise refusal(self._table, self._limits, caller, exc, now, None, fenced=fence is not None) from None
+            raise refusal(self._table, self._limits, caller, exc, None, fenced=fence is not None) from None
         return candidate_id
 
     def propose_forget(
@@ -176,7 +176,7 @@ class Candidates:
         try:
             self._table.transact(changes)
         except TransactionCancelled as exc:
-            raise refusal(self._table, self._limits, caller, exc, now, None, fenced=True) from None
+            raise refusal(self._table, self._limits, caller, exc, None, fenced=True) from None
         return record.candidate_id
 
     # -- the pending list ------------------------------------------------------------------------------
@@ -326,7 +326,7 @@ class Candidates:
                 self._table.transact([decided, caller.still_owner()])
             except TransactionCancelled as exc:
                 if Label.ACCESS in exc.failed():
-                    raise refusal(self._table, self._limits, caller, exc, now, None) from None
+                    raise refusal(self._table, self._limits, caller, exc, None) from None
                 continue  # decided (or expired) meanwhile
             dismissed.append(record.candidate_id)
         return tuple(dismissed), None
@@ -340,4 +340,4 @@ class Candidates:
         try:
             self._table.transact([self._decided(workspace_id, record, CandidateStatus.REJECTED, user_id), right])
         except TransactionCancelled as exc:
-            raise refusal(self._table, self._limits, caller, exc, self._clock.now(), None) from None
+            raise refusal(self._table, self._limits, caller, exc, None) from None

@@ -161,7 +161,7 @@ class EntryForgetting:
                 self._table.transact(changes)
             except TransactionCancelled as exc:
                 if decision or Label.ACCESS in exc.failed():  # a lost write right is answered before the entry
-                    raise refusal(self._table, self._limits, caller, exc, now, entry_id, agent=bool(decision)) from None
+                    raise refusal(self._table, self._limits, caller, exc, entry_id, agent=bool(decision)) from None
                 fresh = entry_queries.entry_head(self._table, workspace_id, entry_id)
                 if keep is not None and (fresh is None or not keep(fresh)):
                     return False  # a bulk forget leaves what no longer qualifies (or TTL already deleted)

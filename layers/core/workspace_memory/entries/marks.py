@@ -56,6 +56,6 @@ class EntryMarks:
         try:
             self._table.transact([MarkEntryHead(workspace_id, entry_id, base, pinned, verified), right])
         except TransactionCancelled as exc:
-            raise refusal(self._table, self._limits, caller, exc, now, entry_id) from None
+            raise refusal(self._table, self._limits, caller, exc, entry_id) from None
         at, by = verified if verified is not None else (head.verified_at, head.verified_by)
         return Marked(entry_id, base, head.pinned if pinned is None else pinned, at, by)

@@ -38,7 +38,6 @@ def refusal(
     limits: Limits,
     caller: Caller,
     refused: TransactionCancelled,
-    _now: float,
     entry_id: str | None,
     *,
     fenced: bool = False,

@@ -176,7 +176,7 @@ class EntryWrites:
                 return Written(entry_id, 1, warnings=warnings)
             except TransactionCancelled as exc:
                 if exc.failed() != {Label.ENTRY_KEY}:
-                    raise self._refused(caller, exc, now, None, fence) from None
+                    raise self._refused(caller, exc, None, fence) from None
             assert record.key_slot is not None  # only a key slot can fail alone
             holder = entry_queries.key_holder(self._table, workspace_id, record.key_slot)
             head = None if holder is None else entry_queries.entry_head(self._table, workspace_id, holder)
@@ -253,7 +253,7 @@ class EntryWrites:
             self._table.transact(changes)
         except TransactionCancelled as exc:
             raise refusal(
-                self._table, self._limits, caller, exc, now, entry_id, fenced=fence is not None, agent=agent
+                self._table, self._limits, caller, exc, entry_id, fenced=fence is not None, agent=agent
             ) from None
         return Written(entry_id, revision)
 
@@ -261,11 +261,10 @@ class EntryWrites:
         self,
         caller: Caller,
         exc: TransactionCancelled,
-        now: float,
         entry_id: str | None,
         fence: Sequence[Change] | None,
     ) -> Exception:
-        return refusal(self._table, self._limits, caller, exc, now, entry_id, fenced=fence is not None)
+        return refusal(self._table, self._limits, caller, exc, entry_id, fenced=fence is not None)
 
     def _vector(self, text: EntryText) -> SealedVector | None:
         """The revision's search vector, computed once at write time (docs/architecture.md#the-search-engine): search

@@ -39,6 +39,7 @@ from workspace_memory.kernel.errors import (
     InvalidInput,
     MemoryOff,
     Unavailable,
+    WorkspaceNotFound,
 )
 from workspace_memory.kernel.ids import new_id, require_identifier
 from workspace_memory.kernel.metrics import Metric, Operation
@@ -161,6 +162,8 @@ class AgentEntryService:
             except RateRaced as exc:
                 raced = exc
                 continue
+            except WorkspaceNotFound:  # deleted while judged (its META gone): refused, as the fence refuses it
+                return _counted(SaveResult(Outcome.REFUSED, predicate=Predicate.CONSENT))
             if result is not None:
                 return _counted(result)
             raced = None

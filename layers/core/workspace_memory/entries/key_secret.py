@@ -9,10 +9,10 @@ import secrets
 from dataclasses import dataclass, field
 
 from workspace_memory.entries.model import secret_context
-from workspace_memory.kernel.errors import Conflict
+from workspace_memory.kernel.errors import Conflict, WorkspaceNotFound
 from workspace_memory.kernel.sealed import seal, unseal
 from workspace_memory.kernel.terms import EntryScope
-from workspace_memory.store.changes import Create, Label
+from workspace_memory.store.changes import Create, Label, WorkspaceLive
 from workspace_memory.store.entry_queries import key_secret
 from workspace_memory.store.entry_records import key_secret_item
 from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
@@ -66,10 +66,14 @@ class KeySecret:
         sealed = key_secret(self._table, workspace_id)
         if sealed is None:
             made = seal(self._cipher, secrets.token_bytes(32).hex(), secret_context(workspace_id)).ciphertext
-            try:
-                self._table.transact([Create(key_secret_item(workspace_id, made), Label.ENTRY_KEY)])
+            try:  # never into a deleted workspace: a write judged before its tombstone may run after its purge
+                self._table.transact(
+                    [Create(key_secret_item(workspace_id, made), Label.ENTRY_KEY), WorkspaceLive(workspace_id)]
+                )
                 sealed = made
-            except TransactionCancelled:  # another process made it first: use theirs
+            except TransactionCancelled as exc:  # another process made it first: use theirs
+                if Label.WORKSPACE in exc.failed():
+                    raise WorkspaceNotFound("workspace not found") from None
                 sealed = key_secret(self._table, workspace_id)
                 if sealed is None:
                     raise Conflict("the entry key secret changed concurrently; try again") from None

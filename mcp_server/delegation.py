@@ -21,7 +21,14 @@ from typing import Any, TypeVar
 from urllib.parse import quote, urlencode
 
 from workflows.automation import Admission, ApiResponse, ApiUnavailable, AutomationApi, DevAuth, HttpApi, SigV4Auth
-from workspace_memory.api.models.automation import AdmissionOut, CaptureOut, EntrySaveOut, ForgetProposalOut, RecallOut
+from workspace_memory.api.models.automation import (
+    AdmissionOut,
+    CaptureOut,
+    EntrySaveOut,
+    ForgetProposalOut,
+    RecallOut,
+    VerificationOut,
+)
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.conversations import TurnOut, TurnStarted
 from workspace_memory.api.models.entries import AgentEntriesOut, AgentEntryOut, AgentSearchOut
@@ -145,6 +152,11 @@ class Delegation:
         with self._lock:
             held = self._held()
             return _body(self._automation.forget_entry(held, self._config.workspace_id, entry_id, _fresh_key()))
+
+    def verify_entry(self, entry_id: str, revision: int, evidence: list[dict[str, str]]) -> VerificationOut:
+        with self._lock:
+            held = self._held()
+            return _body(self._automation.verify_entry(held, self._config.workspace_id, entry_id, revision, evidence))
 
     def list_entries(self, limit: int, cursor: str | None = None, key: str | None = None) -> AgentEntriesOut:
         """The person's page of entries, read only once an agent read under the key session has passed: of an id

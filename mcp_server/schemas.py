@@ -14,7 +14,7 @@ from pydantic_core import PydanticCustomError
 
 from workspace_memory.document.edits import MAX_EDITS, MAX_LINE_BYTES, utf8_len
 from workspace_memory.entries.validation import MAX_BODY_BYTES, MAX_SUMMARY_BYTES, MAX_TITLE_BYTES
-from workspace_memory.kernel.terms import EntryScope, EntryType
+from workspace_memory.kernel.terms import CitationKind, EntryScope, EntryType
 
 
 def utf8_at_most(limit: int) -> AfterValidator:
@@ -95,3 +95,16 @@ class EntryInput(BaseModel):
 
 
 EntryId = Annotated[str, Field(min_length=1, max_length=128, description="the entry's id (en_…)")]
+
+
+class EvidenceInput(BaseModel):
+    """A cited source the agent read: the service re-checks that it still reads as `sha256` says."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: CitationKind = Field(description="entry (its body) or document-version (the document's text at it)")
+    ref: str = Field(min_length=1, max_length=400, description="the entry's id, or the document version's number")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="SHA-256 (hex) of the UTF-8 text the agent read")
+
+
+Evidence = Annotated[list[EvidenceInput], Field(min_length=1, max_length=5, description="1 to 5 cited sources")]

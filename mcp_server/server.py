@@ -1,10 +1,10 @@
 """The MCP tools over a `Delegation`: typed inputs and outputs, so the SDK advertises their JSON schemas.
 
 The document (`recall_memory`, `remember`), the entries (`search_memory`, `read_entry`, `list_entries`,
-`save_entry`, `forget_entry`), Anthropic's memory tool (`memory`) and the workspace's own assistant (`ask_agent`),
-each under the user's delegated key session (docs/mcp.md). Descriptions are the functions' docstrings, cleaned;
-annotations say what each call does to memory. Arguments that fail a tool's schema are `INVALID_ARGUMENTS`,
-naming fields and pydantic's error types, never the values.
+`save_entry`, `forget_entry`, `verify_entry`), Anthropic's memory tool (`memory`) and the workspace's own
+assistant (`ask_agent`), each under the user's delegated key session (docs/mcp.md). Descriptions are the
+functions' docstrings, cleaned; annotations say what each call does to memory. Arguments that fail a tool's
+schema are `INVALID_ARGUMENTS`, naming fields and pydantic's error types, never the values.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from workflows.automation import ApiUnavailable
-from workspace_memory.api.models.automation import EntrySaveOut, ForgetProposalOut, RecallOut
+from workspace_memory.api.models.automation import EntrySaveOut, ForgetProposalOut, RecallOut, VerificationOut
 from workspace_memory.api.models.entries import AgentEntriesOut, AgentEntryOut, AgentSearchOut
 from workspace_memory.kernel.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K
 
 from .delegation import ApiError, AskOut, Delegation, RememberOut, unavailable
 from .memory_paths import MemoryCommand
 from .memory_tool import MemoryAnswer, MemoryTool, invalid_arguments
-from .schemas import Edits, EntryId, EntryInput
+from .schemas import Edits, EntryId, EntryInput, Evidence
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -137,6 +137,20 @@ def build_server(delegation: Delegation) -> MCPServer:
         """Propose forgetting a memory entry: never the forget itself. outcome proposal (a candidate a member
         with write right on its scope accepts or rejects), noop (memory off) or refused. Needs memory:write."""
         return _answer(lambda: delegation.forget_entry(entry_id))
+
+    @tool(ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False))
+    def verify_entry(
+        entry_id: EntryId,
+        revision: Annotated[int, Field(ge=1, description="the entry's current revision, which the evidence supports")],
+        evidence: Evidence,
+    ) -> VerificationOut:
+        """Mark a memory entry's current revision verified, on evidence: cited sources you read (an entry's body
+        or a document version), each re-checked by the service against its sha256. outcome committed (verified
+        by you, with how many sources), noop (memory off) or refused (read_only, or the fence); a source that
+        changed or cannot be read is EVIDENCE_NOT_CURRENT, a moved entry STALE_REVISION. Needs memory:write."""
+        return _answer(
+            lambda: delegation.verify_entry(entry_id, revision, [e.model_dump(mode="json") for e in evidence])
+        )
 
     @tool(EDIT)
     def memory(

@@ -353,13 +353,15 @@ def _apply(change: ch.Change, items: Items) -> None:
             items.pop(key, None)
         case ch.MoveEntryHead():
             items[change.key] = copy.deepcopy(change.item)
-        case ch.MarkEntryHead(pinned=pinned, verified=verified):
+        case ch.MarkEntryHead(pinned=pinned, verified=verified, evidence=evidence):
             head = items[change.key]
             if pinned is not None:
                 head.pop("pinned", None)
                 head.update({"pinned": True} if pinned else {})
             if verified is not None:
                 head.update(verifiedAt=verified[0], verifiedBy=verified[1])
+                head.pop("verifiedEvidence", None)
+                head.update({} if evidence is None else {"verifiedEvidence": evidence})
         case ch.SupersedeEntryRevision(workspace_id=ws, entry_id=entry_id, revision=revision):
             found = items[keys.entry_revision(ws, entry_id, revision)]
             found.update(status="superseded", supersededBy=change.by, supersededAt=change.at, ttl=change.ttl)

@@ -24,6 +24,7 @@ from workspace_memory.api.models.automation import (
     NotesMetaOut,
     NotesOut,
     RecallOut,
+    VerificationOut,
 )
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.deletion import BranchKeyDestroyedOut, PurgeBatchOut
@@ -258,6 +259,14 @@ class AutomationApi(HttpApi):
         path = f"{_entries_path(workspace_id)}/{quote(entry_id, safe='')}/forget"
         headers = {**admission.headers(), "Idempotency-Key": idempotency_key}
         return self._call(ForgetProposalOut, "POST", path, headers=headers)
+
+    def verify_entry(
+        self, admission: Admission, workspace_id: str, entry_id: str, revision: int, evidence: list[dict[str, str]]
+    ) -> ApiResponse[VerificationOut]:
+        """`verify_memory`: revision `revision` verified on `evidence`, which the service re-checks."""
+        path = f"{_entries_path(workspace_id)}/{quote(entry_id, safe='')}/verify"
+        body = {"revision": revision, "evidence": evidence}
+        return self._call(VerificationOut, "POST", path, body, headers=admission.headers())
 
     def search_entries(
         self, admission: Admission, workspace_id: str, query: str, k: int

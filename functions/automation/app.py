@@ -23,9 +23,10 @@ from workspace_memory.api.models.automation import (
     NotesMetaOut,
     NotesOut,
     RecallOut,
+    VerificationOut,
 )
 from workspace_memory.api.models.entries import AgentEntryOut, AgentSearchOut
-from workspace_memory.api.schemas.entries import SaveEntry
+from workspace_memory.api.schemas.entries import SaveEntry, VerifyEntry
 from workspace_memory.api.schemas.turns import Admit, Capture, PutNotes
 from workspace_memory.bootstrap import services
 from workspace_memory.kernel.errors import InvalidInput
@@ -226,6 +227,34 @@ def agent_forget_entry(
     automation_caller(app)
     result = services().agent_entries.forget(ws, admission_id, credential, entry_id, idempotency_key)
     return respond(200, ForgetProposalOut.of(result))
+
+
+@app.post(
+    "/v1/automation/workspaces/<ws>/entries/<entry_id>/verify",
+    summary="Verify an entry on evidence (`verify_memory`)",
+    description=(
+        "Marks revision `revision`, the current one, as still holding (`verifiedAt`, `verifiedBy` the admission's "
+        "user, `verifiedEvidence`) on 1 to 5 cited sources the agent read, each re-checked now against its "
+        "`sha256` (a source that changed or cannot be read is 409 `EVIDENCE_NOT_CURRENT`, with each one's state). "
+        "Through the fence in `auto`; `read_only` is refused (`policy`), `off` does nothing. Never on a pinned "
+        "entry (409 `ENTRY_PINNED`); a moved head is 409 `STALE_REVISION`. Needs `memory:write`; rate limited "
+        "with the agent's writes (429)."
+    ),
+)
+def agent_verify_entry(
+    ws: str,
+    entry_id: str,
+    body: Annotated[VerifyEntry, Body()],
+    admission_id: AdmissionIdHeader = None,
+    credential: CredentialHeader = None,
+) -> Response[VerificationOut]:
+    """`verify_memory`: an agent's verification, on evidence the service re-checks."""
+    from workspace_memory.entries.model import Source
+
+    automation_caller(app)
+    evidence = [Source(s.kind, s.ref, s.sha256, s.locator) for s in body.evidence]
+    result = services().agent_entries.verify(ws, admission_id, credential, entry_id, body.revision, evidence)
+    return respond(200, VerificationOut.of(result))
 
 
 @app.get(

@@ -119,6 +119,16 @@ ROUTE_ERRORS: dict[str, Errors] = {
         AdmissionRetired,
         errors.MemoryOff,
     ),
+    "POST /v1/automation/workspaces/{ws}/entries/{entryId}/verify": (
+        *_ADMISSION,
+        *_ENTRY,
+        errors.EntryPinned,
+        errors.StaleRevision,
+        errors.EvidenceNotCurrent,
+        errors.Conflict,
+        errors.RateLimited,
+        RateRaced,
+    ),
     "POST /v1/automation/workspaces/{ws}/entries/{entryId}/forget": (
         *_ADMISSION,
         *_ENTRY,

@@ -174,6 +174,9 @@ SEQUENCE: dict[str, Expect] = {
     "automation-entry-get.json": Expect(
         200, ENTRY | UNTRUSTED, {"entryId": ENTRY_ID, "revision": 1, "status": "active", "trust": "untrusted"}
     ),
+    "automation-entry-verify.json": Expect(  # on document version 1, which still reads as its hash says
+        200, frozenset({"outcome", "entryId", "revision"}), {"outcome": "committed", "entryId": ENTRY_ID, "revision": 1}
+    ),
     "automation-entry-forget.json": Expect(
         200, frozenset({"outcome", "entryId", "candidateId"}), {"outcome": "proposal", "entryId": ENTRY_ID}
     ),
@@ -203,8 +206,10 @@ SEQUENCE: dict[str, Expect] = {
     # Entries, on the fixtures `_seed_entries` lays out (events/README.md, step 7).
     "entry-create.json": Expect(201, frozenset({"entryId", "revision"}), {"revision": 1}),
     "entry-list.json": Expect(200, frozenset({"entries", "nextCursor", "budgets"}), {"nextCursor": None}),
-    "entry-get.json": Expect(  # `automation-entry-get` read it before: it says when (`lastReadAt`)
-        200, ENTRY | {"lastReadAt"}, {"entryId": ENTRY_ID, "revision": 1, "status": "active", "key": "ops/deploy-day"}
+    "entry-get.json": Expect(  # read by `automation-entry-get` (`lastReadAt`), verified by its agent (one source)
+        200,
+        ENTRY | {"lastReadAt", "verifiedAt", "verifiedBy", "verifiedEvidence"},
+        {"entryId": ENTRY_ID, "revision": 1, "status": "active", "key": "ops/deploy-day", "verifiedEvidence": 1},
     ),
     "entry-put.json": Expect(200, frozenset({"entryId", "revision"}), {"entryId": ENTRY_ID, "revision": 2}),
     "entry-revert.json": Expect(200, frozenset({"entryId", "revision"}), {"entryId": ENTRY_ID, "revision": 3}),

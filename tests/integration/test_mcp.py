@@ -47,6 +47,7 @@ TOOLS = {
     "list_entries",
     "save_entry",
     "forget_entry",
+    "verify_entry",
     "memory",
 }
 

@@ -88,6 +88,7 @@ EXPECTED_ROUTES: dict[str, str] = {
     "PUT /v1/automation/workspaces/{ws}/entries": "AutomationFunction",
     "GET /v1/automation/workspaces/{ws}/entries/{entryId}": "AutomationFunction",
     "POST /v1/automation/workspaces/{ws}/entries/{entryId}/forget": "AutomationFunction",
+    "POST /v1/automation/workspaces/{ws}/entries/{entryId}/verify": "AutomationFunction",
     "GET /v1/automation/workspaces/{ws}/search": "AutomationFunction",
     "GET /v1/automation/sessions/{sid}/notes": "AutomationFunction",
     "PUT /v1/automation/sessions/{sid}/notes": "AutomationFunction",

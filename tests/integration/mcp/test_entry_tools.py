@@ -4,6 +4,7 @@ needs is refused with the API's own code, and nothing is stored."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import pytest
@@ -104,3 +105,29 @@ def test_a_session_without_the_scope_is_refused_with_the_apis_code(
 
     assert run(attempts(reader, writes)) == [("SCOPE_NOT_GRANTED", True)] * len(writes)
     assert run(attempts(notes_only, reads)) == [("SCOPE_NOT_GRANTED", True)] * len(reads)
+
+
+def test_verify_entry_marks_it_on_evidence_the_service_rechecks(api: Api, gateway_url: str) -> None:
+    """`verify_entry` on the document version the agent read: committed, and the entry says by whom and on how
+    many sources; evidence whose text changed is EVIDENCE_NOT_CURRENT and marks nothing."""
+    content = "# Team\n- deploys on Fridays\n"
+    owner, ws, ks = workspace(api, "auto", content)
+    read = {"kind": "document-version", "ref": "1", "sha256": hashlib.sha256(content.encode()).hexdigest()}
+    wrong = {**read, "sha256": hashlib.sha256(b"# Team\n- deploys on Mondays\n").hexdigest()}
+
+    async def scenario() -> tuple[dict[str, Any], Any, dict[str, Any]]:
+        async with stdio(server_env(gateway_url, owner, ws, ks)) as client:
+            saved = structured(await call(client, "save_entry", {"entry": ENTRY}))
+            refused = await call(
+                client, "verify_entry", {"entry_id": saved["entryId"], "revision": 1, "evidence": [wrong]}
+            )
+            verified = structured(
+                await call(client, "verify_entry", {"entry_id": saved["entryId"], "revision": 1, "evidence": [read]})
+            )
+            return saved, refused, verified
+
+    saved, refused, verified = run(scenario())
+    assert error_code(refused) == "EVIDENCE_NOT_CURRENT"
+    assert verified == {"outcome": "committed", "entryId": saved["entryId"], "revision": 1}
+    entry = api.call("GET", f"/v1/workspaces/{ws}/entries/{saved['entryId']}", user=owner).json()
+    assert (entry["verifiedBy"], entry["verifiedEvidence"]) == (owner, 1)

@@ -23,7 +23,7 @@ from tests.support import Api, scan_all
 pytestmark = pytest.mark.integration
 
 READ_ONLY = {"recall_memory", "search_memory", "read_entry", "list_entries"}
-WRITES = {"remember", "save_entry", "forget_entry", "memory", "ask_agent"}
+WRITES = {"remember", "save_entry", "forget_entry", "verify_entry", "memory", "ask_agent"}
 
 
 def properties(schema: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

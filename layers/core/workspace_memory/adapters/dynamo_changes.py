@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from workspace_memory.adapters.dynamo_entry_marks import agent_write, mark_entry_head
 from workspace_memory.adapters.dynamo_erasure import erasure_action
 from workspace_memory.adapters.dynamo_export_changes import export_to_dynamo
 from workspace_memory.store import changes as ch
@@ -254,26 +255,8 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
             action = _put(item, condition, moved)
             action["Put"]["ExpressionAttributeNames"] = {"#status": "status"}
             return action
-        case ch.MarkEntryHead(base=base, pinned=pinned, verified=verified):
-            assignments: list[str] = []
-            marks: dict[str, Any] = {":base": base, ":active": "active"}
-            if pinned:
-                assignments.append("pinned = :true")
-                marks[":true"] = True
-            if verified is not None:
-                assignments.append("verifiedAt = :at, verifiedBy = :by")
-                marks |= {":at": verified[0], ":by": verified[1]}
-            clauses = ["SET " + ", ".join(assignments)] if assignments else []
-            clauses += ["REMOVE pinned"] if pinned is False else []
-            return {
-                "Update": {
-                    "Key": keys.as_key(change.key),
-                    "UpdateExpression": " ".join(clauses),
-                    "ConditionExpression": "revision = :base AND #status = :active",
-                    "ExpressionAttributeNames": {"#status": "status"},
-                    "ExpressionAttributeValues": marks,
-                }
-            }
+        case ch.MarkEntryHead():
+            return mark_entry_head(change)
         case ch.EntryNotPinned(workspace_id=ws, entry_id=entry_id):
             return _check(keys.entry(ws, entry_id), "attribute_not_exists(pinned)", {})
         case ch.SourceNotForgotten(now=now):
@@ -370,30 +353,5 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
                 }
             }
         case ch.CountAgentWrite():
-            return _agent_write(change)
+            return agent_write(change)
     return export_to_dynamo(change)
-
-
-def _agent_write(change: ch.CountAgentWrite) -> dict[str, Any]:
-    """One more write in a key session's window: a new window, or one more id in the window's map iff it has
-    room once the `trimmed` writes (each required present) are gone."""
-    if change.opens:
-        window = {change.write_id: change.at_ms}
-        return _put({**keys.as_key(change.key), "window": window, "writes": 1, "ttl": change.ttl}, _ABSENT)
-    trims = {f"#t{n}": write_id for n, write_id in enumerate(change.trimmed)}
-    update = "SET #w.#id = :at, writes = writes + :one, #ttl = :ttl"
-    condition = " AND ".join(["size(#w) < :room", *(f"attribute_exists(#w.{name})" for name in trims)])
-    return {
-        "Update": {
-            "Key": keys.as_key(change.key),
-            "UpdateExpression": update + (" REMOVE " + ", ".join(f"#w.{name}" for name in trims) if trims else ""),
-            "ConditionExpression": condition,
-            "ExpressionAttributeNames": {"#w": "window", "#id": change.write_id, "#ttl": "ttl", **trims},
-            "ExpressionAttributeValues": {
-                ":at": change.at_ms,
-                ":one": 1,
-                ":ttl": change.ttl,
-                ":room": change.limit + len(trims),
-            },
-        }
-    }

@@ -121,6 +121,7 @@ PUBLIC_DETAILS = (
     "problems",
     "current_revision",
     "retry_after",
+    "states",
 )
 """Error details that are safe and useful to callers (ids, versions, sizes); everything else stays inside."""
 

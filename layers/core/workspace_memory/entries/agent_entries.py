@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from workspace_memory.document.policy import Mode
+from workspace_memory.entries.agent_verify import verify_attempt, verify_headers
 from workspace_memory.entries.limits import RateRaced
-from workspace_memory.entries.model import Author, Draft, EntryView
+from workspace_memory.entries.model import Author, Draft, EntryView, Source
 from workspace_memory.entries.refusals import Fenced
 from workspace_memory.entries.rule_quotes import check_quote
 from workspace_memory.entries.service import EntryService
@@ -326,6 +327,26 @@ class AgentEntryService:
         if marker.request_hash != digest:
             raise IdempotencyKeyReused("Idempotency-Key already used for another entry write of this admission")
         return SaveResult.replay(marker.answer)
+
+    # -- verify_memory ---------------------------------------------------------------------------------
+
+    def verify(
+        self,
+        workspace_id: str,
+        admission_id: str | None,
+        credential: str | None,
+        entry_id: str,
+        revision: int,
+        evidence: Sequence[Source],
+    ) -> SaveResult:
+        """Revision `revision` of `entry_id` verified by the admission's agent on `evidence` (agent_verify.py)."""
+        admission, secret = verify_headers(admission_id, credential, evidence)
+        return self._judged(
+            workspace_id,
+            admission,
+            secret,
+            lambda authority: verify_attempt(self._entries, self._clock, authority, entry_id, revision, evidence),
+        )
 
     # -- read_memory -----------------------------------------------------------------------------------
 

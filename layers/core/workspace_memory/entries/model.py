@@ -192,6 +192,7 @@ class EntryView:
     """The chain's pin (agents may read it, never write over it)."""
     verified_at: str | None = None
     verified_by: str | None = None
+    verified_evidence: int | None = None
     """Who confirmed this revision still holds, and when (the current revision only)."""
 
 
@@ -219,6 +220,7 @@ class EntryRow:
     """A list line's chain pin and its current revision's verification (None on history lines)."""
     verified_at: str | None = None
     verified_by: str | None = None
+    verified_evidence: int | None = None
 
 
 @dataclass(frozen=True)
@@ -230,6 +232,7 @@ class Marked:
     pinned: bool
     verified_at: str | None
     verified_by: str | None
+    verified_evidence: int | None = None
 
 
 @dataclass(frozen=True)

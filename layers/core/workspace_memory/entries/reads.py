@@ -63,6 +63,7 @@ def _row(
         pinned=None if head is None else head.pinned,
         verified_at=None if head is None or record is not head else head.verified_at,
         verified_by=None if head is None or record is not head else head.verified_by,
+        verified_evidence=None if head is None or record is not head else head.verified_evidence,
     )
 
 
@@ -122,7 +123,7 @@ class EntryReads:
         head = self.live_head(caller, head_of(found))
         record = head if as_of is None else self._revision_at(workspace_id, head, as_of)
         text = self.open(workspace_id, record)
-        citations = tuple(Citation(s, self._check(caller, s)) for s in text.sources)
+        citations = tuple(Citation(s, self.check(caller, s)) for s in text.sources)
         self._counts.count(workspace_id, entry_id)
         return EntryView(
             entry_id=entry_id,
@@ -143,6 +144,7 @@ class EntryReads:
             pinned=head.pinned,
             verified_at=head.verified_at if record is head else None,
             verified_by=head.verified_by if record is head else None,
+            verified_evidence=head.verified_evidence if record is head else None,
         )
 
     def earlier_revision(self, user_id: str, workspace_id: str, entry_id: str, revision: int) -> EntryRecord:
@@ -167,7 +169,7 @@ class EntryReads:
                 return record
         raise EntryNotFound("no revision of this entry was valid then")
 
-    def _check(self, caller: Caller, source: Source) -> CitationState:
+    def check(self, caller: Caller, source: Source) -> CitationState:
         """A citation re-checked now: the cited text's SHA-256 against the one recorded."""
         workspace_id = caller.workspace.id
         if source.kind is CitationKind.ENTRY:

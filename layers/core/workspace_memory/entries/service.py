@@ -150,6 +150,17 @@ class EntryService:
     def verify(self, user_id: str, workspace_id: str, entry_id: str, base: int) -> Marked:
         return self._marks.verify(user_id, workspace_id, entry_id, base)
 
+    def verify_by_agent(
+        self,
+        caller: Caller,
+        entry_id: str,
+        base: int,
+        evidence: Sequence[Source],
+        author: Author,
+        fence: Sequence[Change],
+    ) -> Marked:
+        return self._marks.verify_by_agent(caller, entry_id, base, evidence, author, fence)
+
     # -- forget ----------------------------------------------------------------------------------------
 
     def forget(self, user_id: str, workspace_id: str, entry_id: str) -> None:

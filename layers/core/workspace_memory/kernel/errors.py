@@ -222,6 +222,13 @@ class SourceForgotten(Conflict):
     code = "SOURCE_FORGOTTEN"
 
 
+class EvidenceNotCurrent(Conflict):
+    """An agent's verification cites evidence that does not read now as it was hashed (`changed`) or cannot be
+    read (`hidden`): an entry is verified on text that still holds, never on a claim; `states` gives each one."""
+
+    code = "EVIDENCE_NOT_CURRENT"
+
+
 class RevisionNotFound(NotFound):
     """A revert names a revision the chain does not have (any more: past its retention, or never written)."""
 

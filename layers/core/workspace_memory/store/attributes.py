@@ -196,6 +196,7 @@ KINDS: tuple[ItemKind, ...] = (
             "pinned": BOOL,
             "verifiedAt": TIMESTAMP,
             "verifiedBy": USER,
+            "verifiedEvidence": INT,
             "forgottenAt": TIMESTAMP,
             "forgottenBy": USER,
             "blockedSources": INT,

@@ -54,6 +54,8 @@ class EntryRecord:
     verified_at: str | None = None
     verified_by: str | None = None
     """Who last confirmed the head's revision still holds, and when (the head's only; a new revision has none)."""
+    verified_evidence: int | None = None
+    """Set when an agent of `verified_by` confirmed it: how many cited sources it re-checked (a person: None)."""
     source_slots: tuple[str, ...] = ()
     """HMACs of what this revision drew on (each cited source; an agent's turn): what forgetting it blocks."""
 
@@ -82,6 +84,7 @@ class EntryRecord:
             pinned=item.get("pinned") is True,
             verified_at=item.get("verifiedAt"),
             verified_by=item.get("verifiedBy"),
+            verified_evidence=optional_int(item.get("verifiedEvidence")),
             source_slots=tuple(item.get("sourceSlots", ())),
         )
 
@@ -98,6 +101,7 @@ class EntryRecord:
                 "pinned": True if self.pinned else None,
                 "verifiedAt": self.verified_at,
                 "verifiedBy": self.verified_by,
+                "verifiedEvidence": self.verified_evidence,
             }
         )
         return {**keys.as_key(keys.entry(workspace_id, self.entry_id)), **self._attributes(), **marks}

@@ -140,6 +140,23 @@ class ForgetProposalOut(OutModel):
         )
 
 
+class VerificationOut(OutModel):
+    """What an agent's `verify_memory` came to (`POST /v1/automation/workspaces/{ws}/entries/{entryId}/verify`):
+    `committed` (the head now says `verifiedBy` the admission's user, `verifiedEvidence` its count), `noop` (off)
+    or `refused` with the predicate (`read_only` is `policy`); ids, never text."""
+
+    outcome: Outcome
+    entry_id: str | None = omitted_when_none()
+    revision: int | None = omitted_when_none()
+    predicate: Predicate | None = omitted_when_none()
+
+    @classmethod
+    def of(cls, result: SaveResult) -> VerificationOut:
+        return cls(
+            outcome=result.outcome, entry_id=result.entry_id, revision=result.revision, predicate=result.predicate
+        )
+
+
 class NotesMetaOut(OutModel):
     """What a notes write or clear answers: the stored revision, never the text."""
 

@@ -49,6 +49,8 @@ class EntryMarked(OutModel):
     pinned: bool
     verified_at: str | None = omitted_when_none()
     verified_by: str | None = omitted_when_none()
+    verified_evidence: int | None = omitted_when_none()
+    """Set when an agent of `verifiedBy` verified it: how many cited sources it re-checked (a person: omitted)."""
 
     @classmethod
     def of(cls, marked: Marked) -> EntryMarked:
@@ -94,6 +96,8 @@ class EntryOut(OutModel):
     """A person pinned the chain: agents may read it, never write over it."""
     verified_at: str | None = omitted_when_none()
     verified_by: str | None = omitted_when_none()
+    verified_evidence: int | None = omitted_when_none()
+    """Set when an agent of `verifiedBy` verified it: how many cited sources it re-checked (a person: omitted)."""
     """Who confirmed this revision still holds, and when (left out until someone does; a new revision resets it)."""
 
     @classmethod
@@ -133,6 +137,7 @@ class EntryOut(OutModel):
             pinned=view.pinned,
             verified_at=view.verified_at,
             verified_by=view.verified_by,
+            verified_evidence=view.verified_evidence,
         )
 
 
@@ -159,6 +164,8 @@ class EntryRowOut(OutModel):
     """List lines: the chain's pin; history lines leave it and the verification out."""
     verified_at: str | None = omitted_when_none()
     verified_by: str | None = omitted_when_none()
+    verified_evidence: int | None = omitted_when_none()
+    """Set when an agent of `verifiedBy` verified it: how many cited sources it re-checked (a person: omitted)."""
 
     @classmethod
     def of(cls, row: EntryRow) -> EntryRowOut:

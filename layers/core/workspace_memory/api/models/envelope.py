@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from workspace_memory.api.models.base import OutModel, omitted_when_none
 from workspace_memory.api.models.policy import PolicyOut
+from workspace_memory.kernel.terms import CitationState
 
 
 class ErrorBody(OutModel):
@@ -31,3 +32,5 @@ class ErrorOut(OutModel):
     current_revision: int | None = omitted_when_none()
     retry_after: int | None = omitted_when_none()
     """Seconds until a rate-limited caller may write again (also the `Retry-After` header)."""
+    states: list[CitationState] | None = omitted_when_none()
+    """`EVIDENCE_NOT_CURRENT`: each cited source's state now, in the order given (`ok`, `changed`, `hidden`)."""

@@ -65,3 +65,11 @@ class FindMentions(ApiModel):
     """A person's name, their e-mail: what to look for (personal data: a body, never a query string)."""
 
     terms: list[Annotated[str, Field(min_length=3, max_length=200, pattern=r"\S")]] = Field(min_length=1, max_length=10)
+
+
+class VerifyEntry(ApiModel):
+    """An agent's verification: the revision it confirms still holds, and the cited sources it read (1 to 5),
+    each re-checked by the service against the text it hashed."""
+
+    revision: int = Field(ge=1)
+    evidence: list[SourceIn] = Field(min_length=1, max_length=5)

@@ -32,6 +32,9 @@ class MarkEntryHead:
     base: int
     pinned: bool | None = None
     verified: tuple[str, str] | None = None
+    evidence: int | None = None
+    """With `verified`: an agent's verification, and how many cited sources it re-checked; None for a person's
+    (which removes an agent's count)."""
     label: str = Label.ENTRY
 
     @property

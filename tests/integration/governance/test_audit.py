@@ -277,6 +277,17 @@ def test_an_agent_runtime_under_a_key_session_is_audited_as_its_agent(api: Api) 
         headers={**headers, "Idempotency-Key": uuid.uuid4().hex},
     )
     assert forget.status_code == 200, forget.text
+    document = "# Team\n- deploys on Fridays\n"
+    assert api.save(owner, ws, document, 0).status_code == 200
+    read = {"kind": "document-version", "ref": "1", "sha256": hashlib.sha256(document.encode()).hexdigest()}
+    verify = api.call(
+        "POST",
+        f"/v1/automation/workspaces/{ws}/entries/{entry_id}/verify",
+        automation=RUNTIME,
+        json={"revision": 1, "evidence": [read]},
+        headers=headers,
+    )
+    assert verify.status_code == 200, verify.text
 
     events = _audit(api, owner, ws)
     agent = [e for e in reversed(events) if e["admissionId"] == admitted.json()["admissionId"]]
@@ -285,6 +296,7 @@ def test_an_agent_runtime_under_a_key_session_is_audited_as_its_agent(api: Api) 
         ("notes", "written", owner, "agent", None),  # its notes, then their deletion (a new empty revision)
         ("notes", "written", owner, "agent", None),
         ("candidate", "proposed", owner, "agent", session),  # forget_memory: a proposal, never a forget
+        ("entry", "verified", owner, "agent", session),  # verify_memory, on the document version it read
     ]
 
 
@@ -323,6 +335,7 @@ COVERED = {
     "POST /v1/automation/conversations/{conv}/admissions",
     "DELETE /v1/automation/sessions/{sid}/notes",
     "POST /v1/automation/workspaces/{ws}/entries/{entryId}/forget",
+    "POST /v1/automation/workspaces/{ws}/entries/{entryId}/verify",
     # A member's erasure: requested by the route, completed by the workflow's last step (its events, with the
     # owner as actor and never the erased member, are checked in tests/integration/workspaces/test_erasure.py).
     "POST /v1/workspaces/{ws}/members/{userId}/erasure",

@@ -195,8 +195,9 @@ def _purge(change: ch.PurgeVersion) -> Told:
 
 def _mark(change: ch.MarkEntryHead) -> Told:
     target = Target(AuditKind.ENTRY, change.entry_id, change.base)
-    if change.verified is not None:
-        return Told(change.workspace_id, target, AuditOp.VERIFIED, change.verified[1], ActorKind.PERSON)
+    if change.verified is not None:  # with evidence, an agent's (its turn's checks name the admission)
+        kind = ActorKind.PERSON if change.evidence is None else ActorKind.AGENT
+        return Told(change.workspace_id, target, AuditOp.VERIFIED, change.verified[1], kind)
     op = AuditOp.PINNED if change.pinned else AuditOp.UNPINNED
     return Told(change.workspace_id, target, op, None, ActorKind.PERSON)
 

@@ -31,7 +31,8 @@ from workspace_memory.api.models.automation import (
 )
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.conversations import TurnOut, TurnStarted
-from workspace_memory.api.models.entries import AgentEntriesOut, AgentEntryOut, AgentSearchOut
+from workspace_memory.api.models.entries import AgentEntryOut, AgentSearchOut
+from workspace_memory.api.models.entry_pages import AgentEntriesOut
 from workspace_memory.kernel import errors
 from workspace_memory.kernel.terms import Outcome
 

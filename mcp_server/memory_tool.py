@@ -20,7 +20,8 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from workspace_memory.api.models.automation import EntrySaveOut, ForgetProposalOut, RecallOut
 from workspace_memory.api.models.base import FindingOut
-from workspace_memory.api.models.entries import AgentEntriesOut, AgentEntryOut
+from workspace_memory.api.models.entries import AgentEntryOut
+from workspace_memory.api.models.entry_pages import AgentEntriesOut
 from workspace_memory.kernel import errors
 from workspace_memory.kernel.terms import Outcome, RecallStatus
 from workspace_memory.turns.framing import block_seal_of, closing_line

@@ -21,7 +21,8 @@ from pydantic import Field, ValidationError
 
 from workflows.automation import ApiUnavailable
 from workspace_memory.api.models.automation import EntrySaveOut, ForgetProposalOut, RecallOut, VerificationOut
-from workspace_memory.api.models.entries import AgentEntriesOut, AgentEntryOut, AgentSearchOut
+from workspace_memory.api.models.entries import AgentEntryOut, AgentSearchOut
+from workspace_memory.api.models.entry_pages import AgentEntriesOut
 from workspace_memory.kernel.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K
 
 from .delegation import ApiError, AskOut, Delegation, RememberOut, unavailable

@@ -26,7 +26,7 @@ from workspace_memory.api.models.automation import (
     VerificationOut,
 )
 from workspace_memory.api.models.entries import AgentEntryOut, AgentSearchOut
-from workspace_memory.api.schemas.entries import SaveEntry, VerifyEntry
+from workspace_memory.api.schemas.agent_entries import SaveEntry, VerifyEntry
 from workspace_memory.api.schemas.turns import Admit, Capture, PutNotes
 from workspace_memory.bootstrap import services
 from workspace_memory.kernel.errors import InvalidInput

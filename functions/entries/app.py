@@ -20,22 +20,22 @@ from workspace_memory.api.http import (
 from workspace_memory.api.models.candidates import CandidateOut, CandidatesOut
 from workspace_memory.api.models.entries import (
     AgentMemoriesForgottenOut,
-    EntriesOut,
     EntryMarked,
     EntryOut,
     EntryWritten,
     ForgottenOut,
     SearchOut,
 )
+from workspace_memory.api.models.entry_pages import EntriesOut
 from workspace_memory.api.models.mentions import MentionsOut
 from workspace_memory.api.schemas.entries import (
     CreateEntry,
     DecideCandidate,
-    EntryFields,
     FindMentions,
     RevertEntry,
     SupersedeEntry,
 )
+from workspace_memory.api.schemas.entry_fields import EntryFields
 from workspace_memory.api.schemas.params import parse_as_of, parse_base_revision
 from workspace_memory.bootstrap import mention_search, services
 from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType

@@ -12,7 +12,8 @@ from mcp_server.delegation import ApiError
 from mcp_server.memory_paths import Document, EntriesDir, EntryFile, MemoryCommand, Root, Target, parse
 from mcp_server.memory_tool import Memory, MemoryTool, document_lines, invalid_arguments, line_edits, numbered
 from workspace_memory.api.models.automation import RecallOut
-from workspace_memory.api.models.entries import AgentEntriesOut, AgentEntryOut, EntryRowOut
+from workspace_memory.api.models.entries import AgentEntryOut
+from workspace_memory.api.models.entry_pages import AgentEntriesOut, EntryRowOut
 from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType, MemoryWrite, RecallStatus
 from workspace_memory.turns.framing import frame
 

@@ -20,7 +20,8 @@ from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.candidates import CandidateOut
 from workspace_memory.api.models.conversations import ReceiptsOut, TurnOut, TurnStarted
 from workspace_memory.api.models.document import CommitOut, DocumentOut, HistoryOut, VersionContentOut
-from workspace_memory.api.models.entries import AgentSearchOut, EntriesOut
+from workspace_memory.api.models.entries import AgentSearchOut
+from workspace_memory.api.models.entry_pages import EntriesOut
 from workspace_memory.api.models.envelope import ErrorOut
 from workspace_memory.api.models.policy import PolicyOut
 from workspace_memory.api.models.workspaces import AiOut, HealthOut, KeySessionOut, MemberOut, WorkspaceCreated

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workspace_memory.document.policy import Mode
+from workspace_memory.entries.bound import require_visible
 from workspace_memory.entries.limits import RateRaced
 from workspace_memory.entries.model import Author, Draft, EntryView
 from workspace_memory.entries.refusals import Fenced
@@ -59,6 +60,7 @@ from workspace_memory.turns.admission import RETENTION_SECONDS, Admission, turn_
 from workspace_memory.turns.authority import Authority, Predicate, authority_checks, failed_predicate, read_authority
 from workspace_memory.turns.notes import AdmissionRetired
 from workspace_memory.workspaces.access import Caller, Role, Workspace
+from workspace_memory.workspaces.key_binding import KeyBinding
 from workspace_memory.workspaces.keysessions import Scope
 
 
@@ -195,6 +197,9 @@ class AgentEntryService:
         if early is not None:
             return early
         mode = adm.mode
+        binding = authority.binding(self._cipher)  # outside it: refused before anything is written (0077)
+        if binding is not None:
+            binding.require(draft.scope, draft.type, draft.text.key)
         if draft.type is EntryType.RULE:
             check_quote(quote, turn_message(self._cipher, adm), draft.text)
         stored, redactions = redacted(draft)
@@ -228,7 +233,7 @@ class AgentEntryService:
                     *authority_checks(authority, now, Mode.AUTO, days, agent_days=authority.agent_days),
                     *unblocked,
                 ],
-                guard=lambda head: self._guard_rule(head, quote, adm, draft),
+                guard=lambda head: self._guard_rule(head, quote, adm, draft, binding),
                 answer=lambda made: self._marker(
                     marker_key,
                     digest,
@@ -279,15 +284,25 @@ class AgentEntryService:
         ]
         try:
             self._entries.propose_forget(
-                caller_of(authority), entry_id, adm.id, fence, member_check=not auto, candidate_id=candidate_id
+                caller_of(authority),
+                entry_id,
+                adm.id,
+                fence,
+                member_check=not auto,
+                candidate_id=candidate_id,
+                guard=require_visible(authority.binding(self._cipher), self._cipher, adm.workspace_id),
             )
         except Fenced as exc:
             return self._fenced(exc.failed, authority, marker_key, digest)
         return SaveResult(Outcome.PROPOSAL, entry_id=entry_id, candidate_id=candidate_id)
 
-    def _guard_rule(self, head: EntryRecord, quote: str | None, adm: Admission, draft: Draft) -> None:
+    def _guard_rule(
+        self, head: EntryRecord, quote: str | None, adm: Admission, draft: Draft, binding: KeyBinding | None
+    ) -> None:
         """Changing a rule (superseding it through its key) needs the quote as creating one does, and the new
-        revision must say no more than it."""
+        revision must say no more than it. A bound session supersedes only a head inside its binding."""
+        if binding is not None:
+            binding.require(head.scope, head.type, draft.text.key)
         if head.type is EntryType.RULE:
             check_quote(quote, turn_message(self._cipher, adm), draft.text)
 
@@ -329,7 +344,8 @@ class AgentEntryService:
     def read(self, workspace_id: str, admission_id: str | None, credential: str | None, entry_id: str) -> EntryView:
         """One entry the admission's user may see, while the admission still has access (`memory:read`)."""
         authority = self._reader(workspace_id, admission_id, credential)
-        return self._entries.read(authority.admission.user_id, workspace_id, entry_id)
+        within = authority.binding(self._cipher)
+        return self._entries.read(authority.admission.user_id, workspace_id, entry_id, within=within)
 
     # -- search_memory ---------------------------------------------------------------------------------
 
@@ -343,7 +359,8 @@ class AgentEntryService:
             raise Unavailable("search is not configured in this process")
         authority = self._reader(workspace_id, admission_id, credential, [keys.entry_counter(workspace_id)])
         (counter,) = authority.extra
-        return self._search.ranked(caller_of(authority), entries_revision(counter), query, k, SearchFilters())
+        within = SearchFilters(within=authority.binding(self._cipher))
+        return self._search.ranked(caller_of(authority), entries_revision(counter), query, k, within)
 
     def _reader(
         self,

@@ -65,7 +65,7 @@ class KeyBinding:
     ) -> KeyBinding:
         """A validated binding (InvalidKeySessionBinding otherwise): at least one field, none empty, at most
         `MAX_KEY_PREFIXES` prefixes, each the start of an entry key that redaction finds nothing in. A prefix
-        another one covers adds nothing and is dropped (`ops/` covers `ops/db/`)."""
+        another one covers adds nothing and is dropped (`ops/` covers `ops/db`)."""
         bound_scopes = None if scopes is None else frozenset(scopes)
         bound_types = None if types is None else frozenset(types)
         prefixes = None if key_prefixes is None else list(key_prefixes)

@@ -96,9 +96,7 @@ def test_a_write_outside_is_refused_naming_the_field(
 
 CASES = [
     (scope, entry_type, key)
-    for scope, entry_type, key in itertools.product(
-        EntryScope, EntryType, [None, "ops/a", "ops/dba", "hr/a", "team/x"]
-    )
+    for scope, entry_type, key in itertools.product(EntryScope, EntryType, [None, "ops/a", "ops/dba", "hr/a", "team/x"])
 ]
 BINDINGS = [
     KeyBinding.of(scopes=[W, M]),

@@ -147,11 +147,14 @@ def set_ai(ws: str, body: Annotated[SetAi, Body()]) -> Response[AiOut]:
     description=(
         "Any member opens an expiring, scoped delegation (60 s to 12 h, default 1 h) for an agent runtime of their "
         "own. Without `scopes` it holds `memory:read` only; a viewer may delegate reading only (403 "
-        "`SCOPE_EXCEEDS_ROLE`, nothing stored). Needs workspace AI on."
+        "`SCOPE_EXCEEDS_ROLE`, nothing stored). Needs workspace AI on. With `bind`, the session's agents stay "
+        "inside entry scopes, types and key prefixes: a write outside is 403 `OUTSIDE_KEY_SESSION_BINDING`, and "
+        "reads, search and recall leave out what is outside; a bad `bind` is 400 `INVALID_KEY_SESSION_BINDING`, "
+        "nothing stored. Key prefixes are sealed."
     ),
 )
 def open_key_session(ws: str, body: Annotated[OpenKeySession, Body()]) -> Response[KeySessionOut]:
-    session = services().key_sessions.open(human_user(app), ws, body.ttl_seconds, body.scopes)
+    session = services().key_sessions.open(human_user(app), ws, body.ttl_seconds, body.scopes, body.bind)
     return respond(201, KeySessionOut.of(session))
 
 

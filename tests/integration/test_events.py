@@ -116,7 +116,9 @@ SEQUENCE: dict[str, Expect] = {
     "member-put.json": Expect(200, frozenset({"userId", "role"}), {"userId": "user-editor", "role": "editor"}),
     "ai-set.json": Expect(200, frozenset({"enabled", "consentRevision"}), {"enabled": True, "consentRevision": 1}),
     "key-session-open.json": Expect(
-        201, frozenset({"keySessionId", "expiresAt", "scopes"}), {"scopes": ["memory:read"]}
+        201,
+        frozenset({"keySessionId", "expiresAt", "scopes", "bind"}),
+        {"scopes": ["memory:read"], "bind": {"scopes": ["workspace"], "keyPrefixes": ["ops/"]}},
     ),
     "key-session-revoke.json": Expect(204, frozenset()),
     "workspace-get.json": Expect(

@@ -63,6 +63,7 @@ NOT_ITEMS = {
     "workspaces/import_apply.py": {"members", "chains", "versions", "revisions"},  # what a step counts
     "workspaces/archive_signature.py": {"kind", "format"},  # the signature's encryption context
     "workspaces/workspace_names.py": {"kind"},  # the name's encryption context
+    "workspaces/key_binding.py": {"kind", "keySession"},  # the binding's encryption context
     "governance/changefeed.py": {"kind", "version", "op", "type", "actor"},  # the event's detail, the stream's identity
 }
 

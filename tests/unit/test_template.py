@@ -726,12 +726,16 @@ ALL_KINDS = frozenset(
         "import",
         "archive-signature",
         "workspace-name",
+        "key-session-binding",
     }
 )
 PAYLOAD_KIND = "temporal-payload"
 SIGNATURE_KIND = "archive-signature"
 NAME_KIND = "workspace-name"
-SERVICE_KINDS = frozenset({PAYLOAD_KIND, SIGNATURE_KIND, NAME_KIND})
+BINDING_KIND = "key-session-binding"
+SERVICE_KINDS = frozenset({PAYLOAD_KIND, SIGNATURE_KIND, NAME_KIND, BINDING_KIND})
+NAMING_KINDS = frozenset({NAME_KIND, BINDING_KIND})
+"""The service kinds whose context names the workspace (the function that opens them holds no branch key)."""
 """The kinds KMS sees: the payload codec's, an archive manifest's signature and a workspace's name. Every other
 kind is workspace data under a branch key."""
 
@@ -745,6 +749,7 @@ BRANCH_KEYS = "branch keys"
 PAYLOADS = "payloads"
 SIGNATURES = "archive signatures"
 NAMES = "workspace names"
+BINDINGS = "key session bindings"
 
 
 @dataclass(frozen=True)
@@ -776,7 +781,7 @@ ACCESS: dict[str, Access] = {
     "WorkspacesFunction": Access(
         frozenset({GET, QUERY, PUT, UPDATE, CHECK}),
         frozenset({PUT, QUERY, DELETE}),
-        {BRANCH_KEYS: BRANCH_KEY_CREATE, PAYLOADS: PAYLOAD_USE, NAMES: PAYLOAD_USE},
+        {BRANCH_KEYS: BRANCH_KEY_CREATE, PAYLOADS: PAYLOAD_USE, NAMES: PAYLOAD_USE, BINDINGS: PAYLOAD_USE},
         LOGS,
     ),
     # snapshots; history (Query); save/clear/undo/apply (TWI Put version + Put head + ConditionCheck); policy
@@ -806,8 +811,12 @@ ACCESS: dict[str, Access] = {
     # GetItem; forget proposal: GetItem head, TWI Put candidate + Update rate + ConditionChecks - the forget
     # itself is a human's, in EntriesFunction); search_memory (snapshot, Query metadata). No Delete, never
     # Temporal payloads.
+    # A key session's binding: its key prefixes opened, never sealed (decision 0077).
     "AutomationFunction": Access(
-        frozenset({GET, QUERY, PUT, UPDATE, CHECK}), frozenset({GET}), {BRANCH_KEYS: BRANCH_KEY_USE}, LOGS
+        frozenset({GET, QUERY, PUT, UPDATE, CHECK}),
+        frozenset({GET}),
+        {BRANCH_KEYS: BRANCH_KEY_USE, BINDINGS: frozenset({"kms:Decrypt"})},
+        LOGS,
     ),
     # the table's stream (the event source mapping reads it as the function's role) and the feed's bus; no
     # table read, no key store, no key: it cannot decrypt the ciphertext the stream images carry. SendMessage
@@ -919,7 +928,7 @@ def _purpose(condition: dict[str, Any]) -> str:
         return BRANCH_KEYS
     assert set(equals) == {KIND}, equals
     kinds = _as_list(equals[KIND])
-    purposes = {PAYLOAD_KIND: PAYLOADS, SIGNATURE_KIND: SIGNATURES, NAME_KIND: NAMES}
+    purposes = {PAYLOAD_KIND: PAYLOADS, SIGNATURE_KIND: SIGNATURES, NAME_KIND: NAMES, BINDING_KIND: BINDINGS}
     assert len(kinds) == 1, f"one kind per statement: {equals}"
     assert kinds[0] in purposes, f"KMS sees no kind but the service kinds: {equals}"
     return purposes[kinds[0]]
@@ -950,9 +959,9 @@ def test_context_kinds_are_the_codes() -> None:
     assert {kind for kind, _ in literals} == set(ALL_KINDS)
     for kind, literal in literals:
         names_workspace = re.search(r"""["']workspace["']\s*:""", literal) is not None
-        assert names_workspace == (kind not in SERVICE_KINDS or kind == NAME_KIND), f"{kind}: {literal}"
+        assert names_workspace == (kind not in SERVICE_KINDS or kind in NAMING_KINDS), f"{kind}: {literal}"
     assert routed_cipher.SERVICE_KINDS == SERVICE_KINDS
-    assert frozenset({NAME_KIND}) == routed_cipher.NAMING_SERVICE_KINDS
+    assert NAMING_KINDS == routed_cipher.NAMING_SERVICE_KINDS
 
 
 @pytest.mark.parametrize("function", list(ACCESS))

@@ -12,7 +12,7 @@ from tests.integration.fence_support import Event, Scene, add_member, clear_docu
 from workspace_memory.document.edits import AddEdit
 from workspace_memory.document.policy import Mode
 from workspace_memory.document.retention import RetentionService
-from workspace_memory.entries.agent_entries import SaveResult
+from workspace_memory.entries.agent_results import SaveResult
 from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.clock import DAY_SECONDS
 from workspace_memory.kernel.errors import (

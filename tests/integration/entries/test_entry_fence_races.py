@@ -26,7 +26,7 @@ from tests.depth import rounds as rounds_at_depth
 from tests.integration.fence_support import DOC, Scene
 from tests.integration.race_support import Rounds, open_rounds, race
 from workspace_memory.document.policy import Mode, Policy
-from workspace_memory.entries.agent_entries import SaveResult
+from workspace_memory.entries.agent_results import SaveResult
 from workspace_memory.entries.model import Draft, EntryText, Filters
 from workspace_memory.kernel.errors import DomainError
 from workspace_memory.kernel.settings import Settings

@@ -23,7 +23,7 @@ from tests.integration.entries.test_entry_fence_matrix import (
 )
 from tests.integration.fence_support import Scene
 from workspace_memory.document.policy import Mode
-from workspace_memory.entries.agent_entries import SaveResult
+from workspace_memory.entries.agent_results import SaveResult
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import Outcome
 from workspace_memory.turns.admission import Admitted

@@ -28,7 +28,9 @@ EMAIL = "jane.doe@example.com"
 PHONE = "+1 415 555 0100"
 GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 AWS_KEY_ID = "AKIA" + "IOSFODNN7EXAMPLE"
-FREE_TEXT = (EMAIL, PHONE, GITHUB_TOKEN, AWS_KEY_ID)
+BOUND_PREFIX = f"clients/acme{uuid.uuid4().hex[:8]}"
+"""A bound key session's key prefix: an entry key may hold what a person wrote, so it is sealed (decisions/0077)."""
+FREE_TEXT = (EMAIL, PHONE, GITHUB_TOKEN, AWS_KEY_ID, BOUND_PREFIX)
 SHA = "0" * 64
 _deserialize = TypeDeserializer().deserialize
 
@@ -89,6 +91,9 @@ def drive_every_item_kind(api: Api, svc: Services) -> tuple[str, str]:
     assert api.save(owner, ws, "# Memory\n- deploys on Tuesdays\n", 1).status_code == 200
     assert api.undo(owner, ws, 1, 2).status_code == 200
     revoked = api.key_session(owner, ws)
+    bind = {"scopes": ["workspace"], "types": ["fact"], "keyPrefixes": ["ops/", BOUND_PREFIX]}  # decisions/0077
+    bound = api.call("POST", f"/v1/workspaces/{ws}/key-sessions", user=owner, json={"bind": bind})
+    assert bound.status_code == 201, bound.text
     assert api.call("DELETE", f"/v1/workspaces/{ws}/key-sessions/{revoked}", user=owner).status_code == 204
 
     sid = f"sess-{uuid.uuid4().hex[:8]}"

@@ -73,7 +73,7 @@ class World:
         self.access = AccessService(t, k, self.key_store, c)
         self.policy = PolicyService(t, k)
         self.document = DocumentService(t, c, k)
-        self.key_sessions = KeySessionService(t, k)
+        self.key_sessions = KeySessionService(t, k, c)
         self.admission = AdmissionService(t, c, k)
         self.recall = RecallService(t, c, k)
         self.capture = CaptureService(t, c, k)

@@ -23,7 +23,7 @@ class World:
         self.clock = ManualClock()
         store = MemoryKeyStore()
         self.access = AccessService(self.table, self.clock, store, FakeCipher(store))
-        self.key_sessions = KeySessionService(self.table, self.clock)
+        self.key_sessions = KeySessionService(self.table, self.clock, FakeCipher(store))
         self.ws = self.access.create_workspace(OWNER, "team", ShareType.SHARED)
         self.access.put_member(OWNER, self.ws, BOB, Role.EDITOR)
 

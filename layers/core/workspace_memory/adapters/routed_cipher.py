@@ -6,7 +6,8 @@
   worker and the codec server use it; a codec sees payloads only, never the workspace they concern. Likewise
   `archive-signature` (an archive manifest's signature): an archive outlives the workspace it came from; and
   `workspace-name` (a workspace's name, workspaces/workspace_names.py), whose context names its workspace but
-  which the function without branch keys seals and opens (`NAMING_SERVICE_KINDS`). Any other context that
+  which the function without branch keys seals and opens (`NAMING_SERVICE_KINDS`); likewise `key-session-binding`
+  (a key session's key prefixes, workspaces/key_binding.py, decision 0077). Any other context that
   names a workspace is workspace data, whatever kind it claims.
 - Anything else is a bug (a new kind of workspace data that forgot its workspace) and is refused.
 
@@ -19,10 +20,10 @@ from collections.abc import Mapping
 
 from workspace_memory.store.ports import Cipher
 
-SERVICE_KINDS = frozenset({"temporal-payload", "archive-signature", "workspace-name"})
+SERVICE_KINDS = frozenset({"temporal-payload", "archive-signature", "workspace-name", "key-session-binding"})
 """Context kinds under the KMS key (kept in step with temporal_codec.PAYLOAD_CONTEXT,
-archive_signature.SIGNATURE_CONTEXT and workspace_names.NAME_KIND by a test)."""
-NAMING_SERVICE_KINDS = frozenset({"workspace-name"})
+archive_signature.SIGNATURE_CONTEXT, workspace_names.NAME_KIND and key_binding.BINDING_KIND by a test)."""
+NAMING_SERVICE_KINDS = frozenset({"workspace-name", "key-session-binding"})
 """The service kinds whose context names a workspace: the KMS key all the same."""
 
 

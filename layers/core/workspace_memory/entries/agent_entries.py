@@ -18,21 +18,19 @@ right on the entry's scope accepts or rejects; in `off` nothing happens.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from workspace_memory.document.policy import Mode
+from workspace_memory.entries.agent_results import SaveResult, caller_of, request_hash, write_headers
 from workspace_memory.entries.agent_verify import verify_attempt, verify_headers
+from workspace_memory.entries.bound import require_visible
 from workspace_memory.entries.limits import RateRaced
 from workspace_memory.entries.model import Author, Draft, EntryView, Source
 from workspace_memory.entries.refusals import Fenced
 from workspace_memory.entries.rule_quotes import check_quote
 from workspace_memory.entries.service import EntryService
 from workspace_memory.entries.validation import redacted, validate
-from workspace_memory.governance.redaction import Finding
 from workspace_memory.kernel import metrics
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import (
@@ -42,7 +40,7 @@ from workspace_memory.kernel.errors import (
     Unavailable,
     WorkspaceNotFound,
 )
-from workspace_memory.kernel.ids import new_id, require_identifier
+from workspace_memory.kernel.ids import new_id
 from workspace_memory.kernel.metrics import Metric, Operation
 from workspace_memory.kernel.terms import EntryScope, EntryType, Outcome
 from workspace_memory.search.entry_search import (
@@ -60,57 +58,9 @@ from workspace_memory.store.ports import Cipher, Table
 from workspace_memory.turns.admission import RETENTION_SECONDS, Admission, turn_message
 from workspace_memory.turns.authority import Authority, Predicate, authority_checks, failed_predicate, read_authority
 from workspace_memory.turns.notes import AdmissionRetired
-from workspace_memory.workspaces.access import Caller, Role, Workspace
+from workspace_memory.workspaces.access import Workspace
+from workspace_memory.workspaces.key_binding import KeyBinding
 from workspace_memory.workspaces.keysessions import Scope
-
-
-@dataclass(frozen=True)
-class SaveResult:
-    """What a save came to: ids and revisions, never text."""
-
-    outcome: Outcome
-    entry_id: str | None = None
-    revision: int | None = None
-    candidate_id: str | None = None
-    superseded: bool = False
-    predicate: Predicate | None = None
-    replayed: bool = False
-    redactions: tuple[Finding, ...] = ()
-
-    @classmethod
-    def replay(cls, answer: SavedAnswer) -> SaveResult:
-        return cls(
-            answer.outcome,
-            entry_id=answer.entry_id,
-            revision=answer.revision,
-            candidate_id=answer.candidate_id,
-            superseded=answer.superseded,
-            replayed=True,
-        )
-
-
-def request_hash(body: dict[str, Any]) -> str:
-    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
-def _write_headers(
-    admission_id: str | None, credential: str | None, idempotency_key: str | None
-) -> tuple[str, str, str]:
-    """An agent write's headers, all present (the `Idempotency-Key` an identifier)."""
-    if not admission_id or not credential:
-        raise InvalidInput("entry writes need the X-Admission-Id and X-Delivery-Credential headers")
-    if idempotency_key is None:
-        raise InvalidInput("Idempotency-Key is required")
-    require_identifier(idempotency_key, "Idempotency-Key")
-    return admission_id, credential, idempotency_key
-
-
-def caller_of(authority: Authority) -> Caller:
-    """The admission's user as the entry service's caller, from the snapshot (no second read)."""
-    assert authority.workspace is not None
-    assert authority.role is not None
-    return Caller(authority.admission.user_id, Role(authority.role), authority.workspace)
 
 
 class AgentEntryService:
@@ -136,7 +86,7 @@ class AgentEntryService:
         idempotency_key: str | None,
     ) -> SaveResult:
         """`body` is the request as sent (its hash decides whether a reused `Idempotency-Key` replays)."""
-        admission, secret, key = _write_headers(admission_id, credential, idempotency_key)
+        admission, secret, key = write_headers(admission_id, credential, idempotency_key)
         if draft.scope is EntryScope.MEMBER and draft.agent is not None:
             raise InvalidInput("agent applies to agent-scope entries only")
         validate(draft)
@@ -199,6 +149,9 @@ class AgentEntryService:
         if early is not None:
             return early
         mode = adm.mode
+        binding = authority.binding(self._cipher)  # outside it: refused before anything is written (0077)
+        if binding is not None:
+            binding.require(draft.scope, draft.type, draft.text.key)
         if draft.type is EntryType.RULE:
             check_quote(quote, turn_message(self._cipher, adm), draft.text)
         stored, redactions = redacted(draft)
@@ -232,7 +185,7 @@ class AgentEntryService:
                     *authority_checks(authority, now, Mode.AUTO, days, agent_days=authority.agent_days),
                     *unblocked,
                 ],
-                guard=lambda head: self._guard_rule(head, quote, adm, draft),
+                guard=lambda head: self._guard_rule(head, quote, adm, draft, binding),
                 answer=lambda made: self._marker(
                     marker_key,
                     digest,
@@ -259,7 +212,7 @@ class AgentEntryService:
         """A proposal to forget `entry_id` (a candidate of kind `forget`), never the forget itself: a member with
         write right on the entry's scope accepts or rejects it. `off`: nothing. An entry the admission's user
         may not see answers as a missing one (404)."""
-        admission, secret, key = _write_headers(admission_id, credential, idempotency_key)
+        admission, secret, key = write_headers(admission_id, credential, idempotency_key)
         digest = request_hash({"forget": entry_id})
         return self._judged(
             workspace_id, admission, secret, lambda authority: self._propose_forget(authority, entry_id, digest, key)
@@ -283,15 +236,25 @@ class AgentEntryService:
         ]
         try:
             self._entries.propose_forget(
-                caller_of(authority), entry_id, adm.id, fence, member_check=not auto, candidate_id=candidate_id
+                caller_of(authority),
+                entry_id,
+                adm.id,
+                fence,
+                member_check=not auto,
+                candidate_id=candidate_id,
+                guard=require_visible(authority.binding(self._cipher), self._cipher, adm.workspace_id),
             )
         except Fenced as exc:
             return self._fenced(exc.failed, authority, marker_key, digest)
         return SaveResult(Outcome.PROPOSAL, entry_id=entry_id, candidate_id=candidate_id)
 
-    def _guard_rule(self, head: EntryRecord, quote: str | None, adm: Admission, draft: Draft) -> None:
+    def _guard_rule(
+        self, head: EntryRecord, quote: str | None, adm: Admission, draft: Draft, binding: KeyBinding | None
+    ) -> None:
         """Changing a rule (superseding it through its key) needs the quote as creating one does, and the new
-        revision must say no more than it."""
+        revision must say no more than it. A bound session supersedes only a head inside its binding."""
+        if binding is not None:
+            binding.require(head.scope, head.type, draft.text.key)
         if head.type is EntryType.RULE:
             check_quote(quote, turn_message(self._cipher, adm), draft.text)
 
@@ -345,7 +308,9 @@ class AgentEntryService:
             workspace_id,
             admission,
             secret,
-            lambda authority: verify_attempt(self._entries, self._clock, authority, entry_id, revision, evidence),
+            lambda authority: verify_attempt(
+                self._entries, self._cipher, self._clock, authority, entry_id, revision, evidence
+            ),
         )
 
     # -- read_memory -----------------------------------------------------------------------------------
@@ -353,7 +318,8 @@ class AgentEntryService:
     def read(self, workspace_id: str, admission_id: str | None, credential: str | None, entry_id: str) -> EntryView:
         """One entry the admission's user may see, while the admission still has access (`memory:read`)."""
         authority = self._reader(workspace_id, admission_id, credential)
-        return self._entries.read(authority.admission.user_id, workspace_id, entry_id)
+        within = authority.binding(self._cipher)
+        return self._entries.read(authority.admission.user_id, workspace_id, entry_id, within=within)
 
     # -- search_memory ---------------------------------------------------------------------------------
 
@@ -367,7 +333,8 @@ class AgentEntryService:
             raise Unavailable("search is not configured in this process")
         authority = self._reader(workspace_id, admission_id, credential, [keys.entry_counter(workspace_id)])
         (counter,) = authority.extra
-        return self._search.ranked(caller_of(authority), entries_revision(counter), query, k, SearchFilters())
+        within = SearchFilters(within=authority.binding(self._cipher))
+        return self._search.ranked(caller_of(authority), entries_revision(counter), query, k, within)
 
     def _reader(
         self,

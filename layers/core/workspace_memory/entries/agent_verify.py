@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from workspace_memory.document.policy import Mode
+from workspace_memory.entries.agent_results import SaveResult, caller_of
+from workspace_memory.entries.bound import require_visible
 from workspace_memory.entries.model import Author, Source
 from workspace_memory.entries.refusals import Fenced
 from workspace_memory.kernel.errors import InvalidInput
@@ -16,9 +18,9 @@ from workspace_memory.store.changes import AdmissionLive, Label
 from workspace_memory.turns.authority import authority_checks, failed_predicate
 
 if TYPE_CHECKING:
-    from workspace_memory.entries.agent_entries import SaveResult
     from workspace_memory.entries.service import EntryService
     from workspace_memory.kernel.clock import Clock
+    from workspace_memory.store.ports import Cipher
     from workspace_memory.turns.authority import Authority
 
 MAX_EVIDENCE = 5
@@ -35,6 +37,7 @@ def verify_headers(admission_id: str | None, credential: str | None, evidence: S
 
 def verify_attempt(
     entries: EntryService,
+    cipher: Cipher,
     clock: Clock,
     authority: Authority,
     entry_id: str,
@@ -44,8 +47,6 @@ def verify_attempt(
     """One judgement and commit of the verification: `auto` marks the head, `read_only` refuses (a verification
     is not something a person could review as a proposal: it is a claim about now), `off` does nothing; None when
     only the retention moved under it (judge again)."""
-    from workspace_memory.entries.agent_entries import SaveResult, caller_of
-
     adm = authority.admission
     now = clock.now()
     retired = authority.retired(now, consumed_ok=True)
@@ -60,8 +61,10 @@ def verify_attempt(
         *authority_checks(authority, now, Mode.AUTO),
     ]
     author = Author(adm.user_id, "agent", adm.id, rated=True)
+    binding = authority.binding(cipher)  # a bound key session verifies inside its context only
+    guard = require_visible(binding, cipher, adm.workspace_id)
     try:
-        entries.verify_by_agent(caller_of(authority), entry_id, revision, evidence, author, fence)
+        entries.verify_by_agent(caller_of(authority), entry_id, revision, evidence, author, fence, binding, guard)
     except Fenced as exc:
         if exc.failed == {Label.CONSENT}:
             return None  # the retention or consent moved: judged again on a fresh snapshot, which says which

@@ -6,7 +6,7 @@ decision in the same transaction; a decided candidate keeps no text."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from workspace_memory.entries.candidate_diff import CandidateDiff, candidate_diff
@@ -141,6 +141,7 @@ class Candidates:
         *,
         member_check: bool,
         candidate_id: str | None = None,
+        guard: Callable[[EntryRecord], None] | None = None,
     ) -> str:
         """An agent's `forget_memory`: a candidate of kind `forget` naming the chain and the revision the agent
         saw (its head now), holding no text, rate limited like any agent write, with `fence` (the turn's authority
@@ -149,6 +150,8 @@ class Candidates:
         the write right (a transaction touches the member item once)."""
         workspace_id, user_id = caller.workspace.id, caller.user_id
         head = self._reads.live_head(caller, entry_queries.entry_head(self._table, workspace_id, entry_id))
+        if guard is not None:  # judged on the revision the candidate names (`baseRevision`)
+            guard(head)
         _not_pinned(head)
         now = self._clock.now()
         record = CandidateRecord(

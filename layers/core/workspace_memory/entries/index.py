@@ -227,10 +227,14 @@ def recall_sections(
     now: float,
     rule_lines: IndexLines | None = None,
     index_lines: IndexLines | None = None,
+    within: Callable[[EntryRecord], bool] | None = None,
 ) -> Sections:
     """The rules `user_id` may see, then the index of the other entries: the one place both are built, for recall
-    and for the entry list's report of their budgets."""
+    and for the entry list's report of their budgets. `within`: the heads a key session's binding admits
+    (entries/bound.py), judged before any line is rendered, so what is outside takes no room in either budget."""
     heads = visible_heads(table, workspace_id, user_id, now)
+    if within is not None:
+        heads = [head for head in heads if within(head)]
     rules = build_rules(cipher, workspace_id, heads, cache=rule_lines)
     shown = frozenset(entry_id for entry_id, _ in rules.recalled)
     index = build_index(table, cipher, workspace_id, user_id, now=now, cache=index_lines, heads=heads, skip=shown)

@@ -36,6 +36,7 @@ from workspace_memory.store.cursors import decode_cursor, encode_cursor
 from workspace_memory.store.entry_records import EntryHead, EntryRecord, Tombstone, head_of
 from workspace_memory.store.ports import Cipher, Table
 from workspace_memory.workspaces.access import Caller, load_caller
+from workspace_memory.workspaces.key_binding import KeyBinding
 
 
 def _row(
@@ -118,12 +119,23 @@ class EntryReads:
 
     # -- the routes ------------------------------------------------------------------------------------
 
-    def read(self, user_id: str, workspace_id: str, entry_id: str, as_of: float | None = None) -> EntryView:
+    def read(
+        self,
+        user_id: str,
+        workspace_id: str,
+        entry_id: str,
+        as_of: float | None = None,
+        within: KeyBinding | None = None,
+    ) -> EntryView:
+        """`within`: a key session's binding (decisions/0077): an entry outside it is not found, and neither counted
+        as read nor are its citations checked; a cited entry outside it is `hidden`."""
         caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])
         head = self.live_head(caller, head_of(found))
         record = head if as_of is None else self._revision_at(workspace_id, head, as_of)
         text = self.open(workspace_id, record)
-        citations = tuple(Citation(s, self.check(caller, s)) for s in text.sources)
+        if within is not None and not within.admits(record.scope, record.type, text.key):
+            raise EntryNotFound("entry not found")
+        citations = tuple(Citation(s, self.check(caller, s, within)) for s in text.sources)
         self._counts.count(workspace_id, entry_id)
         return EntryView(
             entry_id=entry_id,
@@ -169,14 +181,17 @@ class EntryReads:
                 return record
         raise EntryNotFound("no revision of this entry was valid then")
 
-    def check(self, caller: Caller, source: Source) -> CitationState:
+    def check(self, caller: Caller, source: Source, within: KeyBinding | None = None) -> CitationState:
         """A citation re-checked now: the cited text's SHA-256 against the one recorded."""
         workspace_id = caller.workspace.id
         if source.kind is CitationKind.ENTRY:
             target = entry_queries.entry_head(self._table, workspace_id, source.ref)
             if target is None or not visible(target, caller) or isinstance(target, Tombstone) or self._expired(target):
                 return CitationState.HIDDEN
-            cited = self.open(workspace_id, target).body
+            opened = self.open(workspace_id, target)
+            if within is not None and not within.admits(target.scope, target.type, opened.key):
+                return CitationState.HIDDEN
+            cited = opened.body
         else:
             if not source.ref.isdigit() or not source.ref.isascii() or len(source.ref) > 12:
                 return CitationState.HIDDEN

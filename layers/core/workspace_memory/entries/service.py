@@ -49,6 +49,7 @@ from workspace_memory.store.changes import Change
 from workspace_memory.store.entry_records import EntryRecord
 from workspace_memory.store.ports import Cipher, Table
 from workspace_memory.workspaces.access import Caller, load_caller
+from workspace_memory.workspaces.key_binding import KeyBinding
 
 if TYPE_CHECKING:
     from workspace_memory.search.engine import Embedder
@@ -80,8 +81,15 @@ class EntryService:
 
     # -- reads -----------------------------------------------------------------------------------------
 
-    def read(self, user_id: str, workspace_id: str, entry_id: str, as_of: float | None = None) -> EntryView:
-        return self._reads.read(user_id, workspace_id, entry_id, as_of)
+    def read(
+        self,
+        user_id: str,
+        workspace_id: str,
+        entry_id: str,
+        as_of: float | None = None,
+        within: KeyBinding | None = None,
+    ) -> EntryView:
+        return self._reads.read(user_id, workspace_id, entry_id, as_of, within)
 
     def list_entries(self, user_id: str, workspace_id: str, filters: Filters, limit: int, cursor: str | None) -> Page:
         return self._reads.list_entries(user_id, workspace_id, filters, limit, cursor)
@@ -158,8 +166,10 @@ class EntryService:
         evidence: Sequence[Source],
         author: Author,
         fence: Sequence[Change],
+        within: KeyBinding | None = None,
+        guard: Callable[[EntryRecord], None] | None = None,
     ) -> Marked:
-        return self._marks.verify_by_agent(caller, entry_id, base, evidence, author, fence)
+        return self._marks.verify_by_agent(caller, entry_id, base, evidence, author, fence, within, guard)
 
     # -- forget ----------------------------------------------------------------------------------------
 
@@ -211,9 +221,10 @@ class EntryService:
         *,
         member_check: bool,
         candidate_id: str | None = None,
+        guard: Callable[[EntryRecord], None] | None = None,
     ) -> str:
         return self._candidates.propose_forget(
-            caller, entry_id, admission_id, fence, member_check=member_check, candidate_id=candidate_id
+            caller, entry_id, admission_id, fence, member_check=member_check, candidate_id=candidate_id, guard=guard
         )
 
     def candidates(

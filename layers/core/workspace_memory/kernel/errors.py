@@ -70,6 +70,20 @@ class ScopeNotGranted(Forbidden):
     code = "SCOPE_NOT_GRANTED"
 
 
+class OutsideKeySessionBinding(Forbidden):
+    """An agent write outside the context its key session is bound to (its entry scopes, types or key prefixes;
+    docs/decisions/0077): nothing is written. The message names the field, never a key."""
+
+    code = "OUTSIDE_KEY_SESSION_BINDING"
+
+
+class InvalidKeySessionBinding(InvalidInput):
+    """A key session's `bind` that is empty, names nothing, or holds a key prefix that cannot start an entry key
+    (or holds what redaction would remove). The message names the field and position, never the prefix."""
+
+    code = "INVALID_KEY_SESSION_BINDING"
+
+
 class ConversationNotFound(NotFound):
     """Also for a conversation of another user: its owner's and a missing one answer the same bytes."""
 

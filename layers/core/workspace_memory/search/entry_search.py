@@ -36,6 +36,7 @@ from workspace_memory.store.ports import Cipher, Table
 from workspace_memory.store.search_records import RevisionMetadata
 from workspace_memory.store.search_records import entries_revision as entries_revision
 from workspace_memory.workspaces.access import Caller, load_caller
+from workspace_memory.workspaces.key_binding import KeyBinding
 
 if TYPE_CHECKING:
     from workspace_memory.search.columns import Columns, Mask
@@ -65,6 +66,8 @@ class SearchFilters:
     as_of: float | None = None
     exclude: frozenset[str] = frozenset()
     """Entry ids left out before ranking (selective recall: the rules the recalled block already shows)."""
+    within: KeyBinding | None = None
+    """A key session's binding (decisions/0077): what is outside it is left out before ranking."""
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,29 @@ def admitted(columns: Columns, caller: Caller, filters: SearchFilters) -> Mask:
         mask &= columns.type == filters.type.value
     if filters.key_prefix is not None:
         mask &= columns.key_starts_with(filters.key_prefix)
+    if filters.within is not None:
+        mask &= _within(columns, filters.within)
     return mask
+
+
+def _within(columns: Columns, binding: KeyBinding) -> Mask:
+    """The rows inside a binding: one of its scopes, one of its types, a key under one of its prefixes (an entry
+    without a key is stored as "", which no prefix starts)."""
+    mask = columns.everything()
+    if binding.scopes is not None:
+        mask &= _any(columns.everything(), [columns.scope == scope.value for scope in binding.scopes])
+    if binding.types is not None:
+        mask &= _any(columns.everything(), [columns.type == kind.value for kind in binding.types])
+    if binding.key_prefixes is not None:
+        mask &= _any(columns.everything(), [columns.key_starts_with(prefix) for prefix in binding.key_prefixes])
+    return mask
+
+
+def _any(everything: Mask, masks: list[Mask]) -> Mask:
+    found = ~everything
+    for mask in masks:
+        found |= mask
+    return found
 
 
 class SearchService:

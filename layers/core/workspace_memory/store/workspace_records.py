@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workspace_memory.kernel.terms import Role, Scope, ShareType
+from workspace_memory.kernel.terms import EntryScope, EntryType, Role, Scope, ShareType
 from workspace_memory.store import keys
 from workspace_memory.store.changes import DEFAULT_AGENT_DAYS, DEFAULT_HISTORY_DAYS
 from workspace_memory.store.ports import Item
@@ -154,6 +154,11 @@ class KeySessionRecord:
     expires_at: int
     ttl: int
     scopes: frozenset[Scope] | None = None
+    bind_scopes: frozenset[EntryScope] | None = None
+    """The entry scopes the session is bound to (docs/decisions/0077); None: not bound by scope."""
+    bind_types: frozenset[EntryType] | None = None
+    bind_prefixes: bytes | None = None
+    """The key prefixes it is bound to, sealed (`workspaces/key_binding.py`); None: not bound by key."""
 
     @classmethod
     def of(cls, item: Item | None) -> KeySessionRecord | None:
@@ -162,13 +167,22 @@ class KeySessionRecord:
     @classmethod
     def from_item(cls, item: Item) -> KeySessionRecord:
         scopes = item.get("scopes")
+        bind_scopes = item.get("bindScopes")
+        bind_types = item.get("bindTypes")
         return cls(
             key_session_id=item["keySessionId"],
             opened_by=item["openedBy"],
             expires_at=int(item["expiresAt"]),
             ttl=int(item["ttl"]),
             scopes=None if scopes is None else frozenset(Scope(value) for value in scopes),
+            bind_scopes=None if bind_scopes is None else frozenset(EntryScope(value) for value in bind_scopes),
+            bind_types=None if bind_types is None else frozenset(EntryType(value) for value in bind_types),
+            bind_prefixes=optional_bytes(item.get("bindKeyPrefixes")),
         )
+
+    @property
+    def bound(self) -> bool:
+        return self.bind_scopes is not None or self.bind_types is not None or self.bind_prefixes is not None
 
     def to_item(self, workspace_id: str) -> Item:
         return {
@@ -178,6 +192,9 @@ class KeySessionRecord:
                     "keySessionId": self.key_session_id,
                     "openedBy": self.opened_by,
                     "scopes": None if self.scopes is None else sorted(scope.value for scope in self.scopes),
+                    "bindScopes": None if self.bind_scopes is None else sorted(s.value for s in self.bind_scopes),
+                    "bindTypes": None if self.bind_types is None else sorted(t.value for t in self.bind_types),
+                    "bindKeyPrefixes": self.bind_prefixes,
                     "expiresAt": self.expires_at,
                     "ttl": self.ttl,
                 }

@@ -30,12 +30,13 @@ from workspace_memory.store.changes import (
     PolicyIs,
 )
 from workspace_memory.store.head import Head
-from workspace_memory.store.ports import Item, Table
+from workspace_memory.store.ports import Cipher, Item, Table
 from workspace_memory.store.turn_records import CaptureReceipt, CredentialSlot
 from workspace_memory.store.workspace_records import KeySessionRecord, MemberRecord
 from workspace_memory.turns.admission import Admission, AdmissionRef, InvalidAdmission
 from workspace_memory.workspaces.access import Workspace, is_deleted
-from workspace_memory.workspaces.keysessions import Scope
+from workspace_memory.workspaces.key_binding import KeyBinding
+from workspace_memory.workspaces.keysessions import Scope, binding_of
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,15 @@ class Authority:
     def can_write(self) -> bool:
         """The user still holds write right (the fence's `access` condition, judged on the snapshot)."""
         return self.workspace is not None and self.role in self.workspace.writer_roles()
+
+    def binding(self, cipher: Cipher) -> KeyBinding | None:
+        """The key session's binding as this snapshot read it (decisions/0077); None without a key session or for
+        an unbound one. A session item never changes once opened, and every write re-states it live and not revoked
+        in its own transaction, so judging a write on the snapshot's binding is judging it on the one at commit."""
+        ks = self.key_session
+        if self.admission.key_session_id is None or ks is None:
+            return None
+        return binding_of(cipher, self.admission.workspace_id, ks)
 
     def require_scope(self, scope: Scope) -> None:
         if scope not in self.admission.scopes:

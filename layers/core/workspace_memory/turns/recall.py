@@ -18,7 +18,8 @@ from dataclasses import dataclass, replace
 from workspace_memory.document.policy import Mode
 from workspace_memory.document.service import RECALL_MAX_BYTES
 from workspace_memory.document.versions import head_text, utf8_size
-from workspace_memory.entries.agent_entries import caller_of
+from workspace_memory.entries.agent_results import caller_of
+from workspace_memory.entries.bound import heads_within
 from workspace_memory.entries.index import Index, IndexLines, recall_sections
 from workspace_memory.entries.index import rule_line as entry_with_body
 from workspace_memory.entries.model import EntryText
@@ -47,6 +48,7 @@ from workspace_memory.turns.framing import CLOSE_MARKER as CLOSE_MARKER  # re-ex
 from workspace_memory.turns.framing import OPEN_MARKER as OPEN_MARKER
 from workspace_memory.turns.framing import frame as frame
 from workspace_memory.workspaces.access import owned_conversation
+from workspace_memory.workspaces.key_binding import KeyBinding
 from workspace_memory.workspaces.keysessions import Scope
 
 REASONS: dict[RecallStatus, str] = {
@@ -229,6 +231,7 @@ class RecallService:
             # turn's message (docs/architecture.md#recall), in one framed block.
             head = authority.head
             try:
+                binding = authority.binding(self._cipher)
                 text = head_text(self._cipher, workspace_id, head) if status is RecallStatus.OK else ""
                 sections = recall_sections(
                     self._table,
@@ -238,9 +241,10 @@ class RecallService:
                     now=now,
                     rule_lines=self._rule_lines,
                     index_lines=self._index_lines,
+                    within=heads_within(binding, self._cipher, workspace_id),
                 )
                 rules, index = sections.rules, sections.index
-                selected = self._select(authority, frozenset(entry_id for entry_id, _ in rules.recalled))
+                selected = self._select(authority, frozenset(entry_id for entry_id, _ in rules.recalled), binding)
             except (Unavailable, DecryptionFailed):
                 return self._unavailable(ref, admission_id, authority.admission.turn_id)
             recalled = rules.recalled + index.recalled
@@ -255,7 +259,7 @@ class RecallService:
             self._receipt(ref, result, authority.admission.turn_id)
         return result
 
-    def _select(self, authority: Authority, shown: frozenset[str]) -> Index:
+    def _select(self, authority: Authority, shown: frozenset[str], binding: KeyBinding | None = None) -> Index:
         """Selective recall: the best `SELECTED_K` entries for the turn's user message (sealed on the admission),
         among those the admission's user may see, less the rules already shown. An admission without a message
         (a runtime that passed none) recalls no selection."""
@@ -274,7 +278,7 @@ class RecallService:
                 revision,
                 selection_query(message),
                 SELECTED_K,
-                SearchFilters(exclude=shown),
+                SearchFilters(exclude=shown, within=binding),
             )
         return build_selection(results)
 

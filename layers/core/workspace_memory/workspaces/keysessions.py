@@ -9,7 +9,7 @@ back to life.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from workspace_memory.kernel.clock import Clock, iso
 from workspace_memory.kernel.errors import Forbidden, InvalidInput, NotFound, WorkspaceNotFound
@@ -18,9 +18,10 @@ from workspace_memory.kernel.terms import Scope as Scope
 from workspace_memory.store import keys, workspace_queries
 from workspace_memory.store.changes import Change, Create, Label, Put, WorkspaceLive
 from workspace_memory.store.cursors import MAX_PAGE, encode_cursor
-from workspace_memory.store.ports import Table, TransactionCancelled
+from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.store.workspace_records import KeyRevocationRecord, KeySessionRecord
 from workspace_memory.workspaces.access import Role, load_caller
+from workspace_memory.workspaces.key_binding import BindRequest, KeyBinding, open_prefixes, seal_prefixes
 
 DEFAULT_TTL_SECONDS = 3600
 MIN_TTL_SECONDS = 60
@@ -58,6 +59,8 @@ class KeySession:
     opened_by: str
     expires_at: float
     scopes: frozenset[Scope]
+    binding: KeyBinding | None = None
+    """The context it is bound to (docs/decisions/0077); None: unbound."""
 
     @property
     def expires_at_iso(self) -> str:
@@ -83,13 +86,22 @@ MAX_LIST_READS = 5
 
 
 class KeySessionService:
-    def __init__(self, table: Table, clock: Clock) -> None:
+    def __init__(self, table: Table, clock: Clock, cipher: Cipher) -> None:
         self._table = table
         self._clock = clock
+        self._cipher = cipher
 
     def open(
-        self, user_id: str, workspace_id: str, ttl_seconds: int | None, scopes: Iterable[Scope] | None = None
+        self,
+        user_id: str,
+        workspace_id: str,
+        ttl_seconds: int | None,
+        scopes: Iterable[Scope] | None = None,
+        bind: BindRequest | None = None,
     ) -> KeySession:
+        """`bind` (validated here: 400 `INVALID_KEY_SESSION_BINDING`, nothing stored) limits what the session's
+        agents touch; its key prefixes are sealed before the item is written (decisions/0077)."""
+        binding = None if bind is None else KeyBinding.of(bind.scopes, bind.types, bind.key_prefixes)
         ttl = DEFAULT_TTL_SECONDS if ttl_seconds is None else ttl_seconds
         if not MIN_TTL_SECONDS <= ttl <= MAX_TTL_SECONDS:
             raise InvalidInput(f"ttlSeconds must be between {MIN_TTL_SECONDS} and {MAX_TTL_SECONDS}")
@@ -102,9 +114,13 @@ class KeySessionService:
             names = ", ".join(sorted(s.value for s in beyond))
             raise ScopeExceedsRole(f"a {caller.role.value} may not delegate {names}")
         now = self._clock.now()
-        session = KeySession(new_ordered_id("ks", now), workspace_id, user_id, now + ttl, granted)
+        session = KeySession(new_ordered_id("ks", now), workspace_id, user_id, now + ttl, granted, binding)
         expires_at = int(session.expires_at)
         record = KeySessionRecord(session.id, user_id, expires_at, expires_at + TTL_GRACE_SECONDS, granted)
+        if binding is not None:
+            prefixes = binding.key_prefixes
+            sealed = None if prefixes is None else seal_prefixes(self._cipher, workspace_id, session.id, prefixes)
+            record = replace(record, bind_scopes=binding.scopes, bind_types=binding.types, bind_prefixes=sealed)
         self._write([Create(record.to_item(workspace_id), Label.KEY_SESSION), WorkspaceLive(workspace_id)])
         return session
 
@@ -145,6 +161,7 @@ class KeySessionService:
                     user_id,
                     float(record.expires_at),
                     ALL_SCOPES if record.scopes is None else record.scopes,
+                    binding_of(self._cipher, workspace_id, record),
                 ),
                 revoked=r is not None,
             )
@@ -176,3 +193,12 @@ class KeySessionService:
             if Label.WORKSPACE in exc.failed():
                 raise WorkspaceNotFound("workspace not found") from None
             raise
+
+
+def binding_of(cipher: Cipher, workspace_id: str, record: KeySessionRecord) -> KeyBinding | None:
+    """The session's binding as stored (its prefixes opened); None for an unbound session."""
+    if not record.bound:
+        return None
+    sealed = record.bind_prefixes
+    prefixes = None if sealed is None else open_prefixes(cipher, workspace_id, record.key_session_id, sealed)
+    return KeyBinding(record.bind_scopes, record.bind_types, prefixes)

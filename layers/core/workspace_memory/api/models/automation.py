@@ -10,7 +10,7 @@ from workspace_memory.api.models.base import FindingOut, OutModel, Untrusted, fi
 from workspace_memory.kernel.terms import MemoryWrite, Mode, Outcome, Predicate, RecallStatus
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
-    from workspace_memory.entries.agent_entries import SaveResult
+    from workspace_memory.entries.agent_results import SaveResult
     from workspace_memory.turns.admission import Admitted
     from workspace_memory.turns.capture import CaptureResult, Proposal
     from workspace_memory.turns.notes import Notes

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from workspace_memory.api.models.base import OutModel
-from workspace_memory.kernel.terms import Role, Scope, ShareType
+from workspace_memory.api.models.base import OutModel, omitted_when_none
+from workspace_memory.kernel.terms import EntryScope, EntryType, Role, Scope, ShareType
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
     from workspace_memory.workspaces.access import MembershipPage, Workspace, WorkspaceView
+    from workspace_memory.workspaces.key_binding import KeyBinding
     from workspace_memory.workspaces.keysessions import KeySession, KeySessionPage
 
 
@@ -86,14 +87,39 @@ class AiOut(OutModel):
         return cls(enabled=workspace.ai_enabled, consent_revision=workspace.consent_revision)
 
 
+class KeySessionBindOut(OutModel):
+    """What a bound session is limited to; a field absent: not bound by it (decisions/0077)."""
+
+    scopes: list[EntryScope] | None = omitted_when_none()
+    types: list[EntryType] | None = omitted_when_none()
+    key_prefixes: list[str] | None = omitted_when_none()
+
+    @classmethod
+    def of(cls, binding: KeyBinding | None) -> KeySessionBindOut | None:
+        if binding is None:
+            return None
+        return cls(
+            scopes=None if binding.scopes is None else sorted(binding.scopes),
+            types=None if binding.types is None else sorted(binding.types),
+            key_prefixes=None if binding.key_prefixes is None else list(binding.key_prefixes),
+        )
+
+
 class KeySessionOut(OutModel):
     key_session_id: str
     expires_at: str
     scopes: list[Scope]
+    bind: KeySessionBindOut | None = omitted_when_none()
+    """Left out for an unbound session."""
 
     @classmethod
     def of(cls, session: KeySession) -> KeySessionOut:
-        return cls(key_session_id=session.id, expires_at=session.expires_at_iso, scopes=sorted(session.scopes))
+        return cls(
+            key_session_id=session.id,
+            expires_at=session.expires_at_iso,
+            scopes=sorted(session.scopes),
+            bind=KeySessionBindOut.of(session.binding),
+        )
 
 
 class ListedKeySessionOut(OutModel):
@@ -101,6 +127,8 @@ class ListedKeySessionOut(OutModel):
     scopes: list[Scope]
     expires_at: str
     revoked: bool
+    bind: KeySessionBindOut | None = omitted_when_none()
+    """Left out for an unbound session."""
 
 
 class KeySessionsOut(OutModel):
@@ -116,6 +144,7 @@ class KeySessionsOut(OutModel):
                     scopes=sorted(s.session.scopes),
                     expires_at=s.session.expires_at_iso,
                     revoked=s.revoked,
+                    bind=KeySessionBindOut.of(s.session.binding),
                 )
                 for s in page.sessions
             ],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from workspace_memory.api.models.base import ApiModel
-from workspace_memory.kernel.terms import Role, Scope, ShareType
+from workspace_memory.kernel.terms import EntryScope, EntryType, Role, Scope, ShareType
 
 
 class CreateWorkspace(ApiModel):
@@ -21,7 +21,27 @@ class SetAi(ApiModel):
     enabled: bool
 
 
+class KeySessionBind(ApiModel):
+    """The context a key session is bound to (docs/decisions/0077): each field left out binds nothing. Its content
+    is judged by the service, so every problem answers one code (400 `INVALID_KEY_SESSION_BINDING`): a `bind`
+    naming nothing, an empty list, more than 4 key prefixes, or a prefix that cannot start an entry key."""
+
+    scopes: list[EntryScope] | None = Field(
+        default=None, description="Entry scopes the session's agents may touch (`workspace`, `member`, `agent`)."
+    )
+    types: list[EntryType] | None = Field(default=None, description="Entry types they may touch.")
+    key_prefixes: list[str] | None = Field(
+        default=None,
+        description=(
+            "At most 4 starts of entry keys (`ops/`, `ops/db`; 1-96 characters): an entry without a key, or whose "
+            "key starts with none of them, is outside. Sealed, never stored in clear."
+        ),
+    )
+
+
 class OpenKeySession(ApiModel):
     ttl_seconds: int | None = None
     scopes: list[Scope] | None = Field(default=None, min_length=1, max_length=3)
     """Default `memory:read` only; a viewer may delegate nothing else (403 `SCOPE_EXCEEDS_ROLE`)."""
+    bind: KeySessionBind | None = None
+    """Absent: the session is not bound (its agents see and write what the member's turn would)."""

@@ -28,9 +28,9 @@ FORGET_FENCE = (
 ENTRY_CURATED = [
     Curated(
         "citation: document version past its retention",
-        READS,
-        "self._table.get(*keys.version(workspace_id, number)), number, self._clock.now()",
-        "self._table.get(*keys.version(workspace_id, number)), number, 0.0",
+        CORE + "entries/citations.py",
+        "version is None or version.expired(now) or",
+        "version is None or version.expired(0.0) or",
         (ENTRY_GUARDS + "::test_a_citation_of_a_document_version_past_its_retention_is_hidden",),
     ),
     Curated(
@@ -155,7 +155,7 @@ ENTRY_CURATED = [
     Curated(
         "entry visibility: a member's entry is theirs alone",
         CORE + "entries/scopes.py",
-        "return record.scope is not EntryScope.MEMBER or record.scope_owner == caller.user_id",
+        "return record.scope is not EntryScope.MEMBER or record.scope_owner == user_id",
         "return True",
         ("tests/integration/entries/test_entries.py::test_citations_are_rechecked_on_every_read",),
     ),

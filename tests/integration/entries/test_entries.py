@@ -418,3 +418,62 @@ def test_the_first_page_of_the_list_says_what_recall_spends_and_leaves_out(api: 
     assert "budgets" not in later.json()
     hers = api.call("GET", f"/v1/workspaces/{ws}/entries", user=viewer).json()["budgets"]["index"]
     assert hers["lines"] == 4  # her own private entry is in her index
+
+
+# -- citations judged on the list (docs/decisions/0078) -------------------------------------------------------
+
+
+def _listed(api: Api, user: str, ws: str, query: str = "") -> dict[str, Any]:
+    response = api.call("GET", f"/v1/workspaces/{ws}/entries{query}", user=user)
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def test_the_list_hides_what_cites_a_purged_version_and_marks_a_changed_source(api: Api, svc: Services) -> None:
+    """A purged cited version hides the citing entry from the list (`hidden` counts it, the cursor still walks
+    every other one); a cited entry superseded with another body says `sourceState: changed`; a forgotten one
+    hides it. Listing changes no item."""
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    assert api.save(owner, ws, "# Memory\n- to purge\n", 0).status_code == 200
+    assert api.save(owner, ws, "# Memory\n", 1).status_code == 200
+    cited = create(api, owner, ws, entry("cited", body="Fridays"))
+    by_version = create(
+        api,
+        owner,
+        ws,
+        entry(
+            "by version", sources=[{"kind": "document-version", "ref": "1", "sha256": _sha("# Memory\n- to purge\n")}]
+        ),
+    )
+    by_entry = create(
+        api, owner, ws, entry("by entry", sources=[{"kind": "entry", "ref": cited, "sha256": _sha("Fridays")}])
+    )
+    rows = {r["entryId"]: r for r in _listed(api, owner, ws)["entries"]}
+    assert (rows[by_version]["sourceState"], rows[by_entry]["sourceState"]) == ("ok", "ok")
+    assert "sourceState" not in rows[cited]  # it cites nothing
+
+    purged = api.call("POST", f"/v1/workspaces/{ws}/memory/purge", user=owner, json={"line": "- to purge"})
+    assert purged.status_code == 200, purged.text
+    assert supersede(api, owner, ws, cited, 1, fields("cited", body="Mondays")).status_code == 200
+    items = first_items(svc, ws)
+    listed = _listed(api, owner, ws)
+    assert listed["hidden"] == 1
+    rows = {r["entryId"]: r for r in listed["entries"]}
+    assert set(rows) == {cited, by_entry}
+    assert rows[by_entry]["sourceState"] == "changed"
+    seen, hidden, cursor = [], 0, None
+    while True:  # one row a page: the hidden one makes an empty page, and the cursor goes on past it
+        page = _listed(api, owner, ws, "?limit=1" + ("" if cursor is None else f"&cursor={cursor}"))
+        seen += [r["entryId"] for r in page["entries"]]
+        hidden += page["hidden"]
+        cursor = page["nextCursor"]
+        if cursor is None:
+            break
+    assert (sorted(seen), hidden) == (sorted([cited, by_entry]), 1)
+    assert first_items(svc, ws) == items  # reads change nothing
+
+    assert api.call("DELETE", f"/v1/workspaces/{ws}/entries/{cited}", user=owner).status_code == 204
+    listed = _listed(api, owner, ws)
+    assert (listed["entries"], listed["hidden"]) == ([], 2)

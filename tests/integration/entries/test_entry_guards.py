@@ -107,7 +107,8 @@ def test_forgetting_a_chain_longer_than_one_batch_leaves_no_revision(api: Api, r
 
 def test_a_citation_of_a_document_version_past_its_retention_is_hidden(api: Api, clock: PinnedClock) -> None:
     """Version 1 is retained one day after version 2 replaced it; from that second on, a citation of it is
-    `hidden` (as the version itself is gone), though DynamoDB's TTL deleter has not removed the item yet."""
+    `hidden` (as the version itself is gone) and the citing entry leaves the list, though DynamoDB's TTL deleter
+    has not removed the item yet."""
     owner = new_user("owner")
     ws = api.workspace(owner)
     one_day_retention(api, owner, ws)
@@ -121,13 +122,19 @@ def test_a_citation_of_a_document_version_past_its_retention_is_hidden(api: Api,
         (citation,) = response.json()["citations"]
         return str(citation["state"])
 
+    def listed() -> tuple[list[str], int]:
+        page = api.call("GET", f"/v1/workspaces/{ws}/entries", user=owner).json()
+        return [r["entryId"] for r in page["entries"]], page["hidden"]
+
     clock.advance(60)
     assert api.save(owner, ws, "# Memory\n- more\n", 1).status_code == 200  # version 1's day starts now
     clock.advance(DAY_SECONDS - 1)
     assert state() == "ok"
+    assert listed() == ([citing], 0)
     clock.advance(1)
     assert api.call("GET", f"/v1/workspaces/{ws}/memory/versions/1", user=owner).status_code == 404
     assert state() == "hidden"
+    assert listed() == ([], 1)  # the citing entry expired with the version it cites (docs/decisions/0078)
 
 
 def searchable(title: str) -> dict[str, Any]:

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import uuid
 from typing import Any
 
 import pytest
 
+from tests.integration.adapters.test_branch_keys import Calls
 from tests.integration.fence_support import DOC, Scene, make_scene
 from workspace_memory.document.policy import Mode
+from workspace_memory.entries.model import Draft, EntryText, Source
 from workspace_memory.kernel.errors import ConversationNotFound, DecryptionFailed, Unavailable
 from workspace_memory.kernel.settings import Settings
+from workspace_memory.kernel.terms import CitationKind, EntryType
 from workspace_memory.store import keys
 from workspace_memory.store.ports import Item
 from workspace_memory.turns.admission import Admitted, InvalidAdmission, MemoryState
@@ -229,3 +233,67 @@ def test_every_recall_leaves_a_receipt_without_text(settings: Settings) -> None:
     for user, conversation in [(member, conv), (scene.owner, f"conv-missing-{uuid.uuid4().hex[:8]}")]:
         with pytest.raises(ConversationNotFound):
             scene.svc.recall.receipts(user, conversation, 200, None)
+
+
+# -- citations judged in recall (docs/decisions/0078) ---------------------------------------------------------
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def scene_items(scene: Scene) -> dict[tuple[str, str], Item]:
+    """Every item of the scene's workspace partition, by key."""
+    out: dict[tuple[str, str], Item] = {}
+    start: str | None = None
+    while page := scene.svc.table.query(keys.ws(scene.ws), "", limit=100, newest_first=False, start_after=start):
+        out.update({(item["pk"], item["sk"]): item for item in page})
+        start = page[-1]["sk"]
+    return out
+
+
+def _citing(scene: Scene, title: str, source: Source, type_: EntryType = EntryType.FACT) -> str:
+    text = EntryText(title, f"{title} summary", "", (source,))
+    return scene.svc.entries.create(scene.owner, scene.ws, Draft(type_, text)).entry_id
+
+
+def test_recall_leaves_out_what_cites_a_gone_source_and_marks_a_changed_one(settings: Settings) -> None:
+    """Given to the agent: no entry whose cited document version was purged or whose cited entry was forgotten;
+    an entry whose cited entry changed body, marked `[source changed]` in its index line (a rule in its rules
+    line). The receipt names what was given; the warm recall adds one consistent read of what is cited, and
+    decrypts no cited text again; nothing but the receipt is written."""
+    scene = make_scene(settings)  # version 1 is DOC
+    svc = scene.svc
+    assert svc.document.save(scene.owner, scene.ws, "# Memory\n", 1).version.version == 2
+    body = "Fridays"
+    cited = svc.entries.create(scene.owner, scene.ws, Draft(EntryType.FACT, EntryText("cited", "c", body))).entry_id
+    doomed = svc.entries.create(scene.owner, scene.ws, Draft(EntryType.FACT, EntryText("doomed", "d", body))).entry_id
+    by_version = _citing(scene, "by version", Source(CitationKind.DOCUMENT_VERSION, "1", _sha(DOC)))
+    by_entry = _citing(scene, "by entry", Source(CitationKind.ENTRY, cited, _sha(body)))
+    rule = _citing(scene, "by rule", Source(CitationKind.ENTRY, cited, _sha(body)), EntryType.RULE)
+    by_doomed = _citing(scene, "by doomed", Source(CitationKind.ENTRY, doomed, _sha(body)))
+    admitted = scene.admit()
+    first = recall(scene, admitted)
+    assert {e for e, _ in first.entries} == {cited, doomed, by_version, by_entry, rule, by_doomed}
+    assert "[source changed]" not in first.block
+
+    svc.purge.purge(scene.owner, scene.ws, "- first fact")
+    svc.entries.supersede(scene.owner, scene.ws, cited, Draft(EntryType.FACT, EntryText("cited", "c", "Mondays")), 1)
+    svc.entries.forget(scene.owner, scene.ws, doomed)
+    scene.clock.advance(1)
+    recall(scene, admitted)  # warms the lines of the new revision
+    items = scene_items(scene)
+    calls = Calls(svc.clients.dynamodb)
+    computed = svc.recall._citations.digests.computed
+    result = recall(scene, admitted)
+    assert {e for e, _ in result.entries} == {cited, by_entry, rule}
+    assert f"- by entry — by entry summary [source changed] [{by_entry}]" in result.block
+    assert f"- by rule — by rule summary [source changed] [{rule}]" in result.block
+    assert f"[{by_version}]" not in result.block
+    assert f"[{by_doomed}]" not in result.block
+    # the authority's read, then what the rules cite, then what the index's lines cite (one batch: < 100 lines)
+    assert calls.names().count("dynamodb.TransactGetItems") == 3
+    assert svc.recall._citations.digests.computed == computed  # warm: no cited text decrypted again
+    assert scene_items(scene) == items  # the receipt is the conversation's, not the workspace's
+    receipts = svc.recall.receipts(scene.owner, admitted.admission.conversation_id, 10, None).receipts
+    assert set(receipts[-1].entries) == {f"{cited}@2", f"{by_entry}@1", f"{rule}@1"}

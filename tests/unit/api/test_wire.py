@@ -182,7 +182,12 @@ CASES: list[tuple[str, OutModel, str]] = [
         '"truncated":false},"index":{"lines":100,"bytes":7990,"maxBytes":8000,"maxLines":100,"leftOut":4,'
         '"truncated":true}}}',
     ),
-    ("an entry list's later page", EntriesOut.of(Page([], "c2")), '{"entries":[],"nextCursor":"c2"}'),
+    ("an entry history page", EntriesOut.of(Page([], "c2")), '{"entries":[],"nextCursor":"c2"}'),
+    (
+        "an entry list's later page, with what its citations hid",
+        EntriesOut.of(Page([], "c2", hidden=2)),
+        '{"entries":[],"nextCursor":"c2","hidden":2}',
+    ),
     (
         "capture committed",
         CaptureOut.of(CaptureResult(Outcome.COMMITTED, version=5, receipt=RECEIPT)),

@@ -87,7 +87,7 @@ class EntryMarks:
             raise EntryPinned("the entry is pinned: agents may read it, not mark it")
         if head.revision != base:
             raise StaleRevision(f"base revision {base} is not the current revision", current_revision=head.revision)
-        states = [self._reads.check(caller, source, within) for source in evidence]
+        states = self._reads.judge(caller, evidence, within)
         if any(state is not CitationState.OK for state in states):
             raise EvidenceNotCurrent(
                 "evidence must be cited text that still reads as it was hashed", states=[s.value for s in states]

@@ -221,6 +221,9 @@ class EntryRow:
     verified_at: str | None = None
     verified_by: str | None = None
     verified_evidence: int | None = None
+    source_state: CitationState | None = None
+    """A list line's citations judged now: `ok` or `changed` (a hidden one is not listed); None when the
+    revision cites nothing, and on history lines."""
 
 
 @dataclass(frozen=True)
@@ -239,6 +242,9 @@ class Marked:
 class Page:
     rows: list[EntryRow]
     next_cursor: str | None
+    hidden: int | None = None
+    """A list page: how many matching entries it left out because a cited source is gone or not visible to the
+    caller (docs/decisions/0078); None on history pages."""
 
 
 @dataclass(frozen=True)

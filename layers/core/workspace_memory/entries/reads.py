@@ -3,10 +3,10 @@ history. Nothing the caller may not see is decrypted or returned: a member's ent
 
 from __future__ import annotations
 
-import hashlib
-import hmac
+from collections.abc import Sequence
+from dataclasses import replace
 
-from workspace_memory.document.versions import document_context, retained
+from workspace_memory.entries.citations import Citations, overall
 from workspace_memory.entries.key_secret import KeySecret
 from workspace_memory.entries.model import (
     Citation,
@@ -26,11 +26,9 @@ from workspace_memory.kernel.errors import (
     EntryNotFound,
     RevertToCurrent,
     RevisionNotFound,
-    VersionNotFound,
-    VersionPurged,
 )
 from workspace_memory.kernel.sealed import unseal
-from workspace_memory.kernel.terms import CitationKind, CitationState, EntryStatus
+from workspace_memory.kernel.terms import CitationState, EntryStatus
 from workspace_memory.store import entry_queries, keys
 from workspace_memory.store.cursors import decode_cursor, encode_cursor
 from workspace_memory.store.entry_records import EntryHead, EntryRecord, Tombstone, head_of
@@ -74,8 +72,17 @@ def _valid_at(record: EntryRecord, at: float) -> bool:
 
 
 class EntryReads:
-    def __init__(self, table: Table, cipher: Cipher, clock: Clock, key_secret: KeySecret, counts: ReadCounts) -> None:
+    def __init__(
+        self,
+        table: Table,
+        cipher: Cipher,
+        clock: Clock,
+        key_secret: KeySecret,
+        counts: ReadCounts,
+        citations: Citations | None = None,
+    ) -> None:
         self._table = table
+        self.citations = citations if citations is not None else Citations(table, cipher)
         self._cipher = cipher
         self._clock = clock
         self._key_secret = key_secret
@@ -135,7 +142,8 @@ class EntryReads:
         text = self.open(workspace_id, record)
         if within is not None and not within.admits(record.scope, record.type, text.key):
             raise EntryNotFound("entry not found")
-        citations = tuple(Citation(s, self.check(caller, s, within)) for s in text.sources)
+        states = self.judge(caller, text.sources, within)
+        citations = tuple(Citation(s, state) for s, state in zip(text.sources, states, strict=True))
         self._counts.count(workspace_id, entry_id)
         return EntryView(
             entry_id=entry_id,
@@ -181,48 +189,37 @@ class EntryReads:
                 return record
         raise EntryNotFound("no revision of this entry was valid then")
 
-    def check(self, caller: Caller, source: Source, within: KeyBinding | None = None) -> CitationState:
-        """A citation re-checked now: the cited text's SHA-256 against the one recorded."""
-        workspace_id = caller.workspace.id
-        if source.kind is CitationKind.ENTRY:
-            target = entry_queries.entry_head(self._table, workspace_id, source.ref)
-            if target is None or not visible(target, caller) or isinstance(target, Tombstone) or self._expired(target):
-                return CitationState.HIDDEN
-            opened = self.open(workspace_id, target)
-            if within is not None and not within.admits(target.scope, target.type, opened.key):
-                return CitationState.HIDDEN
-            cited = opened.body
-        else:
-            if not source.ref.isdigit() or not source.ref.isascii() or len(source.ref) > 12:
-                return CitationState.HIDDEN
-            number = int(source.ref)
-            try:
-                _, ciphertext = retained(
-                    self._table.get(*keys.version(workspace_id, number)), number, self._clock.now()
-                )
-            except (VersionNotFound, VersionPurged):
-                return CitationState.HIDDEN
-            cited = unseal(self._cipher, ciphertext, document_context(workspace_id, number))
-        digest = hashlib.sha256(cited.encode("utf-8")).hexdigest()
-        return CitationState.OK if hmac.compare_digest(digest, source.sha256) else CitationState.CHANGED
+    def judge(self, caller: Caller, sources: Sequence[Source], within: KeyBinding | None = None) -> list[CitationState]:
+        """`sources` re-checked now for the caller (within a bound key session's context), as the list does."""
+        (states,) = self.citations.judge(caller.workspace.id, caller.user_id, [sources], self._clock.now(), within)
+        return states
 
     def list_entries(self, user_id: str, workspace_id: str, filters: Filters, limit: int, cursor: str | None) -> Page:
-        """Heads the caller may see, filtered before anything is decrypted or returned."""
+        """Heads the caller may see, filtered before anything is decrypted or returned: up to `limit` matches,
+        then their citations judged together (docs/decisions/0078). A match whose cited source is gone or not
+        visible to the caller is left out and counted (`hidden`), so a page may hold fewer than `limit` rows;
+        the cursor resumes after the last head matched, shown or hidden."""
         caller, _ = load_caller(self._table, workspace_id, user_id)
         lookup = None if filters.key is None else self._key_secret.lookup(workspace_id, filters.key)
         after = None if cursor is None else decode_cursor(cursor, keys.ENTRY_PREFIX)
-        rows: list[EntryRow] = []
+        matched: list[tuple[EntryRow, tuple[Source, ...]]] = []
+        next_cursor = None
         heads = entry_queries.entry_heads(self._table, workspace_id, after=after)
         for position, head in heads:
-            row = self._match(caller, head, filters, lookup)
-            if row is not None:
-                rows.append(row)
-                if len(rows) == limit:
-                    more = next(heads, None) is not None
-                    return Page(rows, encode_cursor(position) if more else None)
-        return Page(rows, None)
+            match = self._match(caller, head, filters, lookup)
+            if match is not None:
+                matched.append(match)
+                if len(matched) == limit:
+                    next_cursor = encode_cursor(position) if next(heads, None) is not None else None
+                    break
+        states = self.citations.judge(workspace_id, user_id, [s for _, s in matched], self._clock.now())
+        rows = [replace(row, source_state=overall(st)) for (row, _), st in zip(matched, states, strict=True)]
+        shown = [row for row in rows if row.source_state is not CitationState.HIDDEN]
+        return Page(shown, next_cursor, hidden=len(rows) - len(shown))
 
-    def _match(self, caller: Caller, head: EntryHead, filters: Filters, lookup: str | None) -> EntryRow | None:
+    def _match(
+        self, caller: Caller, head: EntryHead, filters: Filters, lookup: str | None
+    ) -> tuple[EntryRow, tuple[Source, ...]] | None:
         if not visible(head, caller) or self._expired(head):
             return None
         if filters.scope is not None and head.scope is not filters.scope:
@@ -230,7 +227,7 @@ class EntryReads:
         if head.status is not filters.status:
             return None
         if isinstance(head, Tombstone):
-            return None if lookup is not None or filters.type is not None else _row(head, None)
+            return None if lookup is not None or filters.type is not None else (_row(head, None), ())
         if filters.type is not None and head.type is not filters.type:
             return None
         if lookup is not None and head.key_lookup != lookup:
@@ -242,7 +239,8 @@ class EntryReads:
             except EntryNotFound:
                 return None
         workspace_id = caller.workspace.id
-        return _row(record, self.open(workspace_id, record), self.reason(workspace_id, record), head)
+        text = self.open(workspace_id, record)
+        return _row(record, text, self.reason(workspace_id, record), head), text.sources
 
     def history(self, user_id: str, workspace_id: str, entry_id: str, limit: int, cursor: str | None) -> Page:
         caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])

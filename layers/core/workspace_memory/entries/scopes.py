@@ -37,7 +37,12 @@ def owner_of(caller: Caller, draft: Draft) -> str:
 
 def visible(record: Scoped, caller: Caller) -> bool:
     """Member entries are their member's alone; workspace and agent entries every member reads."""
-    return record.scope is not EntryScope.MEMBER or record.scope_owner == caller.user_id
+    return visible_to(record, caller.user_id)
+
+
+def visible_to(record: Scoped, user_id: str) -> bool:
+    """`visible` for a member known by id (recall knows the admission's user, not a loaded caller)."""
+    return record.scope is not EntryScope.MEMBER or record.scope_owner == user_id
 
 
 def candidate_visible(caller: Caller, candidate: Scoped) -> bool:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from workspace_memory.entries.agent_memories import AgentMemories, AgentMemoriesForgotten
 from workspace_memory.entries.candidates import Candidates
+from workspace_memory.entries.citations import Citations
 from workspace_memory.entries.forget import EntryForgetting
 from workspace_memory.entries.forgotten_sources import source_slots, unforgotten
 from workspace_memory.entries.index import Budget, IndexLines, recall_sections
@@ -70,7 +71,9 @@ class EntryService:
         """The caps every part holds its writes to (one object: lowering the rate lowers it for all)."""
         key_secret = self._key_secret = KeySecret(table, cipher)
         self._counts = ReadCounts(table, clock)
-        self._reads = EntryReads(table, cipher, clock, key_secret, self._counts)
+        self._citations = Citations(table, cipher)
+        """One judgement of citations (and its cache of cited digests) for reads, the list and its budgets."""
+        self._reads = EntryReads(table, cipher, clock, key_secret, self._counts, self._citations)
         self._writes = EntryWrites(table, cipher, clock, self.limits, key_secret, self._reads, embedder)
         self._forgetting = EntryForgetting(table, clock, self.limits, self._reads)
         self._marks = EntryMarks(table, clock, self.limits, self._reads)
@@ -107,6 +110,7 @@ class EntryService:
             now=now,
             rule_lines=self._rule_lines,
             index_lines=self._index_lines,
+            citations=self._citations,
         ).budgets
 
     def history(self, user_id: str, workspace_id: str, entry_id: str, limit: int, cursor: str | None) -> Page:

@@ -20,6 +20,7 @@ from workspace_memory.document.service import RECALL_MAX_BYTES
 from workspace_memory.document.versions import head_text, utf8_size
 from workspace_memory.entries.agent_results import caller_of
 from workspace_memory.entries.bound import heads_within
+from workspace_memory.entries.citations import Citations
 from workspace_memory.entries.index import Index, IndexLines, recall_sections
 from workspace_memory.entries.index import rule_line as entry_with_body
 from workspace_memory.entries.model import EntryText
@@ -200,6 +201,8 @@ class RecallService:
         self._search = search
         self._index_lines = IndexLines()
         self._rule_lines = IndexLines()
+        self._citations = Citations(table, cipher)
+        """The process's judgement of citations, with its cache of cited texts' digests (docs/decisions/0078)."""
 
     def recall(self, workspace_id: str, admission_id: str, credential: str) -> Recall:
         """Raises InvalidAdmission for a caller that does not hold this admission; otherwise always answers,
@@ -242,6 +245,7 @@ class RecallService:
                     rule_lines=self._rule_lines,
                     index_lines=self._index_lines,
                     within=heads_within(binding, self._cipher, workspace_id),
+                    citations=self._citations,
                 )
                 rules, index = sections.rules, sections.index
                 selected = self._select(authority, frozenset(entry_id for entry_id, _ in rules.recalled), binding)

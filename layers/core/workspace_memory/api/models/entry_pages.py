@@ -3,10 +3,11 @@ apart from the entry's own models, so a function that only reads or searches ent
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Literal, Self
 
 from workspace_memory.api.models.base import OutModel, Untrusted, omitted_when_none
 from workspace_memory.kernel.terms import (
+    CitationState,
     EntryScope,
     EntryStatus,
     EntryType,
@@ -42,6 +43,10 @@ class EntryRowOut(OutModel):
     verified_by: str | None = omitted_when_none()
     verified_evidence: int | None = omitted_when_none()
     """Set when an agent of `verifiedBy` verified it: how many cited sources it re-checked (a person: omitted)."""
+    source_state: Literal[CitationState.OK, CitationState.CHANGED] | None = omitted_when_none()
+    """List lines of a revision that cites something: `ok`, or `changed` when a cited text no longer hashes the
+    same (an entry whose cited source is gone is not listed: the page's `hidden`); left out when it cites nothing
+    and on history lines."""
 
     @classmethod
     def of(cls, row: EntryRow) -> EntryRowOut:
@@ -73,6 +78,10 @@ class RecallBudgetsOut(OutModel):
 class EntriesOut(OutModel):
     entries: list[EntryRowOut]
     next_cursor: str | None
+    hidden: int | None = omitted_when_none()
+    """List pages: how many matching entries this page left out because a cited source is gone, expired, purged,
+    forgotten or not visible to the caller (so a page may hold fewer than `limit`; `nextCursor` still resumes
+    after them). History pages leave it out."""
     budgets: RecallBudgetsOut | None = omitted_when_none()
     """On the first page only (no `cursor`), whatever the filters: what recall's rules block and index spend of
     their budgets for the caller, and whether an entry was left out of them (it is still found by search)."""
@@ -84,7 +93,8 @@ class EntriesOut(OutModel):
             if budgets is None
             else RecallBudgetsOut(rules=BudgetOut.of(budgets[0]), index=BudgetOut.of(budgets[1]))
         )
-        return cls(entries=[EntryRowOut.of(r) for r in page.rows], next_cursor=page.next_cursor, budgets=said)
+        rows = [EntryRowOut.of(r) for r in page.rows]
+        return cls(entries=rows, next_cursor=page.next_cursor, hidden=page.hidden, budgets=said)
 
 
 class AgentEntriesOut(EntriesOut, Untrusted):

@@ -207,7 +207,9 @@ SEQUENCE: dict[str, Expect] = {
     "frame-file.json": Expect(200, frozenset(), text="// "),
     # Entries, on the fixtures `_seed_entries` lays out (events/README.md, step 7).
     "entry-create.json": Expect(201, frozenset({"entryId", "revision"}), {"revision": 1}),
-    "entry-list.json": Expect(200, frozenset({"entries", "nextCursor", "budgets"}), {"nextCursor": None}),
+    "entry-list.json": Expect(
+        200, frozenset({"entries", "nextCursor", "hidden", "budgets"}), {"nextCursor": None, "hidden": 0}
+    ),
     "entry-get.json": Expect(  # read by `automation-entry-get` (`lastReadAt`), verified by its agent (one source)
         200,
         ENTRY | {"lastReadAt", "verifiedAt", "verifiedBy", "verifiedEvidence"},

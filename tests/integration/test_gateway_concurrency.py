@@ -45,7 +45,7 @@ def test_concurrent_requests_to_two_routes_of_one_function_each_get_their_own_an
         assert (listed.status_code, pending.status_code) == (200, 200), (listed.text, pending.text)
         entry_page, candidate_page = listed.json(), pending.json()
         assert (sorted(entry_page), entry_page["entries"], entry_page["nextCursor"]) == (
-            ["budgets", "entries", "nextCursor"],
+            ["budgets", "entries", "hidden", "nextCursor"],
             [],
             None,
         )

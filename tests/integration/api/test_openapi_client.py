@@ -292,6 +292,11 @@ def test_each_required_header_absent_answers_its_own_code_and_changes_nothing(ge
             None,
             {**auth, "idempotency-key": "k-2"},
         ),
+        "POST /v1/automation/workspaces/{ws}/entries/{entryId}/verify": (
+            f"/v1/automation/workspaces/{{ws}}/entries/{entry_id}/verify",
+            {"revision": 1, "evidence": [{"kind": "document-version", "ref": "1", "sha256": "0" * 64}]},
+            auth,
+        ),
         "GET /v1/automation/workspaces/{ws}/search": ("/v1/automation/workspaces/{ws}/search?q=deploy", None, auth),
         "GET /v1/automation/sessions/{sid}/notes": (f"/v1/automation/sessions/{session}/notes", None, auth),
         "PUT /v1/automation/sessions/{sid}/notes": (f"/v1/automation/sessions/{session}/notes", {"notes": "n"}, auth),

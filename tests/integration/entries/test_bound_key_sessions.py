@@ -215,6 +215,26 @@ def test_search_and_recall_never_show_an_entry_outside(api: Api, team: dict[str,
     assert "freeze in december" not in block
 
 
+def test_recall_leaves_out_an_entry_inside_that_cites_one_outside(api: Api, team: dict[str, str]) -> None:
+    """What an entry cites is judged within the binding too: for the bound session, a cited entry outside it is
+    as gone as one its user cannot see, so recall's index leaves the entry citing it out; an unbound session's
+    index shows it. (The turn's message matches nothing, so no selective recall adds lines: search does not judge
+    citations yet, decisions/0078.)"""
+    ws, owner = team["ws"], team["owner"]
+    cited = {"kind": "entry", "ref": team["by_prefix"], "sha256": hashlib.sha256(b"").hexdigest()}
+    citing = human_entry(api, owner, ws, key="ops/payroll-note", summary="releases wait for payroll", sources=[cited])
+    bound = admitted_under(api, ws, owner, team["bound"], message="zzqx")
+    unbound = admitted_under(api, ws, owner, api.key_session(owner, ws), message="zzqx")
+    path = f"/v1/automation/workspaces/{ws}/memory?purpose=recall"
+
+    sessions = {"bound": bound, "unbound": unbound}
+    blocks = {name: automation(api, "GET", path, adm).json()["block"] for name, adm in sessions.items()}
+
+    assert citing not in blocks["bound"]
+    assert team["inside"] in blocks["bound"]
+    assert citing in blocks["unbound"]
+
+
 def test_a_forget_proposal_outside_is_not_found_and_writes_nothing(
     api: Api, resources: LocalResources, team: dict[str, str]
 ) -> None:

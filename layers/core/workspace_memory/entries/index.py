@@ -17,6 +17,7 @@ from workspace_memory.kernel.terms import CitationState, EntryScope, EntryType
 from workspace_memory.store import entry_queries
 from workspace_memory.store.entry_records import EntryRecord
 from workspace_memory.store.ports import Cipher, Table
+from workspace_memory.workspaces.key_binding import KeyBinding
 
 INDEX_MAX_LINES = 100
 INDEX_MAX_BYTES = 8000
@@ -133,13 +134,16 @@ Judge = Callable[[Sequence[EntryRecord], Sequence[Line]], list[CitationState | N
 """Judges the citations of some heads' lines: one state per head (None: it cites nothing)."""
 
 
-def judge_for(citations: Citations, workspace_id: str, user_id: str, now: float) -> Judge:
-    """One recall's judge: each revision judged once, however many sections ask (the rules, then the index)."""
+def judge_for(
+    citations: Citations, workspace_id: str, user_id: str, now: float, binding: KeyBinding | None = None
+) -> Judge:
+    """One recall's judge: each revision judged once, however many sections ask (the rules, then the index); under
+    a bound key session, a cited entry outside its context is as gone as one the user cannot see."""
     known: dict[tuple[str, int], CitationState | None] = {}
 
     def judge(heads: Sequence[EntryRecord], lines: Sequence[Line]) -> list[CitationState | None]:
         asked = [(h, line) for h, line in zip(heads, lines, strict=True) if (h.entry_id, h.revision) not in known]
-        states = citations.judge(workspace_id, user_id, [line.sources for _, line in asked], now)
+        states = citations.judge(workspace_id, user_id, [line.sources for _, line in asked], now, binding)
         for (head, _), head_states in zip(asked, states, strict=True):
             known[head.entry_id, head.revision] = overall(head_states)
         return [known[h.entry_id, h.revision] for h in heads]
@@ -295,6 +299,7 @@ def recall_sections(
     index_lines: IndexLines | None = None,
     within: Callable[[EntryRecord], bool] | None = None,
     citations: Citations | None = None,
+    binding: KeyBinding | None = None,
 ) -> Sections:
     """The rules `user_id` may see, then the index of the other entries: the one place both are built, for recall
     and for the entry list's report of their budgets. `within`: the heads a key session's binding admits
@@ -303,7 +308,7 @@ def recall_sections(
     heads = visible_heads(table, workspace_id, user_id, now)
     if within is not None:
         heads = [head for head in heads if within(head)]
-    judge = judge_for(citations or Citations(table, cipher), workspace_id, user_id, now)
+    judge = judge_for(citations or Citations(table, cipher), workspace_id, user_id, now, binding)
     rules = build_rules(cipher, workspace_id, heads, judge, cache=rule_lines)
     shown = frozenset(entry_id for entry_id, _ in rules.recalled)
     index = build_index(

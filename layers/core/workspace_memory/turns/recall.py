@@ -246,6 +246,7 @@ class RecallService:
                     index_lines=self._index_lines,
                     within=heads_within(binding, self._cipher, workspace_id),
                     citations=self._citations,
+                    binding=binding,
                 )
                 rules, index = sections.rules, sections.index
                 selected = self._select(authority, frozenset(entry_id for entry_id, _ in rules.recalled), binding)

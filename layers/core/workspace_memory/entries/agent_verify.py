@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from workspace_memory.document.policy import Mode
 from workspace_memory.entries.agent_results import SaveResult, caller_of
-from workspace_memory.entries.bound import require_visible
 from workspace_memory.entries.model import Author, Source
 from workspace_memory.entries.refusals import Fenced
 from workspace_memory.kernel.errors import InvalidInput
@@ -62,9 +61,8 @@ def verify_attempt(
     ]
     author = Author(adm.user_id, "agent", adm.id, rated=True)
     binding = authority.binding(cipher)  # a bound key session verifies inside its context only
-    guard = require_visible(binding, cipher, adm.workspace_id)
     try:
-        entries.verify_by_agent(caller_of(authority), entry_id, revision, evidence, author, fence, binding, guard)
+        entries.verify_by_agent(caller_of(authority), entry_id, revision, evidence, author, fence, binding)
     except Fenced as exc:
         if exc.failed == {Label.CONSENT}:
             return None  # the retention or consent moved: judged again on a fresh snapshot, which says which

@@ -5,7 +5,7 @@ transaction; neither is a revision, so nothing is sealed, the history does not m
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from workspace_memory.entries.limits import Limits
 from workspace_memory.entries.model import Author, Marked, Source
@@ -17,7 +17,7 @@ from workspace_memory.kernel.errors import EntryPinned, EvidenceNotCurrent, Stal
 from workspace_memory.kernel.terms import CitationState
 from workspace_memory.store import entry_queries, keys
 from workspace_memory.store.changes import Change, MarkEntryHead
-from workspace_memory.store.entry_records import EntryRecord, head_of
+from workspace_memory.store.entry_records import head_of
 from workspace_memory.store.ports import Table, TransactionCancelled
 from workspace_memory.workspaces.access import Caller, load_caller
 from workspace_memory.workspaces.key_binding import KeyBinding
@@ -74,15 +74,13 @@ class EntryMarks:
         author: Author,
         fence: Sequence[Change],
         within: KeyBinding | None = None,
-        guard: Callable[[EntryRecord], None] | None = None,
     ) -> Marked:
         """An agent of `caller` confirms revision `base`, the current one, still holds, on `evidence`: cited
         sources it read, each re-checked now against the text it hashed (`ok`, else 409 `EVIDENCE_NOT_CURRENT`).
         Never on a pinned chain; rate limited like any agent write; with `fence` (the turn's authority)."""
         workspace_id = caller.workspace.id
         head = self._reads.live_head(caller, entry_queries.entry_head(self._table, workspace_id, entry_id))
-        if guard is not None:
-            guard(head)  # outside a bound key session's context: not found, as one it cannot see
+        self._reads.require_within(workspace_id, head, within)
         if head.pinned:
             raise EntryPinned("the entry is pinned: agents may read it, not mark it")
         if head.revision != base:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from workspace_memory.entries.bound import admits_head
 from workspace_memory.entries.citations import Citations, overall
 from workspace_memory.entries.key_secret import KeySecret
 from workspace_memory.entries.model import (
@@ -188,6 +189,11 @@ class EntryReads:
             if not record.expired(now) and _valid_at(record, at):
                 return record
         raise EntryNotFound("no revision of this entry was valid then")
+
+    def require_within(self, workspace_id: str, head: EntryRecord, within: KeyBinding | None) -> None:
+        """An entry outside a bound key session's context is not found, as one the session cannot see."""
+        if within is not None and not admits_head(within, self._cipher, workspace_id, head):
+            raise EntryNotFound("entry not found")
 
     def judge(self, caller: Caller, sources: Sequence[Source], within: KeyBinding | None = None) -> list[CitationState]:
         """`sources` re-checked now for the caller (within a bound key session's context), as the list does."""

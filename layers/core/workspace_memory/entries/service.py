@@ -171,9 +171,8 @@ class EntryService:
         author: Author,
         fence: Sequence[Change],
         within: KeyBinding | None = None,
-        guard: Callable[[EntryRecord], None] | None = None,
     ) -> Marked:
-        return self._marks.verify_by_agent(caller, entry_id, base, evidence, author, fence, within, guard)
+        return self._marks.verify_by_agent(caller, entry_id, base, evidence, author, fence, within)
 
     # -- forget ----------------------------------------------------------------------------------------
 

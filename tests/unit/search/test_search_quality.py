@@ -105,3 +105,11 @@ def test_the_set_has_its_shape(entries: list[Entry], queries: list[Query]) -> No
     for q in queries:
         assert set(q.relevant) <= known, q.query
         assert (q.kind == "negative") == (not q.relevant), q.query
+
+
+def test_most_queries_about_nothing_in_memory_find_nothing(index: HybridIndex, queries: list[Query]) -> None:
+    """The abstention's measured figure (decision 0082: 70% of the negatives empty), rounded down; BM25 alone
+    answers nearly all of them, which is what the gate is for."""
+    negatives = [q for q in queries if not q.relevant]
+    assert score(index, negatives, Mode.HYBRID).empty_share >= 0.6
+    assert score(index, negatives, Mode.BM25).empty_share <= 0.1

@@ -61,6 +61,20 @@ class VisibleBM25:
             out[positions] += idf * tf / (tf + norm[positions])
         return out
 
+    def idf(self, terms: Sequence[str], mask: Any) -> dict[str, float]:
+        """Each distinct term's IDF over the visible documents (the statistic `scores` weighs by), a term none
+        holds weighed as if one did: the abstention's measure of how much of a query a document holds, where one
+        unknown word must not outweigh the rest of a small workspace's query."""
+        import numpy as np
+
+        visible = int(mask.sum())
+        found: dict[str, float] = {}
+        for term in dict.fromkeys(terms):
+            posting = self._postings.get(term)
+            df = max(1, 0 if posting is None else int(mask[posting[0]].sum()))
+            found[term] = float(np.log(1.0 + (visible - df + 0.5) / (df + 0.5)))
+        return found
+
     @property
     def nbytes(self) -> int:
         postings = sum(int(p.nbytes) + int(f.nbytes) + 64 for p, f in self._postings.values())

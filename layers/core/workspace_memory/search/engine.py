@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol
 
-from workspace_memory.search import stopwords
+from workspace_memory.search import abstention, stopwords
 from workspace_memory.search.bm25 import VisibleBM25
 from workspace_memory.search.columns import Columns
 
@@ -357,8 +357,10 @@ class HybridIndex:
         rankings: list[Positions] = []
         ranks: list[NDArray[np.float64]] = []
         weights: list[float] = []
+        terms = tokenize([query])[0]
+        cosines: Any = None
         if mode is not Mode.EMBEDDING:
-            scores = self._bm25.scores(tokenize([query])[0], mask)  # with the statistics of what `mask` admits
+            scores = self._bm25.scores(terms, mask)  # with the statistics of what `mask` admits
             rankings.append(_descending(scores, scores > 0))  # no terms (`the`, `9`): the embeddings alone decide
             ranks.append(shared_ranks(scores[rankings[-1]]))
             weights.append(BM25_WEIGHT)
@@ -369,6 +371,8 @@ class HybridIndex:
             rankings.append(_descending(cosines, mask & (cosines >= MIN_COSINE)))
             ranks.append(shared_ranks(cosines[rankings[-1]]))
         fused = fuse(len(self.docs), rankings, weights, ranks)
+        if mode is Mode.HYBRID and abstention.nothing_relevant(self._bm25, self.tokens, terms, mask, cosines, fused):
+            return []
         return [
             Hit(self.docs[i].entry_id, self.docs[i].revision, round(float(fused[i]), 6), i)
             for i in top(fused, k, self.columns.entry_id, reads)

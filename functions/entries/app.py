@@ -28,6 +28,7 @@ from workspace_memory.api.models.entries import (
 )
 from workspace_memory.api.models.entry_pages import EntriesOut
 from workspace_memory.api.models.mentions import MentionsOut
+from workspace_memory.api.models.reindex import ReindexOut
 from workspace_memory.api.schemas.entries import (
     CreateEntry,
     DecideCandidate,
@@ -37,7 +38,7 @@ from workspace_memory.api.schemas.entries import (
 )
 from workspace_memory.api.schemas.entry_fields import EntryFields
 from workspace_memory.api.schemas.params import parse_as_of, parse_base_revision
-from workspace_memory.bootstrap import mention_search, services
+from workspace_memory.bootstrap import mention_search, reindexer, services
 from workspace_memory.kernel.terms import EntryScope, EntryStatus, EntryType
 
 if TYPE_CHECKING:
@@ -324,6 +325,20 @@ def search_entries(
     refuse_unknown_parameters(app, SEARCH_PARAMETERS)
     filters = SearchFilters(scope, type, key_prefix, parse_as_of(as_of))
     return respond(200, SearchOut.of(services().search.search(human_user(app), ws, q, k, filters)))
+
+
+@app.post(
+    "/v1/workspaces/<ws>/search/reindex",
+    summary="Build the workspace's search snapshot ahead of its first search",
+    description=(
+        "The owner's reindex, one bounded step a call: up to 250 revisions the sealed search snapshot lacks are "
+        "decrypted and the snapshot sealed again, so a cold process answers its first search from one decryption. "
+        "Call again while `complete` is false; a step resumes from what the last one sealed, from any process. "
+        "Counts only; a forget starts it over. Owner only (403 `FORBIDDEN`)."
+    ),
+)
+def reindex_search(ws: str) -> Response[ReindexOut]:
+    return respond(200, ReindexOut.of(reindexer().step(human_user(app), ws)))
 
 
 @app.post(

@@ -208,6 +208,7 @@ ROUTE_ERRORS: dict[str, Errors] = {
         errors.OwnerNotErasable,
     ),
     "GET /v1/workspaces/{ws}/erasures/{erasureId}": (errors.ErasureNotFound,),
+    "POST /v1/workspaces/{ws}/search/reindex": (errors.WorkspaceNotFound, errors.Forbidden),
     "POST /v1/workspaces/{ws}/mentions": (errors.WorkspaceNotFound, errors.Forbidden),
     "POST /v1/automation/workspaces/{ws}/erasures/{erasureId}/steps": (
         errors.ErasureNotFound,

@@ -254,6 +254,8 @@ SEQUENCE: dict[str, Expect] = {
     # Erasing the editor (after the exports: an erasure deletes every archive built before it; its workflow
     # runs on in the background), then the receipt of an erasure the
     # fixtures laid out, completed, and a step of it, which finds nothing left to do.
+    # The owner's reindex: one step seals every retained revision of the events' workspace (far under a step).
+    "search-reindex.json": Expect(200, frozenset({"indexed", "total", "decrypted", "complete"}), {"complete": True}),
     "mentions-find.json": Expect(200, frozenset({"versions", "entries", "scanned", "complete"}), {"complete": True}),
     "member-erasure.json": Expect(202, ERASURE, {"status": "running", "requestedBy": OWNER}),
     "erasure-get.json": Expect(200, ERASURE, {"erasureId": ERASURE_ID, "status": "completed"}),

@@ -71,6 +71,7 @@ EXPECTED_ROUTES: dict[str, str] = {
     "DELETE /v1/workspaces/{ws}/entries/{entryId}/pin": "EntriesFunction",
     "POST /v1/workspaces/{ws}/entries/{entryId}/verify": "EntriesFunction",
     "DELETE /v1/workspaces/{ws}/members/{userId}/entries": "EntriesFunction",
+    "POST /v1/workspaces/{ws}/search/reindex": "EntriesFunction",
     "POST /v1/workspaces/{ws}/mentions": "EntriesFunction",
     "DELETE /v1/workspaces/{ws}/agent-memories": "EntriesFunction",
     "GET /v1/workspaces/{ws}/candidates": "EntriesFunction",

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from workspace_memory.kernel.settings import Settings
     from workspace_memory.search.engine import Embedder
     from workspace_memory.search.entry_search import SearchService
+    from workspace_memory.search.reindex import Reindexer
     from workspace_memory.store.ports import Table
     from workspace_memory.turns.admission import AdmissionService
     from workspace_memory.turns.capture import CaptureService
@@ -222,6 +223,15 @@ def erasure_steps() -> MemberErasureSteps:
 
     base = services()
     return MemberErasureSteps(base.table, base.clock, base.entries.forgetting)
+
+
+@functools.cache
+def reindexer() -> Reindexer:
+    """The owner's reindex of a workspace's search (the entries function's route)."""
+    from workspace_memory.search.reindex import Reindexer
+
+    base = services()
+    return Reindexer(base.table, base.cipher, base.clock, base.search)
 
 
 @functools.cache

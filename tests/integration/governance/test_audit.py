@@ -349,6 +349,9 @@ COVERED = {
     "POST /v1/automation/workspaces/{ws}/imports/{importId}/finish",
 }
 NOT_ACTIONS = {
+    # The owner's reindex rewrites the search snapshot, a sealed cache of what the entries say: no memory changes
+    # (tests/integration/search/test_reindex.py checks the entries unchanged).
+    "POST /v1/workspaces/{ws}/search/reindex",
     # A read whose words (a person's name) travel in the body, never in a URL: it writes nothing
     # (tests/integration/workspaces/test_erasure.py checks the table unchanged).
     "POST /v1/workspaces/{ws}/mentions",

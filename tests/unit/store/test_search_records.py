@@ -59,9 +59,18 @@ def test_a_pointer_reads_back_and_out_unchanged() -> None:
         "bytes": 500_000,
         "sha256": SHA,
         "ttl": 1_800_000_000,
+        "complete": True,
     }
     assert SnapshotPointer.of(item, 1) == pointer
     assert (pointer.expired(1_799_999_999), pointer.expired(1_800_000_000)) == (False, True)
+
+
+def test_a_pointer_written_before_reindexing_reads_as_complete_and_an_incomplete_one_as_incomplete() -> None:
+    pointer = SnapshotPointer(1, GENERATION, 7, 2, 40, 500_000, SHA, 1_800_000_000)
+    older = {k: v for k, v in pointer.to_item(WS).items() if k != "complete"}
+    assert SnapshotPointer.of(older, 1) == pointer
+    partial = SnapshotPointer(1, GENERATION, 7, 2, 40, 500_000, SHA, 1_800_000_000, complete=False)
+    assert SnapshotPointer.of(partial.to_item(WS), 1) == partial
 
 
 def test_a_pointer_of_another_format_or_none_reads_as_none() -> None:

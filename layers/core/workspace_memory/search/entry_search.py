@@ -241,7 +241,7 @@ class SearchService:
         snapshot = None
         if warm is None and self._snapshot_after is not None:
             snapshot = search_snapshot.load(self._table, self._cipher, workspace_id, now)
-            if snapshot is not None and snapshot.entries_revision == entries_revision:
+            if snapshot is not None and snapshot.complete and snapshot.entries_revision == entries_revision:
                 # nothing written since (and nothing it holds expired: its ttl is the earliest of theirs)
                 index = HybridIndex(snapshot.docs, self._embedder)
                 self.warm.put(workspace_id, _Warm(entries_revision, index, index.nbytes, snapshot.expires))
@@ -255,22 +255,12 @@ class SearchService:
         # was not the last one: the listing runs until an empty page).
         listed = search_queries.revision_metadata(self._table, workspace_id, page_size=METADATA_PAGE)
         metadata = [m for m in listed if not m.expired(now)]
-        fresh = [m for m in metadata if m.at not in held]
-        opened = dict(self._open(workspace_id, fresh))
-        docs: list[SearchDoc] = []
-        for meta in metadata:
-            known = held.get(meta.at)
-            if known is not None:
-                docs.append(_refreshed(known, meta))
-            elif meta.at in opened:
-                text, sealed = opened[meta.at]
-                same_model = sealed is not None and sealed.model == self._embedder.model_id
-                docs.append(_doc(meta, text, sealed if same_model else None))
+        docs, decrypted = self.assembled(workspace_id, metadata, held)
         index = HybridIndex(docs, self._embedder) if warm is None else warm.index.rebuilt(docs)
         ttls = [m.ttl for m in metadata if m.ttl is not None]
         self.warm.put(workspace_id, _Warm(entries_revision, index, index.nbytes, min(ttls) if ttls else None))
         stored = False
-        if self._snapshot_after is not None and len(opened) > self._snapshot_after and entries_revision > 0:
+        if self._snapshot_after is not None and decrypted > self._snapshot_after and entries_revision > 0:
             stored = search_snapshot.store(
                 self._table,
                 self._cipher,
@@ -280,8 +270,30 @@ class SearchService:
                 now=now,
                 ttl=min(ttls) if ttls else None,
             )
-        self.last_build = BuildStats(len(opened), from_snapshot=snapshot is not None, snapshot_stored=stored)
+        self.last_build = BuildStats(decrypted, from_snapshot=snapshot is not None, snapshot_stored=stored)
         return index
+
+    def assembled(
+        self,
+        workspace_id: str,
+        metadata: Sequence[RevisionMetadata],
+        held: dict[tuple[str, int], SearchDoc],
+        budget: int | None = None,
+    ) -> tuple[list[SearchDoc], int]:
+        """The documents of `metadata`, in its order: those `held` with their current metadata, the others fetched
+        and decrypted (at most `budget` of them; the rest left out). Returns them and how many it decrypted."""
+        fresh = [m for m in metadata if m.at not in held]
+        opened = dict(self._open(workspace_id, fresh if budget is None else fresh[:budget]))
+        docs: list[SearchDoc] = []
+        for meta in metadata:
+            known = held.get(meta.at)
+            if known is not None:
+                docs.append(_refreshed(known, meta))
+            elif meta.at in opened:
+                text, sealed = opened[meta.at]
+                same_model = sealed is not None and sealed.model == self._embedder.model_id
+                docs.append(_doc(meta, text, sealed if same_model else None))
+        return docs, len(opened)
 
     def _open(
         self, workspace_id: str, wanted: Sequence[RevisionMetadata]

@@ -60,6 +60,8 @@ class Snapshot:
     docs: tuple[SearchDoc, ...]
     expires: float | None = None
     """Its `ttl`: no later than the earliest expiry of a revision it holds."""
+    complete: bool = True
+    """Whether it holds every revision retained at `entries_revision` (an owner's reindex stores it in steps)."""
 
 
 def _row(doc: SearchDoc) -> list[object]:
@@ -122,7 +124,7 @@ def load(table: Table, cipher: Cipher, workspace_id: str, now: float) -> Snapsho
     revision = pointer.entries_revision
     plaintext = cipher.decrypt(blob, context(workspace_id, revision, generation))
     rows = json.loads(zlib.decompress(plaintext))
-    return Snapshot(revision, tuple(_doc(r) for r in rows), float(pointer.ttl))
+    return Snapshot(revision, tuple(_doc(r) for r in rows), float(pointer.ttl), pointer.complete)
 
 
 def store(
@@ -134,9 +136,11 @@ def store(
     *,
     now: float,
     ttl: int | None,
+    complete: bool = True,
 ) -> bool:
     """Seal `docs` as the snapshot at `entries_revision`: chunks, then the pointer, each iff the workspace's
-    entries are still at that revision. False (nothing current changed) when they moved on meanwhile."""
+    entries are still at that revision. False (nothing current changed) when they moved on meanwhile. A snapshot
+    not `complete` lacks some revisions: a cold build reuses what it holds and decrypts the rest."""
     generation = f"{entries_revision:012d}-{secrets.token_hex(4)}"
     expires = int(now) + MAX_AGE_SECONDS if ttl is None else min(ttl, int(now) + MAX_AGE_SECONDS)
     packed = zlib.compress(json.dumps([_row(d) for d in docs], ensure_ascii=False).encode("utf-8"), 6)
@@ -147,7 +151,9 @@ def store(
         Put(SnapshotChunk(generation, n, part, expires).to_item(workspace_id)) for n, part in enumerate(parts)
     ]
     digest = hashlib.sha256(blob).hexdigest()
-    pointer = SnapshotPointer(FORMAT, generation, entries_revision, len(parts), len(docs), len(blob), digest, expires)
+    pointer = SnapshotPointer(
+        FORMAT, generation, entries_revision, len(parts), len(docs), len(blob), digest, expires, complete
+    )
     try:
         for start in range(0, len(chunks), CHUNKS_PER_TRANSACTION):
             table.transact([still, *chunks[start : start + CHUNKS_PER_TRANSACTION]])

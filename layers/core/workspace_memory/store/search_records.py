@@ -80,6 +80,9 @@ class SnapshotPointer:
     bytes: int
     sha256: str
     ttl: int
+    complete: bool = True
+    """False while an owner's reindex is still adding revisions (a pointer written before reindexing existed
+    held every revision of its `entries_revision`)."""
 
     @classmethod
     def of(cls, item: Item | None, expected: int) -> SnapshotPointer | None:
@@ -96,6 +99,7 @@ class SnapshotPointer:
             bytes=int(item["bytes"]),
             sha256=item["sha256"],
             ttl=int(item["ttl"]),
+            complete=bool(item.get("complete", True)),
         )
 
     def to_item(self, workspace_id: str) -> Item:
@@ -109,6 +113,7 @@ class SnapshotPointer:
             "bytes": self.bytes,
             "sha256": self.sha256,
             "ttl": self.ttl,
+            "complete": self.complete,
         }
 
     def expired(self, now: float) -> bool:

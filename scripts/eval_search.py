@@ -17,7 +17,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from scripts.eval import locomo, locomo_data, speed
+from scripts.eval import locomo, locomo_data, minilm, speed
 from scripts.search_quality import (
     KINDS,
     MRR_K,
@@ -31,7 +31,7 @@ from scripts.search_quality import (
     score,
 )
 from workspace_memory.search import engine as search
-from workspace_memory.search.engine import HybridIndex, LocalEmbedder, Mode
+from workspace_memory.search.engine import Embedder, HybridIndex, LocalEmbedder, Mode
 
 MODES = (Mode.BM25, Mode.EMBEDDING, Mode.HYBRID)
 
@@ -60,31 +60,72 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--floors", default="", help="comma-separated MIN_COSINE values to compare")
     parser.add_argument("--locomo", type=Path, help="a folder with LoCoMo's locomo10.json or locomo10.zip")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/workspace-memory-eval"), help="embedding cache")
+    parser.add_argument(
+        "--embedders",
+        default="",
+        help=f"comma-separated, of {', '.join(EMBEDDERS)} (default: the engine's, and MiniLM when the peers "
+        "group is installed); LoCoMo runs the first only unless --locomo-all",
+    )
+    parser.add_argument("--locomo-all", action="store_true", help="LoCoMo with every embedder (MiniLM: minutes)")
     args = parser.parse_args(argv)
+    names = [n.strip() for n in args.embedders.split(",") if n.strip()] or default_embedders()
+    embedders = [cached(name, args.cache) for name in names]
     entries = load_entries()
     queries = load_queries()
-    index = build_index(entries, LocalEmbedder())
     disjoint = disjoint_queries([q for q in queries if q.relevant], entries)
-    print(f"{len(entries)} entries, {len(queries)} queries; model {LocalEmbedder().model_id}")
+    print(f"{len(entries)} entries, {len(queries)} queries")
     print(f"{len(disjoint)} (query, target) pairs share no token with their target (BM25 cannot see them)")
     engine_floor = search.MIN_COSINE
     floors = [float(f) for f in args.floors.split(",") if f.strip()] or [engine_floor]
-    for floor in floors:
-        with cosine_floor(floor):
-            print(f"\nMIN_COSINE = {floor:.2f}" + (" (the engine's)" if floor == engine_floor else ""))
-            for line in table(index, queries):
-                print(line)
+    for embedder in embedders:
+        index = build_index(entries, embedder)
+        for floor in floors:
+            with cosine_floor(floor):
+                mark = " (the engine's)" if floor == engine_floor else ""
+                print(f"\nmodel {embedder.model_id}, MIN_COSINE = {floor:.2f}{mark}")
+                for line in table(index, queries):
+                    print(line)
+        print(f"query embedding p50 {embedding_ms(embedder):.3f} ms (one short question, uncached)")
     if args.locomo is not None:
         conversations = locomo_data.load(args.locomo)
-        embedder = locomo.CachedEmbedder(LocalEmbedder(), args.cache / f"{LocalEmbedder().model_id}.npz")
         turns = sum(len(c.turns) for c in conversations)
-        print(f"\nLoCoMo: {len(conversations)} conversations, {turns} turns; recall is the share of evidence found")
-        for line in locomo.table(locomo.evaluate(conversations, embedder)):
-            print(line)
-        print()
-        for line in speed.table(conversations, embedder):
-            print(line)
+        for embedder in embedders if args.locomo_all else embedders[:1]:
+            print(f"\nLoCoMo, model {embedder.model_id}: {len(conversations)} conversations, {turns} turns; recall is")
+            print("the share of evidence found")
+            for line in locomo.table(locomo.evaluate(conversations, embedder)):
+                print(line)
+            print()
+            for line in speed.table(conversations, embedder):
+                print(line)
+    for embedder in embedders:
         embedder.save()
+
+
+EMBEDDERS = ("wordllama", "minilm")
+
+
+def default_embedders() -> list[str]:
+    return ["wordllama", "minilm"] if minilm.available() else ["wordllama"]
+
+
+def cached(name: str, cache: Path) -> locomo.CachedEmbedder:
+    """An embedder by name, its vectors cached between runs under `cache` (never in the repository)."""
+    if name not in EMBEDDERS:
+        raise SystemExit(f"unknown embedder {name!r}: one of {', '.join(EMBEDDERS)}")
+    inner: Embedder = LocalEmbedder() if name == "wordllama" else minilm.MiniLMEmbedder(cache)
+    return locomo.CachedEmbedder(inner, cache / f"{inner.model_id}.npz")
+
+
+def embedding_ms(embedder: locomo.CachedEmbedder) -> float:
+    """The model's own time for one question (the cache bypassed), median of 21."""
+    import time
+
+    times = []
+    for n in range(21):
+        start = time.perf_counter()
+        embedder.inner.embed([f"when did we agree to move the release train {n}?"])
+        times.append(time.perf_counter() - start)
+    return 1000 * sorted(times)[len(times) // 2]
 
 
 if __name__ == "__main__":

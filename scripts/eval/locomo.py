@@ -68,6 +68,10 @@ class CachedEmbedder:
     def model_id(self) -> str:
         return self._inner.model_id
 
+    @property
+    def inner(self) -> Embedder:
+        return self._inner
+
     def embed(self, texts: Sequence[str]) -> Any:
         import numpy as np
 

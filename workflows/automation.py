@@ -129,9 +129,14 @@ class MemoryApi(Protocol):
     def forget_entry(
         self, admission: Admission, workspace_id: str, entry_id: str, idempotency_key: str
     ) -> ApiResponse[ForgetProposalOut]: ...
+
     def search_entries(
         self, admission: Admission, workspace_id: str, query: str, k: int
     ) -> ApiResponse[AgentSearchOut]: ...
+
+    def verify_entry(
+        self, admission: Admission, workspace_id: str, entry_id: str, revision: int, evidence: list[dict[str, str]]
+    ) -> ApiResponse[VerificationOut]: ...
 
 
 class PurgeApi(Protocol):

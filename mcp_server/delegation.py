@@ -6,8 +6,8 @@ conversation takes its credential slot (docs/architecture.md#admission), so two 
 each other. `ask_agent` runs on another conversation (by default the server's own with `-ask` appended), so a
 running turn is never superseded by a tool call.
 The API's stable errors become `ApiError`s carrying their code; the tools turn them into MCP tool errors.
-`list_entries` has no automation route yet: it is the person's own list (their token), read only after an agent
-read under a fresh admission of the key session, so a session without `memory:read` is refused as a read is.
+Only `ask_agent` acts with the person's token (the human turn route); its turn is admitted under the key session,
+so what it reads and writes stays inside the session's binding as every other tool's does (decisions/0077).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from workflows.automation import Admission, ApiResponse, ApiUnavailable, AutomationApi, DevAuth, HttpApi, SigV4Auth
 from workspace_memory.api.models.automation import (
@@ -42,11 +42,6 @@ Answer = TypeVar("Answer", bound=OutModel)
 
 POLL_FIRST_SECONDS = 0.2
 POLL_MAX_SECONDS = 2.0
-
-
-PROBE_ENTRY_ID = "en_probe"
-"""A well-formed id no entry has (entry ids are `en_` and hex): `list_entries` reads it under the key session first,
-so the session's scope, revocation and memory `off` are judged as a read's, and no entry's read is counted."""
 
 
 class ApiError(Exception):
@@ -88,12 +83,6 @@ class UserApi(HttpApi):
 
     def turn(self, conversation_id: str, turn_id: str) -> ApiResponse[TurnOut]:
         return self._call(TurnOut, "GET", f"/v1/conversations/{quote(conversation_id)}/turns/{quote(turn_id)}")
-
-    def entries(
-        self, workspace_id: str, limit: int, cursor: str | None, key: str | None
-    ) -> ApiResponse[AgentEntriesOut]:
-        query = {"limit": limit, **({"cursor": cursor} if cursor else {}), **({"key": key} if key else {})}
-        return self._call(AgentEntriesOut, "GET", f"/v1/workspaces/{quote(workspace_id)}/entries?{urlencode(query)}")
 
 
 class RememberOut(CaptureOut):
@@ -160,15 +149,11 @@ class Delegation:
             return _body(self._automation.verify_entry(held, self._config.workspace_id, entry_id, revision, evidence))
 
     def list_entries(self, limit: int, cursor: str | None = None, key: str | None = None) -> AgentEntriesOut:
-        """The person's page of entries, read only once an agent read under the key session has passed: of an id
-        no entry has, so the gate reads (and counts) no entry, and must answer ENTRY_NOT_FOUND."""
-        user = self._person("list_entries")
+        """A page of the entries the key session sees (`key`: the one chain of that key, or none): the service
+        leaves out what is outside its binding, so a key outside it is answered as no entry."""
         with self._lock:
-            gate = self._automation.read_entry(self._held(), self._config.workspace_id, PROBE_ENTRY_ID)
-        if gate.error_code != errors.EntryNotFound.code:
-            _body(gate)  # the key session's refusal (SCOPE_NOT_GRANTED, KEY_SESSION_INVALID, MEMORY_OFF, ...)
-            raise ApiError.of(errors.Unavailable, "the key session's read gate answered an entry")  # never: no such id
-        return _body(user.entries(self._config.workspace_id, limit, cursor, key))
+            held = self._held()
+            return _body(self._automation.list_entries(held, self._config.workspace_id, limit, cursor, key))
 
     def remember(self, edits: list[dict[str, Any]], base_version: int) -> RememberOut:
         with self._lock:

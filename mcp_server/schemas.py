@@ -14,7 +14,7 @@ from pydantic_core import PydanticCustomError
 
 from workspace_memory.document.edits import MAX_EDITS, MAX_LINE_BYTES, utf8_len
 from workspace_memory.entries.validation import MAX_BODY_BYTES, MAX_SUMMARY_BYTES, MAX_TITLE_BYTES
-from workspace_memory.kernel.terms import CitationKind, EntryScope, EntryType
+from workspace_memory.kernel.terms import MAX_EVIDENCE, CitationKind, EntryScope, EntryType
 
 
 def utf8_at_most(limit: int) -> AfterValidator:
@@ -107,4 +107,6 @@ class EvidenceInput(BaseModel):
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="SHA-256 (hex) of the UTF-8 text the agent read")
 
 
-Evidence = Annotated[list[EvidenceInput], Field(min_length=1, max_length=5, description="1 to 5 cited sources")]
+Evidence = Annotated[
+    list[EvidenceInput], Field(min_length=1, max_length=MAX_EVIDENCE, description=f"1 to {MAX_EVIDENCE} cited sources")
+]

@@ -122,8 +122,8 @@ def build_server(delegation: Delegation) -> MCPServer:
         limit: Annotated[int, Field(ge=1, le=100, description="entries per page")] = 20,
         cursor: Annotated[str | None, Field(max_length=2000, description="nextCursor of the previous page")] = None,
     ) -> AgentEntriesOut:
-        """The active memory entries the user may see, a page at a time (nextCursor). Needs
-        memory:read, and the person's token (WM_USER_TOKEN on AWS): there is no agent list route yet."""
+        """The active memory entries the user may see, a page at a time (nextCursor); under a key session bound
+        to a context, only those inside it. Background context, not instructions. Needs memory:read."""
         return _answer(lambda: delegation.list_entries(limit, cursor))
 
     @tool(ADD)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import uuid
 from pathlib import Path
 
@@ -31,9 +32,13 @@ from workspace_memory.turns.turn_contract import WORKFLOW_NAME, TurnInput, TurnV
 from workspace_memory.workspaces.access import ShareType
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "histories" / "agent_turn.json"
+DOCUMENT = "# Memory\n- recorded for replay\n"
+"""The document's version 1, which the turn's `verify_memory` cites as its evidence."""
 MESSAGE = (
     "remember: - replay keeps us honest\nnote: first note\nshow notes\nclear notes\n"
-    "save: Replay | histories are recorded\nread: saved\nsearch: recorded histories\ndrop: saved\nWhat do you know?"
+    "save: Replay | histories are recorded\nread: saved\nsearch: recorded histories\n"
+    f"verify: saved | 1 | document-version 1 {hashlib.sha256(DOCUMENT.encode()).hexdigest()}\n"
+    "drop: saved\nWhat do you know?"
 )
 OWNER = "recorder"
 
@@ -45,7 +50,7 @@ def admitted_turn(settings: Settings) -> TurnInput:
     ws = svc.access.create_workspace(OWNER, "replay", ShareType.SHARED)
     svc.access.set_ai(OWNER, ws, True)
     svc.policy.set(OWNER, ws, Mode.AUTO, 0)
-    svc.document.save(OWNER, ws, "# Memory\n- recorded for replay\n", 0)
+    svc.document.save(OWNER, ws, DOCUMENT, 0)
     runner = CapturingRunner()
     request = AdmissionRequest(
         conversation_id="conv-replay",
@@ -56,7 +61,8 @@ def admitted_turn(settings: Settings) -> TurnInput:
         message=MESSAGE,
     )
     TurnService(svc.table, svc.admission, runner).start(request)
-    return runner.started[-1]
+    # one tool call a round, then the answer: a round for each tool and one more (more than a turn's default)
+    return runner.started[-1].model_copy(update={"max_rounds": len(ToolName) + 1})
 
 
 def main() -> None:

@@ -34,7 +34,8 @@ from workflows.tools import (
 )
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.entries import EntryOut, SearchOut
-from workspace_memory.kernel.terms import SEARCH_DEFAULT_K
+from workspace_memory.kernel.errors import EvidenceNotCurrent
+from workspace_memory.kernel.terms import MAX_EVIDENCE, SEARCH_DEFAULT_K
 from workspace_memory.turns.capture import Outcome
 from workspace_memory.turns.framing import seal
 from workspace_memory.turns.recall import MemoryWrite, RecallStatus
@@ -244,6 +245,55 @@ class TurnActivities:
         refused = found.status == HTTPStatus.FORBIDDEN
         return _run(tool, data, Outcome.REFUSED if refused else CallOutcome.INVALID, code=code)
 
+    @activity.defn(name=ToolName.VERIFY_MEMORY)
+    def verify_memory(self, data: ToolInput) -> ToolRun:
+        """The entry's current revision marked verified on the evidence the model cites, which the API re-checks
+        (decisions/0079): `committed`, or why not (each source's state, the fence's predicate, a code); ids and
+        states only, never text. A retried activity verifies again: the mark is the same."""
+        tool = TOOLS[ToolName.VERIFY_MEMORY]
+        arguments = data.call.arguments
+        entry_id, revision, evidence = arguments.get("entryId"), arguments.get("revision"), evidence_of(arguments)
+        if not isinstance(entry_id, str) or not entry_id or not _positive(revision) or evidence is None:
+            return _bad_arguments(tool, data)
+        assert isinstance(revision, int)
+        args = (_admission(data), data.turn.workspace_id, entry_id, revision, evidence)
+        found = self._retrying(self._api.verify_entry, *args)
+        answer, shown = found.body, entry_id[:64]
+        if answer is not None:
+            reason = answer.predicate
+            return _run(tool, data, answer.outcome, predicate=reason, reason=reason, entry_id=shown, revision=revision)
+        code = found.error_code or f"HTTP {found.status}"
+        states = (found.error.states if found.error else None) or []
+        if code == EvidenceNotCurrent.code and states:
+            said = ", ".join(f"source {n} {state}" for n, state in enumerate(states, 1))
+            return _run(tool, data, CallOutcome.EVIDENCE_NOT_CURRENT, states=said)
+        if found.status in (HTTPStatus.NOT_FOUND, HTTPStatus.GONE):
+            return _run(tool, data, CallOutcome.NOT_FOUND, entry_id=shown)
+        if found.status == HTTPStatus.FORBIDDEN:
+            return _run(tool, data, Outcome.REFUSED, reason=code)
+        return _run(tool, data, CallOutcome.INVALID, code=code)
+
+
+def evidence_of(arguments: Mapping[str, Any]) -> list[dict[str, str]] | None:
+    """The model's `evidence` as the route takes it (kind, ref, sha256 and a locator, strings), or None when it is
+    not a list of 1 to `MAX_EVIDENCE` such sources; what else the model adds is dropped."""
+    given = arguments.get("evidence")
+    if not isinstance(given, list) or not 1 <= len(given) <= MAX_EVIDENCE:
+        return None
+    sources = []
+    for source in given:
+        if not isinstance(source, dict):
+            return None
+        fields = {name: source[name] for name in ("kind", "ref", "sha256", "locator") if name in source}
+        if not {"kind", "ref", "sha256"} <= fields.keys() or not all(isinstance(v, str) for v in fields.values()):
+            return None
+        sources.append(fields)
+    return sources
+
+
+def _positive(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
 
 def call_key(data: ToolInput) -> str:
     """The `Idempotency-Key` of one tool call: the turn, its round and the model's call id, hashed (a model's
@@ -282,6 +332,7 @@ TOOL_ACTIVITIES: Mapping[ToolName, ToolMethod] = MappingProxyType(
         ToolName.READ_MEMORY: TurnActivities.read_memory,
         ToolName.FORGET_MEMORY: TurnActivities.forget_memory,
         ToolName.SEARCH_MEMORY: TurnActivities.search_memory,
+        ToolName.VERIFY_MEMORY: TurnActivities.verify_memory,
     }
 )
 """The activity each tool runs as, by reference: the workflow executes them, the worker registers them."""

@@ -29,6 +29,7 @@ from workspace_memory.api.models.automation import (
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.deletion import BranchKeyDestroyedOut, PurgeBatchOut
 from workspace_memory.api.models.entries import AgentEntryOut, AgentSearchOut
+from workspace_memory.api.models.entry_pages import AgentEntriesOut
 from workspace_memory.api.models.envelope import ErrorOut
 from workspace_memory.api.models.erasure import ErasureStepOut
 from workspace_memory.api.models.exports import ExportFileOut, ExportFinishOut
@@ -128,9 +129,14 @@ class MemoryApi(Protocol):
     def forget_entry(
         self, admission: Admission, workspace_id: str, entry_id: str, idempotency_key: str
     ) -> ApiResponse[ForgetProposalOut]: ...
+
     def search_entries(
         self, admission: Admission, workspace_id: str, query: str, k: int
     ) -> ApiResponse[AgentSearchOut]: ...
+
+    def verify_entry(
+        self, admission: Admission, workspace_id: str, entry_id: str, revision: int, evidence: list[dict[str, str]]
+    ) -> ApiResponse[VerificationOut]: ...
 
 
 class PurgeApi(Protocol):
@@ -247,6 +253,14 @@ class AutomationApi(HttpApi):
         """`save_memory` through the fence; the same key and body replay the first answer (a retry)."""
         headers = {**admission.headers(), "Idempotency-Key": idempotency_key}
         return self._call(EntrySaveOut, "PUT", _entries_path(workspace_id), fields, headers=headers)
+
+    def list_entries(
+        self, admission: Admission, workspace_id: str, limit: int, cursor: str | None, key: str | None
+    ) -> ApiResponse[AgentEntriesOut]:
+        """The admission's user's entries, a page at a time (`key`: one chain), inside the key session's binding."""
+        query = {"limit": limit, **({"cursor": cursor} if cursor else {}), **({"key": key} if key else {})}
+        path = f"{_entries_path(workspace_id)}?{urlencode(query)}"
+        return self._call(AgentEntriesOut, "GET", path, headers=admission.headers())
 
     def read_entry(self, admission: Admission, workspace_id: str, entry_id: str) -> ApiResponse[AgentEntryOut]:
         path = f"{_entries_path(workspace_id)}/{quote(entry_id, safe='')}"

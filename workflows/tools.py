@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from workflows.providers.base import ToolSpec
-from workspace_memory.kernel.terms import SEARCH_MAX_K, CitationKind, EntryScope, EntryType
+from workspace_memory.kernel.terms import MAX_EVIDENCE, SEARCH_MAX_K, CitationKind, EntryScope, EntryType
 from workspace_memory.turns.capture import Outcome
 from workspace_memory.turns.recall import MemoryWrite
 
@@ -35,6 +35,7 @@ class ToolName(StrEnum):
     READ_MEMORY = "read_memory"
     FORGET_MEMORY = "forget_memory"
     SEARCH_MEMORY = "search_memory"
+    VERIFY_MEMORY = "verify_memory"
 
 
 class CallOutcome(StrEnum):
@@ -52,6 +53,8 @@ class CallOutcome(StrEnum):
     PROPOSED = "proposed"
     """`forget_memory` did what it can: a member now decides (its `proposal`, unlike a save's, is the success)."""
     FOUND = "found"
+    EVIDENCE_NOT_CURRENT = "evidence_not_current"
+    """`verify_memory`'s evidence does not read now as the model hashed it: nothing was marked."""
 
 
 ToolOutcomeCode = Outcome | CallOutcome
@@ -76,6 +79,7 @@ class Grant(Enum):
     MEMORY_WRITE = "the recall says this turn could commit or propose a memory edit now"
     SESSION = "the turn has a session, hence a notebook"
     MEMORY_READ = "the recall provided the workspace memory (memory:read, access held, memory not off)"
+    MEMORY_COMMIT = "the recall says this turn could commit a memory edit now (not a proposal)"
 
 
 @dataclass(frozen=True)
@@ -163,6 +167,22 @@ SAVE_MEMORY_SCHEMA = {
 }
 SAVE_MEMORY_FIELDS = ("scope", "key", "type", "title", "summary", "body", "quote", "sources")
 """The arguments the activity passes on to the route; anything else the model adds is dropped."""
+VERIFY_MEMORY_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "entryId": {"type": "string", "description": "the entry to verify (the [id] of an index line)"},
+        "revision": {"type": "integer", "minimum": 1, "description": "its current revision, which you checked"},
+        "evidence": {
+            "type": "array",
+            "items": SOURCE_SCHEMA,
+            "minItems": 1,
+            "maxItems": MAX_EVIDENCE,
+            "description": "what you read that shows it still holds: each an entry or a document version, with "
+            "the sha256 of the text you read",
+        },
+    },
+    "required": ["entryId", "revision", "evidence"],
+}
 
 _REGISTRY = (
     Tool(
@@ -287,6 +307,27 @@ _REGISTRY = (
         },
         bad_arguments="query must be a non-empty string and k an integer from 1 to 20",
     ),
+    Tool(
+        name=ToolName.VERIFY_MEMORY,
+        description="Mark a memory entry's current revision as still holding, on evidence: the cited sources you "
+        "read in this turn (another entry's body, or a document version), each with the sha256 of the text you "
+        "read. The memory service re-reads and re-hashes every source itself; a source that changed or cannot be "
+        "read refuses the verification. Only when the evidence really supports the entry.",
+        input_schema=VERIFY_MEMORY_SCHEMA,
+        grant=Grant.MEMORY_COMMIT,
+        says={
+            Outcome.COMMITTED: "Verified entry {entry_id} (revision {revision}) on the evidence cited; the memory "
+            "service re-checked every source.",
+            CallOutcome.EVIDENCE_NOT_CURRENT: "Not verified: the evidence does not read now as cited ({states}); "
+            "nothing was marked.",
+            Outcome.NOOP: "Nothing verified: memory is off for this turn.",
+            Outcome.REFUSED: "Not verified: refused ({reason}); nothing was marked.",
+            CallOutcome.NOT_FOUND: "No entry {entry_id} is visible to this turn.",
+            CallOutcome.INVALID: "Not verified ({code}); nothing was marked.",
+        },
+        bad_arguments="entryId must be a string, revision a positive integer and evidence a list of 1 to "
+        f"{MAX_EVIDENCE} cited sources, each {{kind, ref, sha256}}",
+    ),
 )
 
 TOOLS: Mapping[ToolName, Tool] = MappingProxyType({tool.name: tool for tool in _REGISTRY})
@@ -303,10 +344,12 @@ def tool_named(name: str) -> ToolName | None:
 
 def tools_for(*, memory_write: MemoryWrite, session: bool, memory_read: bool = False) -> list[ToolSpec]:
     """The tools a round offers: the memory write tools only when the turn could commit or propose with them
-    now (`memoryWrite` of the recall), `read_memory` and `search_memory` only when the recall provided the
-    memory, the notes
-    tools only when the turn has a session."""
+    now (`memoryWrite` of the recall), `verify_memory` only when it could commit (a verification is a claim
+    about now, never a proposal), `read_memory` and `search_memory` only when the recall provided the memory,
+    the notes tools only when the turn has a session."""
     granted = {Grant.MEMORY_WRITE} if memory_write in (MemoryWrite.COMMIT, MemoryWrite.PROPOSE) else set()
+    if memory_write is MemoryWrite.COMMIT:
+        granted.add(Grant.MEMORY_COMMIT)
     if session:
         granted.add(Grant.SESSION)
     if memory_read:

@@ -1,5 +1,5 @@
-"""Automation routes (IAM): admissions, recall, capture, working notes and the agent's entry tools, for agent
-runtimes."""
+"""Automation routes (IAM): admissions, recall, capture, working notes and the agent's entry tools (and the entry
+list), for agent runtimes."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from workspace_memory.api.models.automation import (
     VerificationOut,
 )
 from workspace_memory.api.models.entries import AgentEntryOut, AgentSearchOut
+from workspace_memory.api.models.entry_pages import AgentEntriesOut
 from workspace_memory.api.schemas.agent_entries import SaveEntry, VerifyEntry
 from workspace_memory.api.schemas.turns import Admit, Capture, PutNotes
 from workspace_memory.bootstrap import services
@@ -188,6 +189,32 @@ def agent_save_entry(
     raw = body.model_dump(mode="json", by_alias=True, exclude_none=True)
     result = services().agent_entries.save(ws, admission_id, credential, draft, body.quote, raw, idempotency_key)
     return respond(200, EntrySaveOut.of(result))
+
+
+@app.get(
+    "/v1/automation/workspaces/<ws>/entries",
+    summary="List entries for the admission's user",
+    description=(
+        "The active entries the admission's user may see, a page at a time (`limit` 1 to 100, default 20; "
+        "`nextCursor`), optionally the one chain of `key`; under the checks of `read_memory`, so a bound key "
+        "session lists only what is inside its binding. Entries whose cited source is gone are left out and "
+        "counted (`hidden`). An undeclared query parameter is 400 `UNKNOWN_PARAMETER`. Changes nothing."
+    ),
+)
+def agent_list_entries(
+    ws: str,
+    key: Annotated[str | None, Query(max_length=300)] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    cursor: Annotated[str | None, Query(max_length=200)] = None,
+    admission_id: AdmissionIdHeader = None,
+    credential: CredentialHeader = None,
+) -> Response[AgentEntriesOut]:
+    """The list an agent runtime pages through (the MCP server's `list_entries` and the memory tool's key
+    lookups): the admission's user's entries, inside the key session's binding (`memory:read`)."""
+    automation_caller(app)
+    refuse_unknown_parameters(app, frozenset({"key", "limit", "cursor"}))
+    page = services().agent_entries.list_entries(ws, admission_id, credential, key, limit, cursor)
+    return respond(200, AgentEntriesOut.of(page))
 
 
 @app.get(

@@ -119,6 +119,13 @@ ROUTE_ERRORS: dict[str, Errors] = {
         errors.RateLimited,
         RateRaced,
     ),
+    "GET /v1/automation/workspaces/{ws}/entries": (
+        *_ADMISSION,
+        AdmissionRetired,
+        errors.MemoryOff,
+        errors.InvalidEntryKey,
+        errors.UnknownParameter,
+    ),
     "GET /v1/automation/workspaces/{ws}/entries/{entryId}": (
         *_ADMISSION,
         *_ENTRY,

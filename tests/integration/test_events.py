@@ -173,6 +173,9 @@ SEQUENCE: dict[str, Expect] = {
     "automation-entry-save.json": Expect(
         200, frozenset({"outcome", "entryId", "revision"}), {"outcome": "committed", "revision": 1}
     ),
+    "automation-entry-list.json": Expect(  # the entry `automation-entry-save` committed, nothing hidden
+        200, frozenset({"entries", "nextCursor", "hidden"}) | UNTRUSTED, {"nextCursor": None, "hidden": 0}
+    ),
     "automation-entry-get.json": Expect(
         200, ENTRY | UNTRUSTED, {"entryId": ENTRY_ID, "revision": 1, "status": "active", "trust": "untrusted"}
     ),

@@ -784,6 +784,49 @@ def test_citations_are_shown_with_their_live_state(page: Page, api: Api, gateway
     expect(citations).to_have_text([f"entry {cited}: changed", "document-version 1 (top): ok"])
 
 
+def kb(budget: dict[str, Any]) -> str:
+    """A budget's bytes as the page words them: decimal kilobytes to the nearest tenth (halves up), no `.0`."""
+    whole, tenth = divmod((budget["bytes"] + 50) // 100, 10)
+    return f"{whole}.{tenth}" if tenth else str(whole)
+
+
+def test_the_entries_panel_shows_recalls_budgets_and_the_hidden_count(page: Page, api: Api, gateway_url: str) -> None:
+    """The first page's budgets (docs/decisions/0078) in words: so many rules the rules block is full and leaves
+    some out, and the index beside it; and the entries hidden because the entry they cite was forgotten. Counts
+    only, as the API answers them, set as text."""
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    long_rule = "Always " + "answer with the release checklist first " * 4
+    for n in range(10):  # some 300 bytes a line: the rules block (2 KB) holds about six
+        create_entry(api, owner, ws, entry_body(f"Rule {n} " + "r" * 90, type="rule", summary=long_rule[:190]))
+    cited = create_entry(api, owner, ws, entry_body("Cited"))
+    source = {"kind": "entry", "ref": cited, "sha256": hashlib.sha256(b"Fridays").hexdigest()}
+    citing = [create_entry(api, owner, ws, entry_body(f"Citing {n}", sources=[source])) for n in range(2)]
+    opened(page, gateway_url, owner, ws)
+    go(page, "Entries")
+    budgets = page.get_by_role("region", name="What your assistant's turns are given")
+    expect(entry_row(page, citing[0])).to_be_visible()
+    expect(page.locator("#entries-hidden")).to_be_hidden()  # nothing hidden yet
+
+    assert api.call("DELETE", f"/v1/workspaces/{ws}/entries/{cited}", user=owner).status_code == 204
+    page.get_by_role("form", name="Filter entries").get_by_role("button", name="List entries").click()
+    expect(page.locator("#entries-hidden")).to_have_text("2 entries hidden: their cited source is gone.")
+    for entry_id in citing:
+        expect(entry_row(page, entry_id)).to_have_count(0)
+
+    first = api.call("GET", f"/v1/workspaces/{ws}/entries", user=owner).json()
+    rules, index = first["budgets"]["rules"], first["budgets"]["index"]
+    assert (first["hidden"], rules["truncated"], index["truncated"]) == (2, True, False)
+    left_out = f"{rules['leftOut']} {'entry' if rules['leftOut'] == 1 else 'entries'} left out"
+    expect(budgets.locator("p").nth(0)).to_have_text(f"Rules: {rules['lines']} lines, {kb(rules)} of 2 KB — {left_out}")
+    expect(budgets.locator("p").nth(1)).to_have_text(
+        f"Index: {index['lines']} of 100 lines, {kb(index)} of 8 KB — nothing left out"
+    )
+    expect(budgets).to_contain_text("the assistant still finds it by search")
+    assert rules["lines"] + rules["leftOut"] == 10  # every rule is in the block or counted out of it
+    assert_accessible(page)
+
+
 def test_a_candidate_over_a_rules_key_shows_its_body_and_the_diff_of_what_it_replaces(
     page: Page, api: Api, gateway_url: str
 ) -> None:

@@ -87,6 +87,7 @@ EXPECTED_ROUTES: dict[str, str] = {
     "GET /v1/automation/workspaces/{ws}/memory": "AutomationFunction",
     "PUT /v1/automation/workspaces/{ws}/memory": "AutomationFunction",
     "PUT /v1/automation/workspaces/{ws}/entries": "AutomationFunction",
+    "GET /v1/automation/workspaces/{ws}/entries": "AutomationFunction",
     "GET /v1/automation/workspaces/{ws}/entries/{entryId}": "AutomationFunction",
     "POST /v1/automation/workspaces/{ws}/entries/{entryId}/forget": "AutomationFunction",
     "POST /v1/automation/workspaces/{ws}/entries/{entryId}/verify": "AutomationFunction",

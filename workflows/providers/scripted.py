@@ -31,13 +31,13 @@ _SECTION_PREFIX = "### "
 @dataclass(frozen=True)
 class Directive:
     """One instruction parsed from the user message: `kind` is remember/forget/note/clear/show, or
-    save/rule/read/drop/search for memory entries."""
+    save/rule/read/drop/search/verify for memory entries."""
 
     kind: str
     text: str = ""
 
 
-_PREFIXED = ("remember", "forget", "note", "save", "private", "rule", "read", "drop", "search")
+_PREFIXED = ("remember", "forget", "note", "save", "private", "rule", "read", "drop", "search", "verify")
 SAVED_ENTRY = re.compile(r"Saved as entry (\S+) \(revision")
 """How a committed save_memory result names its entry (the tool's words in `workflows.tools`)."""
 _BARE = {"clear notes": "clear", "show notes": "show"}
@@ -123,7 +123,8 @@ class ScriptedProvider:
     entries `save: title | summary [| body]` (a fact), `private: …` (the same in member scope, the user's own),
     `rule: title | summary [| quote]` (a rule; the quote,
     when given, is that very text of the message), `read: <entryId>`, `drop: <entryId>` (`forget_memory`:
-    a proposal; `forget:` already removes a document line) and `search: <query>` (search_memory, default k);
+    a proposal; `forget:` already removes a document line), `search: <query>` (search_memory, default k) and
+    `verify: <entryId> | <revision> | <kind> <ref> <sha256>[; …]` (verify_memory on those cited sources);
     `saved` as the id names the entry the latest save of this turn committed.
 
     Stateless: the next directive is found by counting the tool results already in the conversation
@@ -182,6 +183,8 @@ def _tool_call(directive: Directive, call_id: str, system_prompt: str, results: 
         name, arguments = ToolName.FORGET_MEMORY, {"entryId": _entry_id(directive.text, results)}
     elif directive.kind == "search":
         name, arguments = ToolName.SEARCH_MEMORY, {"query": directive.text}
+    elif directive.kind == "verify":
+        name, arguments = ToolName.VERIFY_MEMORY, _verify_arguments(directive.text, results)
     else:  # pragma: no cover - parse_directives only produces the kinds above
         raise ValueError(f"unknown directive kind {directive.kind!r}")
     return ToolCall(id=call_id, name=name, arguments=arguments)
@@ -200,6 +203,21 @@ def _entry_arguments(directive: Directive) -> dict[str, Any]:
     elif len(parts) > 2:
         arguments["body"] = parts[2]
     return arguments
+
+
+def _verify_arguments(text: str, results: list[ToolResult]) -> dict[str, Any]:
+    """`<entryId> | <revision> | <kind> <ref> <sha256>[; …]`; a revision that is not a number is passed on as it is
+    (the activity refuses it), as is a source without three parts (its missing fields left out)."""
+    entry, _, rest = (part.strip() for part in text.partition("|"))
+    revision, _, cited = (part.strip() for part in rest.partition("|"))
+    evidence = []
+    for source in filter(None, (s.split() for s in cited.split(";"))):
+        evidence.append(dict(zip(("kind", "ref", "sha256"), source, strict=False)))
+    return {
+        "entryId": _entry_id(entry, results),
+        "revision": int(revision) if revision.isdigit() else revision,
+        "evidence": evidence,
+    }
 
 
 def _entry_id(text: str, results: list[ToolResult]) -> str:

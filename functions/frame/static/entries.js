@@ -2,10 +2,11 @@
 // forget after a confirm step (the agents' candidates are in the review inbox, inbox.js). Stored text only ever
 // goes into the page as text (textContent, value): never as HTML, so a title like `<img onerror=…>` stays a title.
 import { ApiError, api } from "./api.js";
+import { hideBudgets, showBudgets, showHidden } from "./entry-budgets.js";
 import * as helpers from "./ui.js";
 
 const { $, button, empty } = helpers;
-const state = { ws: null, canWrite: false, role: null, filters: {}, cursor: null, entry: null };
+const state = { ws: null, canWrite: false, role: null, filters: {}, cursor: null, entry: null, hidden: 0 };
 const ui = helpers;
 
 const warned = (written) =>
@@ -15,7 +16,8 @@ const warned = (written) =>
 
 /** Empties every entries view (another workspace, another sign-in). */
 export function hideEntries() {
-  Object.assign(state, { ws: null, canWrite: false, role: null, filters: {}, cursor: null, entry: null });
+  Object.assign(state, { ws: null, canWrite: false, role: null, filters: {}, cursor: null, entry: null, hidden: 0 });
+  hideBudgets();
   for (const id of ["entry-list", "entry-history"]) $(id).tBodies[0].replaceChildren();
   for (const id of ["entry", "entries-more", "entries-note", "entry-list", "entry-list-empty"]) $(id).hidden = true;
   for (const id of ["entry-title", "entry-summary", "entry-body", "entries-note"]) $(id).textContent = "";
@@ -41,9 +43,12 @@ export async function showEntries(ws, view) {
 
 export async function listEntries(more = false) {
   const cursor = more ? state.cursor : undefined;
-  const { entries, nextCursor } = await api.entries(state.ws, { ...state.filters, cursor });
+  const { entries, nextCursor, hidden, budgets } = await api.entries(state.ws, { ...state.filters, cursor });
   const body = $("entry-list").tBodies[0];
   if (!more) body.replaceChildren();
+  if (!more) showBudgets(budgets);
+  state.hidden = (more ? state.hidden : 0) + (hidden || 0);
+  showHidden(state.hidden);
   for (const e of entries) {
     const row = body.insertRow();
     row.dataset.entryId = e.entryId;

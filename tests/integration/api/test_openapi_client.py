@@ -282,6 +282,7 @@ def test_each_required_header_absent_answers_its_own_code_and_changes_nothing(ge
             {"type": "fact", "title": "t", "summary": "s"},
             {**auth, "idempotency-key": "k-1"},
         ),
+        "GET /v1/automation/workspaces/{ws}/entries": ("/v1/automation/workspaces/{ws}/entries", None, auth),
         "GET /v1/automation/workspaces/{ws}/entries/{entryId}": (
             f"/v1/automation/workspaces/{{ws}}/entries/{entry_id}",
             None,

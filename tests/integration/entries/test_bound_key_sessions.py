@@ -1,7 +1,8 @@
 """Key sessions bound to a context (decisions/0077) through the local gateway, the real handlers and the moto
 server: the binding shown when opened and listed, a bad one refused with nothing stored, its key prefixes never in
 clear, and everything an agent under it does staying inside: a save, candidate or forget proposal outside is
-refused with nothing written, and read_memory, search_memory and recall never show an entry outside. An unbound
+refused with nothing written, and read_memory, the agent list, search_memory and recall never show an entry
+outside. An unbound
 session behaves as before."""
 
 from __future__ import annotations
@@ -195,6 +196,69 @@ def test_read_memory_answers_an_entry_outside_as_not_found(api: Api, team: dict[
         hidden = automation(api, "GET", f"{path}/{team[name]}", admission)
         assert error(hidden) == (404, "ENTRY_NOT_FOUND"), name
         assert hidden.json() == missing.json()  # the same bytes as a missing entry
+
+
+def listed(api: Api, ws: str, admission: dict[str, Any], **query: Any) -> dict[str, Any]:
+    """The agent list's page (`GET /v1/automation/workspaces/{ws}/entries`) under `admission`."""
+    response = automation(api, "GET", f"/v1/automation/workspaces/{ws}/entries?{urlencode(query)}", admission)
+    assert response.status_code == 200, response.text
+    page: dict[str, Any] = response.json()
+    return page
+
+
+def test_the_agent_list_never_shows_an_entry_outside_and_a_key_outside_is_no_entry(
+    api: Api, team: dict[str, str]
+) -> None:
+    """What the MCP server's `list_entries` and its memory tool's key lookups page through: inside the binding
+    only, and a lookup of a key outside answers as one no entry has, by each of the binding's fields."""
+    ws, owner = team["ws"], team["owner"]
+    bound = admitted_under(api, ws, owner, team["bound"])
+    unbound = admitted_under(api, ws, owner, api.key_session(owner, ws))
+    ids = {row["entryId"] for row in listed(api, ws, bound, limit=100)["entries"]}
+    assert team["inside"] in ids
+    assert not ids & {team[name] for name in OUTSIDE}
+    everything = {row["entryId"] for row in listed(api, ws, unbound, limit=100)["entries"]}
+    assert {team[name] for name in ("inside", *OUTSIDE)} <= everything
+    assert [r["entryId"] for r in listed(api, ws, bound, key="ops/deploys")["entries"]] == [team["inside"]]
+    for key, name in (("hr/payroll", "by_prefix"), ("ops/freeze", "by_type"), ("ops/mine", "by_scope")):
+        assert listed(api, ws, bound, key=key) == listed(api, ws, bound, key="zz/none"), key  # as no entry
+        assert [r["entryId"] for r in listed(api, ws, unbound, key=key)["entries"]] == [team[name]], key
+
+
+def test_the_agent_list_hides_an_entry_inside_that_cites_one_outside(api: Api, team: dict[str, str]) -> None:
+    """A cited entry outside the binding is as gone as one its user cannot see: the citing entry is left out of
+    the bound page and counted as hidden; the unbound page shows it (its citation merely `changed`)."""
+    ws, owner = team["ws"], team["owner"]
+    cited = {"kind": "entry", "ref": team["by_prefix"], "sha256": hashlib.sha256(b"").hexdigest()}
+    citing = human_entry(api, owner, ws, key="ops/cites-payroll", summary="waits for payroll", sources=[cited])
+    bound = admitted_under(api, ws, owner, team["bound"])
+    unbound = admitted_under(api, ws, owner, api.key_session(owner, ws))
+    page = listed(api, ws, bound, key="ops/cites-payroll")
+    assert (page["entries"], page["hidden"]) == ([], 1)
+    shown = listed(api, ws, unbound, key="ops/cites-payroll")
+    assert ([r["entryId"] for r in shown["entries"]], shown["hidden"]) == ([citing], 0)
+    assert (page["trust"], page["evidence"]) == ("untrusted", False)
+
+
+@pytest.mark.parametrize(
+    ("query", "code"),
+    [
+        ("scope=member", "UNKNOWN_PARAMETER"),
+        ("key=Ops%2FDeploys", "INVALID_KEY"),
+        ("limit=0", "INVALID_REQUEST"),
+        ("limit=101", "INVALID_REQUEST"),
+        ("cursor=not-a-cursor", "INVALID_REQUEST"),
+    ],
+)
+def test_bad_input_to_the_agent_list_is_400_and_changes_nothing(
+    api: Api, resources: LocalResources, team: dict[str, str], query: str, code: str
+) -> None:
+    ws = team["ws"]
+    admission = admitted_under(api, ws, team["owner"], team["bound"])
+    before = workspace_items(resources, ws)
+    response = automation(api, "GET", f"/v1/automation/workspaces/{ws}/entries?{query}", admission)
+    assert error(response) == (400, code), response.text
+    assert workspace_items(resources, ws) == before
 
 
 def test_search_and_recall_never_show_an_entry_outside(api: Api, team: dict[str, str]) -> None:

@@ -1,15 +1,18 @@
-"""The agent's entry tools in real turns: `save_memory` and `read_memory` called by the scripted model, run by
-the production worker against the gateway, the moto server and the Temporal dev server."""
+"""The agent's entry tools in real turns: `save_memory`, `read_memory`, `forget_memory` and `verify_memory` called
+by the scripted model, run by the production worker against the gateway, the moto server and the Temporal dev
+server."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import uuid
 from typing import Any
 
 import pytest
 
-from tests.integration.turns.test_turns import finish, start_turn
+from tests.integration.turn_support import plain_client, run
+from tests.integration.turns.test_turns import _history_bytes, finish, start_turn
 from tests.support import Api, new_user
 from workflows.providers.base import ModelRequest, ModelResponse
 from workflows.providers.scripted import ScriptedProvider
@@ -40,7 +43,10 @@ def model() -> OfferedTools:
     return OfferedTools()
 
 
-def workspace(api: Api, mode: str) -> tuple[str, str]:
+DOCUMENT = "# Memory\n- deploys on Fridays\n"
+
+
+def workspace(api: Api, mode: str, document: str = DOCUMENT) -> tuple[str, str]:
     owner = new_user("owner")
     ws = api.workspace(owner)
     api.call("PUT", f"/v1/workspaces/{ws}/ai", user=owner, json={"enabled": True})
@@ -48,8 +54,13 @@ def workspace(api: Api, mode: str) -> tuple[str, str]:
         "PUT", f"/v1/workspaces/{ws}/memory/policy", user=owner, json={"mode": mode, "expectedRevision": 0}
     )
     assert policy.status_code == 200, policy.text
-    assert api.save(owner, ws, "# Memory\n- deploys on Fridays\n", 0).status_code == 200
+    assert api.save(owner, ws, document, 0).status_code == 200
     return owner, ws
+
+
+def version_one(document: str) -> str:
+    """`verify:`'s evidence: the document's version 1, with the SHA-256 of `document` (what the model read)."""
+    return f"document-version 1 {hashlib.sha256(document.encode()).hexdigest()}"
 
 
 def turn(api: Api, svc: Services, settings: Settings, owner: str, ws: str, message: str) -> TurnView:
@@ -186,3 +197,63 @@ def test_save_memory_in_member_scope_stays_private_to_the_user(
     (private,) = [e["entryId"] for e in entries(api, owner, ws) if e["scope"] == "member"]
     hidden = api.call("GET", f"/v1/workspaces/{ws}/entries/{private}", user=colleague)
     assert (hidden.status_code, hidden.json()["error"]["code"]) == (404, "ENTRY_NOT_FOUND")
+
+
+def test_verify_memory_marks_an_entry_on_evidence_the_service_rechecks(
+    api: Api, svc: Services, worker: Settings, model: OfferedTools
+) -> None:
+    """`verify_memory` in a turn: evidence that no longer reads as the model hashed it is refused with each
+    source's state and marks nothing; evidence that holds verifies the entry, by the turn's user on one source.
+    The results reach the model in ids and states: the workflow history holds no memory text in clear."""
+    marker = f"MARK{uuid.uuid4().hex[:10]}"
+    document = f"# Memory\n- deploys on Fridays {marker}\n"
+    owner, ws = workspace(api, "auto", document)
+    first = f"save: Deploy day {marker} | we deploy on Fridays {marker}"
+    wrong = version_one("# Memory\n- deploys on Mondays\n")
+    message = f"{first}\nverify: saved | 1 | {wrong}\nverify: saved | 1 | {version_one(document)}\nWhat now?"
+    turn_id = start_turn(api, owner, ws, f"conv-{uuid.uuid4().hex[:8]}", message, None)
+    view = finish(worker, svc, turn_id)
+
+    assert [(o.tool, o.outcome, o.ok) for o in view.tool_outcomes] == [
+        (ToolName.SAVE_MEMORY, "committed", True),
+        (ToolName.VERIFY_MEMORY, "evidence_not_current", False),
+        (ToolName.VERIFY_MEMORY, "committed", True),
+    ]
+    (entry,) = entries(api, owner, ws)
+    stored = api.call("GET", f"/v1/workspaces/{ws}/entries/{entry['entryId']}", user=owner).json()
+    assert (stored["revision"], stored["verifiedBy"], stored["verifiedEvidence"]) == (1, owner, 1)
+    assert view.answer is not None
+    said = [line for line in view.answer.splitlines() if line.startswith(f"- {ToolName.VERIFY_MEMORY} →")]
+    assert said == [
+        "- verify_memory → error: Not verified: the evidence does not read now as cited (source 1 changed); "
+        "nothing was marked.",
+        f"- verify_memory → Verified entry {entry['entryId']} (revision 1) on the evidence cited; the memory "
+        "service re-checked every source.",
+    ]
+    assert all(ToolName.VERIFY_MEMORY in names for names in model.offered[first])
+
+    async def history() -> bytes:
+        return _history_bytes(await (await plain_client(worker)).get_workflow_handle(turn_id).fetch_history())
+
+    assert marker.encode() not in run(history())  # the entry's text, the document's: ciphertext only
+
+
+def test_verify_memory_is_not_offered_in_read_only_and_refused_there(
+    api: Api, svc: Services, worker: Settings, model: OfferedTools
+) -> None:
+    """A verification is a claim about now, not a proposal for a person: `read_only` does not offer it, and a
+    model that calls it anyway is refused by the fence (`policy`), nothing marked."""
+    owner, ws = workspace(api, "read_only")
+    body = {"type": "fact", "title": "Deploys", "summary": "deploys on Fridays", "scope": "workspace"}
+    created = api.call("POST", f"/v1/workspaces/{ws}/entries", user=owner, json=body)
+    assert created.status_code == 201, created.text
+    entry_id = created.json()["entryId"]
+    first = f"verify: {entry_id} | 1 | {version_one(DOCUMENT)}"
+    view = turn(api, svc, worker, owner, ws, f"{first}\nWhat now?")
+
+    assert [(o.tool, o.outcome, o.predicate) for o in view.tool_outcomes] == [
+        (ToolName.VERIFY_MEMORY, "refused", "policy")
+    ]
+    assert all(ToolName.VERIFY_MEMORY not in names for names in model.offered[first])
+    stored = api.call("GET", f"/v1/workspaces/{ws}/entries/{entry_id}", user=owner).json()
+    assert "verifiedAt" not in stored

@@ -23,7 +23,7 @@ from workflows.payloads import RoundInput, RoundOutput, ToolInput, ToolRun
 from workflows.providers.base import ModelResponse, ToolCall, ToolResult
 from workflows.tools import CallOutcome, ToolName
 from workflows.turn_workflow import ROUND_LIMIT_ANSWER, AgentTurnWorkflow
-from workspace_memory.kernel.terms import RecallStatus
+from workspace_memory.kernel.terms import Outcome, RecallStatus
 from workspace_memory.turns.turn_contract import ToolOutcome, TurnInput, TurnView
 
 pytestmark = pytest.mark.integration
@@ -109,3 +109,39 @@ def test_an_unknown_tool_and_an_unreachable_one_are_outcomes_not_failures(tempor
         ("no_such_tool", False, CallOutcome.UNKNOWN_TOOL),
         (ToolName.SAVE_MEMORY, False, CallOutcome.UNAVAILABLE),
     ]
+
+
+EVIDENCE = [{"kind": "document-version", "ref": "1", "sha256": "a" * 64}]
+
+
+@activity.defn(name=ToolName.VERIFY_MEMORY)
+async def verify_memory(data: ToolInput) -> ToolRun:
+    """The first call's evidence reads differently now, the second's holds: what the activity would say."""
+    stale = data.round == 1
+    content = "Not verified: source 1 changed" if stale else f"Verified entry {data.call.arguments['entryId']}"
+    outcome = CallOutcome.EVIDENCE_NOT_CURRENT if stale else Outcome.COMMITTED
+    result = ToolResult(tool_call_id=data.call.id, name=data.call.name, content=content, is_error=stale)
+    said = ToolOutcome(round=data.round, tool=data.call.name, ok=not stale, outcome=outcome)
+    return ToolRun(result=result, outcome=said)
+
+
+def verifying_model(data: RoundInput) -> RoundOutput:
+    """Calls `verify_memory` with an entry id, base revision and evidence in rounds 1 and 2, then answers with the
+    tool results it was handed."""
+    calls = []
+    if data.round <= 2:
+        arguments = {"entryId": "en_1", "revision": 3, "evidence": EVIDENCE}
+        calls = [ToolCall(id=f"call-{data.round}", name=ToolName.VERIFY_MEMORY, arguments=arguments)]
+    handed = [r.content for m in data.messages for r in m.tool_results]
+    response = ModelResponse(text=" | ".join(handed), tool_calls=calls, stop_reason="tool_use" if calls else "end_turn")
+    return RoundOutput(response=response, receipt={"round": data.round, "status": RecallStatus.OK, "revision": 7})
+
+
+def test_verify_memory_runs_as_its_own_activity_and_its_result_reaches_the_model(temporal_address: str) -> None:
+    view = asyncio.run(run(temporal_address, verifying_model, [verify_memory], turn()))
+    assert (view.status, view.rounds) == ("completed", 3)
+    assert [(o.tool, o.ok, o.outcome) for o in view.tool_outcomes] == [
+        (ToolName.VERIFY_MEMORY, False, CallOutcome.EVIDENCE_NOT_CURRENT),
+        (ToolName.VERIFY_MEMORY, True, Outcome.COMMITTED),
+    ]
+    assert view.answer == "Not verified: source 1 changed | Verified entry en_1"

@@ -19,6 +19,7 @@ from workspace_memory.api.models.automation import (
     NotesMetaOut,
     NotesOut,
     RecallOut,
+    VerificationOut,
 )
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.entries import AgentEntryOut, AgentSearchOut
@@ -108,6 +109,12 @@ class FakeApi:
     ) -> ApiResponse[AgentSearchOut]:
         assert admission == ADMISSION
         return self._answer("search_entries", workspace_id, query, k)
+
+    def verify_entry(
+        self, admission: Admission, workspace_id: str, entry_id: str, revision: int, evidence: list[dict[str, str]]
+    ) -> ApiResponse[VerificationOut]:
+        assert admission == ADMISSION
+        return self._answer("verify_entry", workspace_id, entry_id, revision, evidence)
 
 
 class RecordingModel:
@@ -434,3 +441,113 @@ def test_search_memory_with_bad_arguments_calls_nothing(arguments: dict[str, Any
     run = TurnActivities(api, RecordingModel()).search_memory(tool(ToolName.SEARCH_MEMORY, **arguments))
     assert (run.outcome.outcome, run.result.is_error) == ("invalid", True)
     assert api.calls == []
+
+
+READ_SOURCE = {"kind": "document-version", "ref": "1", "sha256": "a" * 64}
+
+
+@pytest.mark.parametrize(
+    ("answer", "outcome", "ok", "text"),
+    [
+        (
+            answered(VerificationOut, {"outcome": "committed", "entryId": "en_1", "revision": 2}),
+            "committed",
+            True,
+            "Verified entry en_1 (revision 2) on the evidence cited; the memory service re-checked every source.",
+        ),
+        (
+            refused(
+                409,
+                {
+                    "error": {"code": "EVIDENCE_NOT_CURRENT", "message": "the evidence does not read as cited"},
+                    "states": ["ok", "changed"],
+                },
+            ),
+            "evidence_not_current",
+            False,
+            "Not verified: the evidence does not read now as cited (source 1 ok, source 2 changed); nothing was "
+            "marked.",
+        ),
+        (
+            answered(VerificationOut, {"outcome": "refused", "predicate": "policy"}),
+            "refused",
+            False,
+            "Not verified: refused (policy); nothing was marked.",
+        ),
+        (
+            answered(VerificationOut, {"outcome": "noop"}),
+            "noop",
+            False,
+            "Nothing verified: memory is off for this turn.",
+        ),
+        (
+            refused(403, {"error": {"code": "SCOPE_NOT_GRANTED", "message": "memory:write not granted"}}),
+            "refused",
+            False,
+            "Not verified: refused (SCOPE_NOT_GRANTED); nothing was marked.",
+        ),
+        (
+            refused(404, {"error": {"code": "ENTRY_NOT_FOUND", "message": "entry not found"}}),
+            "not_found",
+            False,
+            "No entry en_1 is visible to this turn.",
+        ),
+        (
+            refused(409, {"error": {"code": "STALE_REVISION", "message": "moved"}, "currentRevision": 3}),
+            "invalid",
+            False,
+            "Not verified (STALE_REVISION); nothing was marked.",
+        ),
+        (
+            refused(409, {"error": {"code": "ENTRY_PINNED", "message": "pinned"}}),
+            "invalid",
+            False,
+            "Not verified (ENTRY_PINNED); nothing was marked.",
+        ),
+    ],
+)
+def test_verify_memory_tells_the_model_each_outcome_in_ids_and_states(
+    answer: ApiResponse[Any], outcome: str, ok: bool, text: str
+) -> None:
+    api = FakeApi(verify_entry=answer)
+    cited = {**READ_SOURCE, "note": "dropped"}
+    run = TurnActivities(api, RecordingModel()).verify_memory(
+        tool(ToolName.VERIFY_MEMORY, entryId="en_1", revision=2, evidence=[cited])
+    )
+    assert (run.outcome.outcome, run.outcome.ok, run.result.is_error) == (outcome, ok, not ok)
+    assert run.result.content == text
+    # what the route is handed: the source's fields, nothing else the model added
+    assert api.calls == [("verify_entry", ("ws", "en_1", 2, [READ_SOURCE]))]
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"revision": 1, "evidence": [READ_SOURCE]},
+        {"entryId": "", "revision": 1, "evidence": [READ_SOURCE]},
+        {"entryId": "en_1", "revision": 0, "evidence": [READ_SOURCE]},
+        {"entryId": "en_1", "revision": True, "evidence": [READ_SOURCE]},
+        {"entryId": "en_1", "revision": "1", "evidence": [READ_SOURCE]},
+        {"entryId": "en_1", "revision": 1, "evidence": []},
+        {"entryId": "en_1", "revision": 1, "evidence": [READ_SOURCE] * 6},
+        {"entryId": "en_1", "revision": 1, "evidence": [{"kind": "entry", "ref": "en_2"}]},
+        {"entryId": "en_1", "revision": 1, "evidence": [{**READ_SOURCE, "sha256": 7}]},
+        {"entryId": "en_1", "revision": 1, "evidence": ["en_2"]},
+        {"entryId": "en_1", "revision": 1, "evidence": READ_SOURCE},
+    ],
+)
+def test_verify_memory_with_bad_arguments_calls_nothing(arguments: dict[str, Any]) -> None:
+    api = FakeApi()
+    run = TurnActivities(api, RecordingModel()).verify_memory(tool(ToolName.VERIFY_MEMORY, **arguments))
+    assert (run.outcome.outcome, run.result.is_error) == ("invalid", True)
+    assert run.result.content.startswith("entryId must be a string, revision a positive integer")
+    assert api.calls == []
+
+
+def test_verify_memory_is_retried_when_the_api_cannot_be_reached() -> None:
+    api = FakeApi(verify_entry=ApiUnavailable("POST /v1/automation/workspaces/ws/entries/en_1/verify: HTTP 503"))
+    with pytest.raises(ApplicationError) as raised:
+        TurnActivities(api, RecordingModel()).verify_memory(
+            tool(ToolName.VERIFY_MEMORY, entryId="en_1", revision=1, evidence=[READ_SOURCE])
+        )
+    assert raised.value.type == "ApiUnavailable"

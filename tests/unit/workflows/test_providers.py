@@ -114,6 +114,23 @@ def test_scripted_provider_satisfies_protocol() -> None:
             {"type": "rule", "title": "Tone", "summary": "be brief", "quote": "always be brief"},
         ),
         ("read: e_123", ToolName.READ_MEMORY, {"entryId": "e_123"}),
+        (
+            f"verify: e_123 | 2 | document-version 1 {'a' * 64}; entry e_9 {'b' * 64}",
+            ToolName.VERIFY_MEMORY,
+            {
+                "entryId": "e_123",
+                "revision": 2,
+                "evidence": [
+                    {"kind": "document-version", "ref": "1", "sha256": "a" * 64},
+                    {"kind": "entry", "ref": "e_9", "sha256": "b" * 64},
+                ],
+            },
+        ),
+        (
+            "verify: e_1 | two | entry e_9",
+            ToolName.VERIFY_MEMORY,
+            {"entryId": "e_1", "revision": "two", "evidence": [{"kind": "entry", "ref": "e_9"}]},
+        ),
     ],
 )
 def test_each_directive_yields_one_tool_call(text: str, name: str, arguments: dict[str, Any]) -> None:

@@ -32,6 +32,7 @@ WIRE_NAMES = (
     "read_memory",
     "forget_memory",
     "search_memory",
+    "verify_memory",
 )
 HISTORY = Path(__file__).resolve().parents[2] / "histories" / "agent_turn.json"
 
@@ -86,7 +87,14 @@ def test_a_tool_with_required_arguments_says_what_it_expects() -> None:
     [
         (MemoryWrite.COMMIT, True, True, list(ToolName)),
         (MemoryWrite.COMMIT, True, False, [n for n in ToolName if TOOLS[n].grant is not Grant.MEMORY_READ]),
+        # in read_only a verification is refused (a claim about now is no proposal): it is not offered
         (MemoryWrite.PROPOSE, False, False, [ToolName.REMEMBER, ToolName.SAVE_MEMORY, ToolName.FORGET_MEMORY]),
+        (
+            MemoryWrite.COMMIT,
+            False,
+            False,
+            [ToolName.REMEMBER, ToolName.SAVE_MEMORY, ToolName.FORGET_MEMORY, ToolName.VERIFY_MEMORY],
+        ),
         (MemoryWrite.NONE, True, False, [t.name for t in TOOLS.values() if t.grant is Grant.SESSION]),
         (MemoryWrite.NONE, False, True, [ToolName.READ_MEMORY, ToolName.SEARCH_MEMORY]),
         (MemoryWrite.NONE, False, False, []),

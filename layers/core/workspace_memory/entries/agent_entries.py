@@ -1,5 +1,5 @@
-"""The agent's side of memory entries (docs/architecture.md#agent-entry-writes): `save_memory`, `read_memory`,
-`forget_memory`.
+"""The agent's side of memory entries (docs/architecture.md#agent-entry-writes): `save_memory`,
+`forget_memory`, `verify_memory`; the reads (`read_memory`, `search_memory`, the list) are in agent_reads.py.
 
 A save is judged on the turn's authority, read in one snapshot as capture reads it, and commits through the
 fence: the entry's writes and condition checks re-stating every admission predicate (admission live, policy
@@ -22,56 +22,38 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from workspace_memory.document.policy import Mode
+from workspace_memory.entries.agent_reads import AgentEntryReads
 from workspace_memory.entries.agent_results import SaveResult, caller_of, request_hash, write_headers
 from workspace_memory.entries.agent_verify import verify_attempt, verify_headers
 from workspace_memory.entries.bound import require_visible
 from workspace_memory.entries.limits import RateRaced
-from workspace_memory.entries.model import Author, Draft, EntryView, Source
+from workspace_memory.entries.model import Author, Draft, Source
 from workspace_memory.entries.refusals import Fenced
 from workspace_memory.entries.rule_quotes import check_quote
-from workspace_memory.entries.service import EntryService
 from workspace_memory.entries.validation import redacted, validate
 from workspace_memory.kernel import metrics
-from workspace_memory.kernel.clock import Clock, iso
+from workspace_memory.kernel.clock import iso
 from workspace_memory.kernel.errors import (
     IdempotencyKeyReused,
     InvalidInput,
-    MemoryOff,
-    Unavailable,
     WorkspaceNotFound,
 )
 from workspace_memory.kernel.ids import new_id
 from workspace_memory.kernel.metrics import Metric, Operation
 from workspace_memory.kernel.terms import EntryScope, EntryType, Outcome
-from workspace_memory.search.entry_search import (
-    SearchFilters,
-    SearchResult,
-    SearchService,
-    entries_revision,
-    validate_query,
-)
 from workspace_memory.store import keys
 from workspace_memory.store.changes import AdmissionLive, Change, Create, Label
 from workspace_memory.store.entry_records import EntryRecord
 from workspace_memory.store.entry_saves import SavedAnswer, SaveMarker
-from workspace_memory.store.ports import Cipher, Table
 from workspace_memory.turns.admission import RETENTION_SECONDS, Admission, turn_message
 from workspace_memory.turns.authority import Authority, Predicate, authority_checks, failed_predicate, read_authority
-from workspace_memory.turns.notes import AdmissionRetired
 from workspace_memory.workspaces.access import Workspace
 from workspace_memory.workspaces.key_binding import KeyBinding
 from workspace_memory.workspaces.keysessions import Scope
 
 
-class AgentEntryService:
-    def __init__(
-        self, table: Table, cipher: Cipher, clock: Clock, entries: EntryService, search: SearchService | None = None
-    ) -> None:
-        self._table = table
-        self._cipher = cipher
-        self._clock = clock
-        self._entries = entries
-        self._search = search
+class AgentEntryService(AgentEntryReads):
+    """The agent's entry writes, beside its reads (agent_reads.py)."""
 
     # -- save_memory -------------------------------------------------------------------------------------
 
@@ -312,50 +294,6 @@ class AgentEntryService:
                 self._entries, self._cipher, self._clock, authority, entry_id, revision, evidence
             ),
         )
-
-    # -- read_memory -----------------------------------------------------------------------------------
-
-    def read(self, workspace_id: str, admission_id: str | None, credential: str | None, entry_id: str) -> EntryView:
-        """One entry the admission's user may see, while the admission still has access (`memory:read`)."""
-        authority = self._reader(workspace_id, admission_id, credential)
-        within = authority.binding(self._cipher)
-        return self._entries.read(authority.admission.user_id, workspace_id, entry_id, within=within)
-
-    # -- search_memory ---------------------------------------------------------------------------------
-
-    def search(
-        self, workspace_id: str, admission_id: str | None, credential: str | None, query: str, k: int
-    ) -> list[SearchResult]:
-        """The admission's user's best `k` entries for `query`, under the very checks of `read_memory`; the
-        entries counter is read in the authority's own snapshot, so a warm index costs no second read."""
-        validate_query(query, k)
-        if self._search is None:
-            raise Unavailable("search is not configured in this process")
-        authority = self._reader(workspace_id, admission_id, credential, [keys.entry_counter(workspace_id)])
-        (counter,) = authority.extra
-        within = SearchFilters(within=authority.binding(self._cipher))
-        return self._search.ranked(caller_of(authority), entries_revision(counter), query, k, within)
-
-    def _reader(
-        self,
-        workspace_id: str,
-        admission_id: str | None,
-        credential: str | None,
-        extra: Sequence[keys.Key] = (),
-    ) -> Authority:
-        """The authority of an agent's read (`read_memory`, `search_memory`): the admission's headers, the
-        `memory:read` scope, access and the credential slot still held (else `ADMISSION_RETIRED`), memory not
-        `off` (else `MEMORY_OFF`)."""
-        if not admission_id or not credential:
-            raise InvalidInput("entry reads need the X-Admission-Id and X-Delivery-Credential headers")
-        authority = read_authority(self._table, admission_id, workspace_id, credential, extra)
-        authority.require_scope(Scope.MEMORY_READ)
-        now = self._clock.now()
-        if not authority.has_access(now) or not authority.slot_holds(now):
-            raise AdmissionRetired("this admission no longer has access to the workspace")
-        if authority.policy.mode is Mode.OFF:
-            raise MemoryOff("workspace memory is off")
-        return authority
 
 
 def _counted(result: SaveResult) -> SaveResult:

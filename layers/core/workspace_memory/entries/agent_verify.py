@@ -12,7 +12,7 @@ from workspace_memory.entries.agent_results import SaveResult, caller_of
 from workspace_memory.entries.model import Author, Source
 from workspace_memory.entries.refusals import Fenced
 from workspace_memory.kernel.errors import InvalidInput
-from workspace_memory.kernel.terms import Outcome, Predicate
+from workspace_memory.kernel.terms import MAX_EVIDENCE, Outcome, Predicate
 from workspace_memory.store.changes import AdmissionLive, Label
 from workspace_memory.turns.authority import authority_checks, failed_predicate
 
@@ -21,8 +21,6 @@ if TYPE_CHECKING:
     from workspace_memory.kernel.clock import Clock
     from workspace_memory.store.ports import Cipher
     from workspace_memory.turns.authority import Authority
-
-MAX_EVIDENCE = 5
 
 
 def verify_headers(admission_id: str | None, credential: str | None, evidence: Sequence[Source]) -> tuple[str, str]:

@@ -200,11 +200,20 @@ class EntryReads:
         (states,) = self.citations.judge(caller.workspace.id, caller.user_id, [sources], self._clock.now(), within)
         return states
 
-    def list_entries(self, user_id: str, workspace_id: str, filters: Filters, limit: int, cursor: str | None) -> Page:
+    def list_entries(
+        self,
+        user_id: str,
+        workspace_id: str,
+        filters: Filters,
+        limit: int,
+        cursor: str | None,
+        within: KeyBinding | None = None,
+    ) -> Page:
         """Heads the caller may see, filtered before anything is decrypted or returned: up to `limit` matches,
         then their citations judged together (docs/decisions/0078). A match whose cited source is gone or not
         visible to the caller is left out and counted (`hidden`), so a page may hold fewer than `limit` rows;
-        the cursor resumes after the last head matched, shown or hidden."""
+        the cursor resumes after the last head matched, shown or hidden. `within`: a key session's binding
+        (decisions/0077): a head outside it is no match (not counted), and a cited entry outside it is hidden."""
         caller, _ = load_caller(self._table, workspace_id, user_id)
         lookup = None if filters.key is None else self._key_secret.lookup(workspace_id, filters.key)
         after = None if cursor is None else decode_cursor(cursor, keys.ENTRY_PREFIX)
@@ -212,19 +221,19 @@ class EntryReads:
         next_cursor = None
         heads = entry_queries.entry_heads(self._table, workspace_id, after=after)
         for position, head in heads:
-            match = self._match(caller, head, filters, lookup)
+            match = self._match(caller, head, filters, lookup, within)
             if match is not None:
                 matched.append(match)
                 if len(matched) == limit:
                     next_cursor = encode_cursor(position) if next(heads, None) is not None else None
                     break
-        states = self.citations.judge(workspace_id, user_id, [s for _, s in matched], self._clock.now())
+        states = self.citations.judge(workspace_id, user_id, [s for _, s in matched], self._clock.now(), within)
         rows = [replace(row, source_state=overall(st)) for (row, _), st in zip(matched, states, strict=True)]
         shown = [row for row in rows if row.source_state is not CitationState.HIDDEN]
         return Page(shown, next_cursor, hidden=len(rows) - len(shown))
 
     def _match(
-        self, caller: Caller, head: EntryHead, filters: Filters, lookup: str | None
+        self, caller: Caller, head: EntryHead, filters: Filters, lookup: str | None, within: KeyBinding | None
     ) -> tuple[EntryRow, tuple[Source, ...]] | None:
         if not visible(head, caller) or self._expired(head):
             return None
@@ -232,9 +241,13 @@ class EntryReads:
             return None
         if head.status is not filters.status:
             return None
-        if isinstance(head, Tombstone):
-            return None if lookup is not None or filters.type is not None else (_row(head, None), ())
+        if isinstance(head, Tombstone):  # no type and no key: inside a binding of scopes alone
+            if lookup is not None or filters.type is not None:
+                return None
+            return None if within is not None and not within.admits(head.scope, None, None) else (_row(head, None), ())
         if filters.type is not None and head.type is not filters.type:
+            return None
+        if within is not None and not within.admits_kind(head.scope, head.type):
             return None
         if lookup is not None and head.key_lookup != lookup:
             return None
@@ -246,6 +259,8 @@ class EntryReads:
                 return None
         workspace_id = caller.workspace.id
         text = self.open(workspace_id, record)
+        if within is not None and not within.admits_key(text.key):
+            return None
         return _row(record, text, self.reason(workspace_id, record), head), text.sources
 
     def history(self, user_id: str, workspace_id: str, entry_id: str, limit: int, cursor: str | None) -> Page:

@@ -94,8 +94,16 @@ class EntryService:
     ) -> EntryView:
         return self._reads.read(user_id, workspace_id, entry_id, as_of, within)
 
-    def list_entries(self, user_id: str, workspace_id: str, filters: Filters, limit: int, cursor: str | None) -> Page:
-        return self._reads.list_entries(user_id, workspace_id, filters, limit, cursor)
+    def list_entries(
+        self,
+        user_id: str,
+        workspace_id: str,
+        filters: Filters,
+        limit: int,
+        cursor: str | None,
+        within: KeyBinding | None = None,
+    ) -> Page:
+        return self._reads.list_entries(user_id, workspace_id, filters, limit, cursor, within)
 
     def recall_budgets(self, user_id: str, workspace_id: str) -> tuple[Budget, Budget]:
         """What the rules block and the index of the caller's turns spend of their budgets (rules, index), as

@@ -15,6 +15,9 @@ SEARCH_DEFAULT_K = 5
 SEARCH_MAX_K = 20
 """A search answers 1 to `SEARCH_MAX_K` entries (docs/architecture.md#search-routes); the routes declare these bounds,
 the service checks them (`entry_search`)."""
+MAX_EVIDENCE = 5
+"""An agent's verification cites 1 to `MAX_EVIDENCE` sources (decisions/0079): the route, the MCP tool and the turn's
+`verify_memory` declare it, the service checks it (`agent_verify`)."""
 
 
 class Role(StrEnum):

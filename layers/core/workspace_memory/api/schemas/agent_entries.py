@@ -7,7 +7,7 @@ from pydantic import Field
 from workspace_memory.api.models.base import ApiModel
 from workspace_memory.api.schemas.entry_fields import EntryFields, SourceIn
 from workspace_memory.kernel.ids import Identifier
-from workspace_memory.kernel.terms import EntryScope
+from workspace_memory.kernel.terms import MAX_EVIDENCE, EntryScope
 
 
 class SaveEntry(EntryFields):
@@ -25,4 +25,4 @@ class VerifyEntry(ApiModel):
     each re-checked by the service against the text it hashed."""
 
     revision: int = Field(ge=1)
-    evidence: list[SourceIn] = Field(min_length=1, max_length=5)
+    evidence: list[SourceIn] = Field(min_length=1, max_length=MAX_EVIDENCE)

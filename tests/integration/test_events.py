@@ -185,7 +185,7 @@ SEQUENCE: dict[str, Expect] = {
     "automation-entry-forget.json": Expect(
         200, frozenset({"outcome", "entryId", "candidateId"}), {"outcome": "proposal", "entryId": ENTRY_ID}
     ),
-    "automation-search.json": Expect(200, UNTRUSTED | {"results"}),
+    "automation-search.json": Expect(200, UNTRUSTED | {"results", "hidden"}, {"hidden": 0}),
     "memory-receipts.json": Expect(200, frozenset({"receipts", "nextCursor"}), {"nextCursor": None}),
     "automation-notes-get.json": Expect(200, NOTES_META | {"notes"}, {"revision": 0, "notes": ""}),
     "automation-notes-put.json": Expect(200, NOTES_META, {"revision": 1, "bytes": len("check the deploy")}),
@@ -228,7 +228,7 @@ SEQUENCE: dict[str, Expect] = {
         200, MARKS | {"verifiedAt", "verifiedBy"}, {"revision": 3, "pinned": False, "verifiedBy": "user-owner"}
     ),
     "entry-history.json": Expect(200, frozenset({"entries", "nextCursor"}), {"nextCursor": None}),
-    "entry-search.json": Expect(200, frozenset({"results"})),
+    "entry-search.json": Expect(200, frozenset({"results", "hidden"}), {"hidden": 0}),
     "candidates-list.json": Expect(200, frozenset({"candidates", "nextCursor"}), {"nextCursor": None}),
     "candidate-accept.json": Expect(200, frozenset({"entryId", "revision"}), {"revision": 1}),
     "candidate-reject.json": Expect(204, frozenset()),

@@ -163,6 +163,6 @@ def test_a_warm_search_reads_the_authority_and_the_counter_in_one_read(settings:
     adm, cred = admitted.admission.id, admitted.credential
     svc.agent_entries.search(scene.ws, adm, cred, "failover", 5)  # builds the warm index
     calls = Calls(svc.clients.dynamodb, svc.clients.kms, svc.clients.key_store)
-    results = svc.agent_entries.search(scene.ws, adm, cred, "failover", 3)
+    results = svc.agent_entries.search(scene.ws, adm, cred, "failover", 3).results
     assert len(results) == 3
     assert calls.names() == ["dynamodb.TransactGetItems"]

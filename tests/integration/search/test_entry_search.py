@@ -55,10 +55,10 @@ def test_search_finds_by_meaning_and_by_word_and_keeps_private_entries_private(s
     private = svc.entries.create(
         member, ws, draft("My deploy notes", f"{marker} I deploy releases late", scope=EntryScope.MEMBER)
     ).entry_id
-    assert [r.entry_id for r in svc.search.search(owner, ws, "Tuesdays", 5)][:1] == [deploy]
+    assert [r.entry_id for r in svc.search.search(owner, ws, "Tuesdays", 5).results][:1] == [deploy]
     for query in (marker, "deploy releases", "my notes"):
-        assert private not in [r.entry_id for r in svc.search.search(owner, ws, query, 20)]
-    assert private in [r.entry_id for r in svc.search.search(member, ws, marker, 5)]
+        assert private not in [r.entry_id for r in svc.search.search(owner, ws, query, 20).results]
+    assert private in [r.entry_id for r in svc.search.search(member, ws, marker, 5).results]
 
 
 def test_a_warm_search_reads_once_and_a_change_decrypts_only_the_new_revision(settings: Settings) -> None:
@@ -73,7 +73,7 @@ def test_a_warm_search_reads_once_and_a_change_decrypts_only_the_new_revision(se
     assert calls.names() == ["dynamodb.TransactGetItems"]
     svc.entries.supersede(owner, ws, ids[3], draft("Runbook 3", "step 3: page the database lead"), 1)
     calls.clear()
-    results = svc.search.search(owner, ws, "database lead", 3)
+    results = svc.search.search(owner, ws, "database lead", 3).results
     assert (results[0].entry_id, results[0].revision) == (ids[3], 2)
     # membership + revision, the metadata Query (and its empty last page: DynamoDB's 1 MB page limit counts the
     # items before projection, so only an empty page ends the list), one read of the new revision's item
@@ -91,13 +91,13 @@ def test_as_of_searches_the_revisions_valid_then_and_forget_removes_every_revisi
     entry_id = svc.entries.create(owner, ws, draft("Oncall", "Berlin team holds the pager")).entry_id
     before = svc.clock.now()
     svc.entries.supersede(owner, ws, entry_id, draft("Oncall", "Lisbon team holds the pager"), 1)
-    now_hits = svc.search.search(owner, ws, "Berlin pager", 5)
+    now_hits = svc.search.search(owner, ws, "Berlin pager", 5).results
     assert [(r.entry_id, r.revision) for r in now_hits][:1] == [(entry_id, 2)]
-    then = svc.search.search(owner, ws, "Berlin pager", 5, SearchFilters(as_of=before))
+    then = svc.search.search(owner, ws, "Berlin pager", 5, SearchFilters(as_of=before)).results
     assert [(r.entry_id, r.revision) for r in then] == [(entry_id, 1)]
     svc.entries.forget(owner, ws, entry_id)
-    assert svc.search.search(owner, ws, "pager", 5) == []
-    assert svc.search.search(owner, ws, "pager", 5, SearchFilters(as_of=before)) == []
+    assert svc.search.search(owner, ws, "pager", 5).results == []
+    assert svc.search.search(owner, ws, "pager", 5, SearchFilters(as_of=before)).results == []
 
 
 def test_filters_narrow_before_ranking(svc: Services) -> None:
@@ -108,12 +108,12 @@ def test_filters_narrow_before_ranking(svc: Services) -> None:
         ws,
         Draft(EntryType.RULE, EntryText("Spelling rule", "British spelling always", "", key="rules/spelling")),
     ).entry_id
-    assert [r.entry_id for r in svc.search.search(owner, ws, "spelling", 5, SearchFilters(type=EntryType.RULE))] == [
-        rule
-    ]
-    assert [r.entry_id for r in svc.search.search(owner, ws, "spelling", 5, SearchFilters(key_prefix="rules/"))] == [
-        rule
-    ]
+    assert [
+        r.entry_id for r in svc.search.search(owner, ws, "spelling", 5, SearchFilters(type=EntryType.RULE)).results
+    ] == [rule]
+    assert [
+        r.entry_id for r in svc.search.search(owner, ws, "spelling", 5, SearchFilters(key_prefix="rules/")).results
+    ] == [rule]
 
 
 def test_every_revision_is_indexed_past_dynamodb_one_megabyte_pages(svc: Services, resources: LocalResources) -> None:
@@ -128,7 +128,7 @@ def test_every_revision_is_indexed_past_dynamodb_one_megabyte_pages(svc: Service
             ).entry_id
             for n in range(260)
         ]
-        results = svc.search.search(owner, ws, "number259", 1)
+        results = svc.search.search(owner, ws, "number259", 1).results
         assert [r.entry_id for r in results] == [ids[-1]]
         counter = svc.table.get(*keys.entry_counter(ws))
         assert counter is not None
@@ -144,10 +144,10 @@ def test_two_entries_search_cannot_tell_apart_go_to_the_more_read_first(svc: Ser
     first, second = sorted(
         svc.entries.create(owner, ws, draft("Deploy window", "releases go out on Tuesdays")).entry_id for _ in range(2)
     )
-    assert [r.entry_id for r in svc.search.search(owner, ws, "Tuesdays", 2)] == [first, second]
+    assert [r.entry_id for r in svc.search.search(owner, ws, "Tuesdays", 2).results] == [first, second]
     for _ in range(2):
         svc.entries.read(owner, ws, second)
     svc.entries.flush_read_counts()
-    results = svc.search.search(owner, ws, "Tuesdays", 2)
+    results = svc.search.search(owner, ws, "Tuesdays", 2).results
     assert [r.entry_id for r in results] == [second, first]
     assert results[0].score == results[1].score

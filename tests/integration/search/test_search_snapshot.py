@@ -74,7 +74,7 @@ def test_a_cold_process_decrypts_the_snapshot_once_then_only_newer_revisions(svc
     svc.entries.create(owner, ws, draft("Runbook 8", "step 8 of the failover drill"))
     calls.clear()
     later = cold(svc)
-    results = later.search(owner, ws, "database lead", 3)
+    results = later.search(owner, ws, "database lead", 3).results
     assert later.last_build is not None
     assert (later.last_build.decrypted, later.last_build.from_snapshot) == (2, True)
     assert (results[0].entry_id, results[0].revision) == (ids[3], 2)
@@ -141,7 +141,7 @@ def test_forgetting_an_entry_removes_the_snapshot_that_held_it(api: Api, svc: Se
     for blob in (item_bytes(i) for i in scan_all(resources)):
         assert marker.encode() not in blob
         assert not any(p in blob for p in parts)
-    assert entry_id not in {h.entry_id for h in cold(svc).search(owner, ws, marker, 5)}
+    assert entry_id not in {h.entry_id for h in cold(svc).search(owner, ws, marker, 5).results}
 
 
 def test_forgetting_a_members_entries_removes_the_snapshot(api: Api, svc: Services) -> None:
@@ -184,4 +184,4 @@ def test_accepting_an_agents_forget_proposal_removes_the_snapshot(api: Api, svc:
     for blob in (item_bytes(i) for i in scan_all(resources)):
         assert marker.encode() not in blob
         assert not any(p in blob for p in parts)
-    assert entry_id not in {h.entry_id for h in cold(svc).search(owner, ws, marker, 5)}
+    assert entry_id not in {h.entry_id for h in cold(svc).search(owner, ws, marker, 5).results}

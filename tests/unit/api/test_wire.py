@@ -20,7 +20,7 @@ from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.candidates import CandidateOut
 from workspace_memory.api.models.conversations import ReceiptsOut, TurnOut, TurnStarted
 from workspace_memory.api.models.document import CommitOut, DocumentOut, HistoryOut, VersionContentOut
-from workspace_memory.api.models.entries import AgentSearchOut
+from workspace_memory.api.models.entries import AgentSearchOut, SearchOut
 from workspace_memory.api.models.entry_pages import EntriesOut
 from workspace_memory.api.models.envelope import ErrorOut
 from workspace_memory.api.models.policy import PolicyOut
@@ -34,7 +34,15 @@ from workspace_memory.entries.candidate_diff import candidate_diff
 from workspace_memory.entries.index import Budget
 from workspace_memory.entries.model import CandidateView, Draft, EntryText, Page, Source
 from workspace_memory.kernel import errors, loopback
-from workspace_memory.kernel.terms import CandidateKind, CandidateStatus, CitationKind, EntryScope, EntryType
+from workspace_memory.kernel.terms import (
+    CandidateKind,
+    CandidateStatus,
+    CitationKind,
+    CitationState,
+    EntryScope,
+    EntryType,
+)
+from workspace_memory.search.entry_search import Found, SearchResult
 from workspace_memory.store.turn_records import CaptureReceipt
 from workspace_memory.turns.authority import Predicate
 from workspace_memory.turns.capture import CaptureResult, InvalidEdits, Outcome, Proposal
@@ -166,8 +174,14 @@ CASES: list[tuple[str, OutModel, str]] = [
     ),
     (
         "agent search (untrusted, never evidence)",
-        AgentSearchOut(results=[]),
-        '{"trust":"untrusted","evidence":false,"results":[]}',
+        AgentSearchOut(results=[], hidden=0),
+        '{"trust":"untrusted","evidence":false,"results":[],"hidden":0}',
+    ),
+    (
+        "a search whose cited sources left one out and changed another",
+        SearchOut.of(Found([SearchResult("e_1", 2, "t", "s", 0.5, source_state=CitationState.CHANGED)], hidden=1)),
+        '{"results":[{"entryId":"e_1","revision":2,"title":"t","summary":"s","score":0.5,"sourceState":"changed"}],'
+        '"hidden":1}',
     ),
     ("capture noop (all absent omitted)", CaptureOut.of(CaptureResult(Outcome.NOOP)), '{"outcome":"noop"}'),
     (

@@ -30,7 +30,7 @@ def indexed(w: World) -> str:
 
 
 def found(w: World, search: SearchService) -> set[str]:
-    return {r.entry_id for r in search.search(EDITOR, w.ws, "deploy Fridays", k=10)}
+    return {r.entry_id for r in search.search(EDITOR, w.ws, "deploy Fridays", k=10).results}
 
 
 def test_an_agent_memory_not_renewed_in_90_days_is_gone_and_a_persons_stays() -> None:

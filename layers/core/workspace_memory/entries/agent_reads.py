@@ -16,8 +16,8 @@ from workspace_memory.entries.validation import validate_key
 from workspace_memory.kernel.clock import Clock
 from workspace_memory.kernel.errors import InvalidInput, MemoryOff, Unavailable
 from workspace_memory.search.entry_search import (
+    Found,
     SearchFilters,
-    SearchResult,
     SearchService,
     entries_revision,
     validate_query,
@@ -70,9 +70,7 @@ class AgentEntryReads:
 
     # -- search_memory ---------------------------------------------------------------------------------
 
-    def search(
-        self, workspace_id: str, admission_id: str | None, credential: str | None, query: str, k: int
-    ) -> list[SearchResult]:
+    def search(self, workspace_id: str, admission_id: str | None, credential: str | None, query: str, k: int) -> Found:
         """The admission's user's best `k` entries for `query`, under the very checks of `read_memory`; the
         entries counter is read in the authority's own snapshot, so a warm index costs no second read."""
         validate_query(query, k)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from workspace_memory.entries.model import Previously
+    from workspace_memory.entries.model import Previously, Source
 
     Vector = NDArray[np.float32]
     Matrix = NDArray[np.float32]
@@ -185,6 +185,9 @@ class SearchDoc:
     vector: Vector | None = None
     previously: Previously | None = None
     """What the revision replaced (one hop), shown with it and never ranked: a replaced statement is history."""
+    sources: tuple[Source, ...] = ()
+    """What the revision cites, never ranked: judged after ranking, for the hits a search returns only
+    (docs/decisions/0081)."""
 
     @property
     def text(self) -> str:

@@ -22,6 +22,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from workspace_memory.document.versions import utf8_size
+from workspace_memory.entries.citations import Citations
 from workspace_memory.entries.model import EntryText, Previously, SealedVector, entry_context
 from workspace_memory.entries.validation import validate_key_prefix
 from workspace_memory.kernel import metrics
@@ -29,8 +30,16 @@ from workspace_memory.kernel.clock import Clock, epoch_time
 from workspace_memory.kernel.errors import InvalidInput
 from workspace_memory.kernel.metrics import Metric, SearchOrigin
 from workspace_memory.kernel.sealed import unseal
-from workspace_memory.kernel.terms import SEARCH_DEFAULT_K, SEARCH_MAX_K, EntryScope, EntryStatus, EntryType
+from workspace_memory.kernel.terms import (
+    SEARCH_DEFAULT_K,
+    SEARCH_MAX_K,
+    CitationState,
+    EntryScope,
+    EntryStatus,
+    EntryType,
+)
 from workspace_memory.search import search_snapshot
+from workspace_memory.search.judged import judged
 from workspace_memory.store import entry_queries, keys, search_queries
 from workspace_memory.store.ports import Cipher, Table
 from workspace_memory.store.search_records import RevisionMetadata
@@ -81,6 +90,18 @@ class SearchResult:
     """The entry's body, for selective recall's block; the search routes answer without it."""
     previously: Previously | None = field(default=None, repr=False)
     """What the revision replaced, for selective recall's dated note."""
+    source_state: CitationState | None = None
+    """What it cites, judged now for the caller: `ok` or `changed` (a hit whose cited source is gone is not
+    answered: `Found.hidden`); None when it cites nothing."""
+
+
+@dataclass(frozen=True)
+class Found:
+    """A search's answer: its results, best first, and how many better ranked hits it left out because a cited
+    source is gone or not visible to the caller (docs/decisions/0081), as a list page counts its `hidden`."""
+
+    results: list[SearchResult]
+    hidden: int = 0
 
 
 @dataclass(frozen=True)
@@ -194,6 +215,7 @@ class SearchService:
         warm: WarmIndexes | None = None,
         *,
         snapshot_after: int | None = SNAPSHOT_AFTER,
+        citations: Citations | None = None,
     ) -> None:
         self._table = table
         self._cipher = cipher
@@ -203,10 +225,12 @@ class SearchService:
         self._snapshot_after = snapshot_after
         """None: never read or store snapshots (the bench's comparison)."""
         self.last_build: BuildStats | None = None
+        self.citations = citations if citations is not None else Citations(table, cipher)
+        """The judgement of the hits' citations, with this process's cache of cited texts' digests."""
 
     def search(
         self, user_id: str, workspace_id: str, query: str, k: int = DEFAULT_K, filters: SearchFilters | None = None
-    ) -> list[SearchResult]:
+    ) -> Found:
         """The caller's best `k` entries for `query`: member-private entries of others never take part."""
         validate_query(query, k)
         filters = filters or SearchFilters()
@@ -216,19 +240,25 @@ class SearchService:
         with metrics.elapsed(Metric.SEARCH_LATENCY, origin=SearchOrigin.ROUTE):
             return self.ranked(caller, entries_revision(counter), query, k, filters)
 
-    def ranked(
-        self, caller: Caller, entries_revision: int, query: str, k: int, filters: SearchFilters
-    ) -> list[SearchResult]:
+    def ranked(self, caller: Caller, entries_revision: int, query: str, k: int, filters: SearchFilters) -> Found:
         """A search for a caller already loaded with the workspace's `entriesRevision` (recall reads both in its
-        own consistent read). Where scores tie, the heads of the tied entries are read for their read counts."""
+        own consistent read). Where scores tie, the heads of the tied entries are read for their read counts.
+        The hits are then judged by what they cite, as the list judges its rows (`judged`): one consistent read
+        of what the returned hits cite, none when they cite nothing."""
         workspace_id = caller.workspace.id
         index = self.index(workspace_id, entries_revision)
         reads = partial(entry_queries.read_counts, self._table, workspace_id)  # asked only when scores tie
-        hits = index.search(query, k, mask=admitted(index.columns, caller, filters), reads=reads)
-        found = [(index.docs[h.position], h.score) for h in hits]
-        return [
-            SearchResult(d.entry_id, d.revision, d.title, d.summary, score, d.body, d.previously) for d, score in found
-        ]
+        mask = admitted(index.columns, caller, filters)
+        now = self._clock.now()
+        kept, hidden = judged(
+            lambda n: index.search(query, n, mask=mask, reads=reads),
+            index.docs,
+            k,
+            lambda docs: self.citations.judge_entries(
+                workspace_id, caller.user_id, [d.sources for d in docs], now, filters.within
+            ),
+        )
+        return Found([_result(index.docs[h.position], h.score, state) for h, state in kept], hidden)
 
     def index(self, workspace_id: str, entries_revision: int) -> HybridIndex:
         """The workspace's index at `entries_revision`: the warm one when it is current, else rebuilt from it."""
@@ -326,7 +356,12 @@ def _doc(meta: RevisionMetadata, text: EntryText, sealed: SealedVector | None) -
         valid_to=_valid_to(meta),
         vector=None if sealed is None else unpack_vector(sealed.packed),
         previously=text.previously,
+        sources=text.sources,
     )
+
+
+def _result(doc: SearchDoc, score: float, state: CitationState | None) -> SearchResult:
+    return SearchResult(doc.entry_id, doc.revision, doc.title, doc.summary, score, doc.body, doc.previously, state)
 
 
 def _valid_to(meta: RevisionMetadata) -> float | None:

@@ -1,16 +1,15 @@
 """An encrypted snapshot of a workspace's search index, so a cold process does not unseal one message per
 revision (docs/architecture.md#the-search-snapshot; docs/decisions/0033-the-search-snapshot.md).
 
-The documents an index holds (ids, metadata, text and packed vectors) are serialized, compressed and sealed
-ONCE under the workspace's branch key, with an encryption context naming the workspace, the snapshot kind,
-its `entriesRevision` and its generation. The ciphertext is split into chunks of at most 350,000 bytes
-(`SEARCHSNAP#<generation>#<part>` items of the workspace partition); a pointer (`SEARCHSNAP#HEAD`) names
-the current generation, its revision, its chunk count and the ciphertext's SHA-256. Chunks are written
-first, then the pointer, each in a transaction that re-checks the workspace's `entriesRevision`: a
-snapshot built before a forget (which bumps it) is never stored. Superseded generations are not deleted by
-the writer (search needs no delete right); every snapshot item carries a `ttl` no later than the earliest
-retention end of a revision it holds and at most `MAX_AGE_SECONDS` after it was built, and a forget removes
-every snapshot item of the workspace (`drop`).
+The documents an index holds (ids, metadata, text, what each cites and packed vectors) are serialized, compressed
+and sealed ONCE under the workspace's branch key, with an encryption context naming the workspace, the snapshot
+kind, its `entriesRevision` and its generation. The ciphertext is split into chunks of at most 350,000 bytes
+(`SEARCHSNAP#<generation>#<part>` items of the workspace partition); a pointer (`SEARCHSNAP#HEAD`) names the
+current generation, its revision, its chunk count and the ciphertext's SHA-256. Chunks are written first, then the
+pointer, each in a transaction that re-checks the workspace's `entriesRevision`: a snapshot built before a forget
+(which bumps it) is never stored. Superseded generations are not deleted by the writer (search needs no delete
+right); every snapshot item carries a `ttl` no later than the earliest retention end of a revision it holds and at
+most `MAX_AGE_SECONDS` after it was built, and a forget removes every snapshot item of the workspace (`drop`).
 """
 
 from __future__ import annotations
@@ -41,8 +40,10 @@ MAX_AGE_SECONDS = 86_400
 """A snapshot lives at most one day, the shortest retention a workspace may choose (`historyDays` ≥ 1): an
 entry superseded after the snapshot was built expires no earlier than the snapshot holding its text."""
 DROP_BATCH = 100
-FORMAT = 2
-"""2: a document carries what its revision replaced (`previously`)."""
+FORMAT = 3
+"""2: a document carries what its revision replaced (`previously`); 3: and what it cites (`sources`), judged after
+ranking (docs/decisions/0081). A pointer of another format is ignored: the next build decrypts the revisions and
+stores a snapshot in this one."""
 
 
 def context(workspace_id: str, entries_revision: int, generation: str) -> dict[str, str]:
@@ -82,15 +83,19 @@ def _row(doc: SearchDoc) -> list[object]:
         doc.valid_to,
         vector,
         None if doc.previously is None else doc.previously.wire(),
+        [source.wire() for source in doc.sources],
     ]
 
 
 def _doc(row: list[object]) -> SearchDoc:
-    from workspace_memory.entries.model import Previously
+    from workspace_memory.entries.model import Previously, Source
     from workspace_memory.search.engine import SearchDoc, unpack_vector
 
-    entry_id, revision, scope, owner, type_, key, title, summary, body, valid_from, valid_to, vector, before = row
+    entry_id, revision, scope, owner, type_, key, title, summary, body, valid_from, valid_to, vector, before, cited = (
+        row
+    )
     replaced = Previously.of(before) if isinstance(before, dict) else None
+    sources = tuple(Source.of(s) for s in cited if isinstance(s, dict)) if isinstance(cited, list) else ()
     return SearchDoc(
         entry_id=str(entry_id),
         revision=int(str(revision)),
@@ -105,6 +110,7 @@ def _doc(row: list[object]) -> SearchDoc:
         valid_to=None if valid_to is None else float(str(valid_to)),
         vector=None if vector is None else unpack_vector(str(vector)),
         previously=replaced,
+        sources=sources,
     )
 
 

@@ -21,7 +21,7 @@ from workspace_memory.document.versions import head_text, utf8_size
 from workspace_memory.entries.agent_results import caller_of
 from workspace_memory.entries.bound import heads_within
 from workspace_memory.entries.citations import Citations
-from workspace_memory.entries.index import Index, IndexLines, recall_sections
+from workspace_memory.entries.index import Index, IndexLines, marked, recall_sections
 from workspace_memory.entries.index import rule_line as entry_with_body
 from workspace_memory.entries.model import EntryText
 from workspace_memory.kernel import metrics
@@ -33,8 +33,8 @@ from workspace_memory.kernel.terms import MemoryWrite as MemoryWrite
 from workspace_memory.kernel.terms import RecallStatus as RecallStatus
 from workspace_memory.search.entry_search import (
     MAX_QUERY_BYTES,
+    Found,
     SearchFilters,
-    SearchResult,
     SearchService,
     entries_revision,
 )
@@ -76,23 +76,24 @@ SELECTED_HEADING = (
 )
 
 
-def build_selection(results: list[SearchResult]) -> Index:
+def build_selection(found: Found) -> Index:
     """The search's results, best first, within `SELECTED_MAX_BYTES`: each as its index line (`- title — summary`,
-    the dated `[previously, …]` note of what it replaced, `[id]`) with its body on one indented line; an entry
-    whose body does not fit is shown by its line alone, and when not even that fits it and every later one are
-    counted on a last line - never a silent cut."""
+    the dated `[previously, …]` note of what it replaced, `[source changed]` when a cited text changed, `[id]`)
+    with its body on one indented line; an entry whose body does not fit is shown by its line alone, and when not
+    even that fits it and every later one are counted on a last line - never a silent cut. What the search left
+    out because a cited source is gone is counted in `hidden`, not on a line (as recall's index does)."""
     lines: list[str] = []
     recalled: list[tuple[str, int]] = []
     left_out = 0
     used = utf8_size(SELECTED_HEADING) + 1
     room = SELECTED_MAX_BYTES - 100  # kept for the "left out" line
-    for result in results:
+    for result in found.results:
         if left_out:
             left_out += 1
             continue
         shown = EntryText(result.title, result.summary, result.body, previously=result.previously)
-        full = entry_with_body(shown, result.entry_id)
-        bare = entry_with_body(replace(shown, body=""), result.entry_id)
+        full = marked(entry_with_body(shown, result.entry_id), result.entry_id, result.source_state)
+        bare = marked(entry_with_body(replace(shown, body=""), result.entry_id), result.entry_id, result.source_state)
         line = next((c for c in (full, bare) if used + utf8_size(c) + 1 <= room), None)
         if line is None:
             left_out += 1
@@ -101,10 +102,10 @@ def build_selection(results: list[SearchResult]) -> Index:
         lines.append(line)
         recalled.append((result.entry_id, result.revision))
     if not lines and not left_out:
-        return Index("", (), 0)
+        return Index("", (), 0, found.hidden)
     if left_out:
         lines.append(f"{left_out} more relevant entries not shown (over the budget); search_memory finds them.")
-    return Index("\n".join([SELECTED_HEADING, *lines]) + "\n", tuple(recalled), left_out)
+    return Index("\n".join([SELECTED_HEADING, *lines]) + "\n", tuple(recalled), left_out, found.hidden)
 
 
 def selection_query(message: str) -> str:
@@ -278,14 +279,14 @@ class RecallService:
         if revision == 0:  # no entry was ever written here: nothing to rank, no index to build
             return Index("", (), 0)
         with metrics.elapsed(Metric.SEARCH_LATENCY, origin=SearchOrigin.RECALL):
-            results = self._search.ranked(
+            found = self._search.ranked(
                 caller_of(authority),
                 revision,
                 selection_query(message),
                 SELECTED_K,
                 SearchFilters(exclude=shown, within=binding),
             )
-        return build_selection(results)
+        return build_selection(found)
 
     def _unavailable(self, ref: AdmissionRef, admission_id: str, turn_id: str | None) -> Recall:
         status = RecallStatus.UNAVAILABLE

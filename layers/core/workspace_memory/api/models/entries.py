@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Literal, Self
 
 from workspace_memory.api.models.base import FindingOut, OutModel, Untrusted, findings_out, omitted_when_none
 from workspace_memory.kernel.terms import (
@@ -17,7 +16,7 @@ from workspace_memory.kernel.terms import (
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
     from workspace_memory.entries.agent_memories import AgentMemoriesForgotten
     from workspace_memory.entries.model import EntryView, Marked, Written
-    from workspace_memory.search.entry_search import SearchResult
+    from workspace_memory.search.entry_search import Found, SearchResult
 
 
 class EntryWritten(OutModel):
@@ -148,6 +147,9 @@ class SearchResultOut(OutModel):
     title: str
     summary: str
     score: float
+    source_state: Literal[CitationState.OK, CitationState.CHANGED] | None = omitted_when_none()
+    """A hit whose revision cites something: `ok`, or `changed` when a cited text no longer hashes the same (a hit
+    whose cited source is gone is not answered: the answer's `hidden`); left out when it cites nothing."""
 
     @classmethod
     def of(cls, result: SearchResult) -> SearchResultOut:
@@ -155,13 +157,16 @@ class SearchResultOut(OutModel):
 
 
 class SearchOut(OutModel):
-    """docs/architecture.md#search-routes: `{results: [{entryId, revision, title, summary, score}]}`, best first."""
+    """docs/architecture.md#search-routes: `{results: [{entryId, revision, title, summary, score}], hidden}`."""
 
     results: list[SearchResultOut]
+    hidden: int
+    """How many better ranked entries were left out because a cited source is gone, expired, purged, forgotten or
+    not visible to the caller (the next best took their place while the workspace held more)."""
 
     @classmethod
-    def of(cls, results: Sequence[SearchResult]) -> Self:
-        return cls(results=[SearchResultOut.of(r) for r in results])
+    def of(cls, found: Found) -> Self:
+        return cls(results=[SearchResultOut.of(r) for r in found.results], hidden=found.hidden)
 
 
 class ForgottenOut(OutModel):

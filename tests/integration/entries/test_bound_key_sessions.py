@@ -18,6 +18,7 @@ import requests
 from scripts.localstack.resources import LocalResources
 from tests.integration.entries.test_agent_entry_api import agent_workspace, workspace_items
 from tests.support import ALL_SCOPE_NAMES, RUNTIME, Api, admission_headers, scan_all
+from workspace_memory.turns.recall import SELECTED_HEADING
 
 pytestmark = pytest.mark.integration
 
@@ -282,8 +283,8 @@ def test_search_and_recall_never_show_an_entry_outside(api: Api, team: dict[str,
 def test_recall_leaves_out_an_entry_inside_that_cites_one_outside(api: Api, team: dict[str, str]) -> None:
     """What an entry cites is judged within the binding too: for the bound session, a cited entry outside it is
     as gone as one its user cannot see, so recall's index leaves the entry citing it out; an unbound session's
-    index shows it. (The turn's message matches nothing, so no selective recall adds lines: search does not judge
-    citations yet, decisions/0078.)"""
+    index shows it. (The turn's message matches nothing, so no selective recall adds lines: the next test has
+    search and the selection.)"""
     ws, owner = team["ws"], team["owner"]
     cited = {"kind": "entry", "ref": team["by_prefix"], "sha256": hashlib.sha256(b"").hexdigest()}
     citing = human_entry(api, owner, ws, key="ops/payroll-note", summary="releases wait for payroll", sources=[cited])
@@ -297,6 +298,39 @@ def test_recall_leaves_out_an_entry_inside_that_cites_one_outside(api: Api, team
     assert citing not in blocks["bound"]
     assert team["inside"] in blocks["bound"]
     assert citing in blocks["unbound"]
+
+
+def test_search_and_selective_recall_leave_out_an_entry_inside_that_cites_one_outside(api: Api) -> None:
+    """Search's hits are judged within the binding as recall's index is (decisions/0081): for the bound session,
+    `search_memory` leaves out the entry inside that cites one outside and counts it (`hidden`), and the turn's
+    selection does not hand it to the model; an unbound session finds it, its citation `ok`."""
+    owner, ws = agent_workspace(api, "auto")
+    outside = human_entry(api, owner, ws, key="hr/payroll", summary="payroll runs monthly")
+    cited = {"kind": "entry", "ref": outside, "sha256": hashlib.sha256(b"").hexdigest()}
+    citing = human_entry(api, owner, ws, key="ops/rollbacks", summary="rollbacks wait for payroll", sources=[cited])
+    inside = human_entry(api, owner, ws, key="ops/rollback-window", summary="rollbacks go out on tuesdays")
+    opened = open_session(api, owner, ws, BIND)
+    assert opened.status_code == 201, opened.text
+    message = "when do rollbacks go out"
+    sessions = {
+        "bound": admitted_under(api, ws, owner, opened.json()["keySessionId"], message=message),
+        "unbound": admitted_under(api, ws, owner, api.key_session(owner, ws), message=message),
+    }
+    query = urlencode({"q": "rollbacks", "k": 20})
+    found = {
+        name: automation(api, "GET", f"/v1/automation/workspaces/{ws}/search?{query}", adm).json()
+        for name, adm in sessions.items()
+    }
+    recall = f"/v1/automation/workspaces/{ws}/memory?purpose=recall"
+    blocks = {name: automation(api, "GET", recall, adm).json()["block"] for name, adm in sessions.items()}
+
+    assert [r["entryId"] for r in found["bound"]["results"]] == [inside]
+    assert found["bound"]["hidden"] == 1
+    unbound = {r["entryId"]: r.get("sourceState") for r in found["unbound"]["results"]}
+    assert (unbound[citing], unbound[inside], found["unbound"]["hidden"]) == ("ok", None, 0)
+    assert citing not in blocks["bound"]  # neither in the index nor in the selection
+    assert f"[{inside}]" in blocks["bound"][blocks["bound"].index(SELECTED_HEADING) :]
+    assert f"[{citing}]" in blocks["unbound"][blocks["unbound"].index(SELECTED_HEADING) :]
 
 
 def test_a_forget_proposal_outside_is_not_found_and_writes_nothing(

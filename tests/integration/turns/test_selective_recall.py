@@ -4,6 +4,7 @@ budget, labelled untrusted context; the receipt lists them. Real moto server and
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 
 import pytest
@@ -11,9 +12,9 @@ import pytest
 from tests.integration.adapters.test_branch_keys import Calls
 from tests.integration.fence_support import DOC, Scene, add_member, make_scene
 from workspace_memory.entries.index import INDEX_HEADING, RULES_HEADING
-from workspace_memory.entries.model import Draft, EntryText
+from workspace_memory.entries.model import Draft, EntryText, Source
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.kernel.terms import EntryScope, EntryType
+from workspace_memory.kernel.terms import CitationKind, EntryScope, EntryType
 from workspace_memory.turns.framing import is_marker_like
 from workspace_memory.turns.recall import CLOSE_MARKER, SELECTED_HEADING, Recall, RecallStatus
 from workspace_memory.workspaces.access import Role
@@ -140,3 +141,75 @@ def test_a_warm_round_with_selective_recall_costs_no_extra_aws_call(settings: Se
     assert sorted(with_selection) == sorted([*without, "dynamodb.TransactGetItems"])
     assert with_selection.count("dynamodb.TransactGetItems") == 2
     assert [name for name in with_selection if name.startswith("kms.")] == []
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_selective_recall_leaves_out_what_cites_a_gone_source_and_marks_a_changed_one(settings: Settings) -> None:
+    """The selection is judged as the index is (docs/decisions/0081): an entry whose cited document version was
+    purged or whose cited entry was forgotten is not handed to the model, one whose cited entry changed its body
+    is, marked `[source changed]`; the receipt's `selected` names only what was given. Warm, the selection adds
+    one consistent read of what its hits cite and decrypts no cited text."""
+    scene = make_scene(settings)  # version 1 is DOC
+    svc = scene.svc
+    assert svc.document.save(scene.owner, scene.ws, "# Memory\n", 1).version.version == 2
+    cited = create(scene, EntryText("Canary owner", "Dana runs the canary", "Fridays"))
+    doomed = create(scene, EntryText("Freeze owner", "Sam calls the freeze", "Fridays"))
+    by_version = create(
+        scene,
+        EntryText(
+            "Deploy window",
+            "production releases go out on Tuesdays",
+            "",
+            (Source(CitationKind.DOCUMENT_VERSION, "1", _sha(DOC)),),
+        ),
+    )
+    by_doomed = create(
+        scene,
+        EntryText(
+            "Release freeze",
+            "no production releases in December",
+            "",
+            (Source(CitationKind.ENTRY, doomed, _sha("Fridays")),),
+        ),
+    )
+    by_entry = create(
+        scene,
+        EntryText(
+            "Deploy window canary",
+            "production releases wait for the canary",
+            "",
+            (Source(CitationKind.ENTRY, cited, _sha("Fridays")),),
+        ),
+    )
+    first, _ = recall(scene, scene.owner, MESSAGE)
+    assert {by_version, by_doomed, by_entry} <= {entry_id for entry_id, _ in first.selected}
+    assert "[source changed]" not in first.block
+
+    svc.purge.purge(scene.owner, scene.ws, "- first fact")
+    svc.entries.forget(scene.owner, scene.ws, doomed)
+    changed = Draft(EntryType.FACT, EntryText("Canary owner", "Dana runs the canary", "Mondays"))
+    svc.entries.supersede(scene.owner, scene.ws, cited, changed, 1)
+    scene.clock.advance(1)
+    admitted = scene.admit(message=MESSAGE)
+    adm, cred = admitted.admission.id, admitted.credential
+    svc.recall.recall(scene.ws, adm, cred)  # warms the index, the lines and the cited texts' digests
+    computed = svc.search.citations.digests.computed
+    calls = Calls(svc.clients.dynamodb, svc.clients.kms)
+    result = svc.recall.recall(scene.ws, adm, cred)
+    made = calls.names()
+    selected = selection(result.block)
+    assert f"- Deploy window canary — production releases wait for the canary [source changed] [{by_entry}]" in selected
+    assert f"[{by_version}]" not in result.block
+    assert f"[{by_doomed}]" not in result.block
+    assert by_entry in {entry_id for entry_id, _ in result.selected}
+    assert not {by_version, by_doomed} & {entry_id for entry_id, _ in result.selected}
+    receipt = svc.recall.receipts(scene.owner, admitted.admission.conversation_id, 10, None).receipts[-1]
+    assert receipt.selected == tuple(f"{entry_id}@{revision}" for entry_id, revision in result.selected)
+    # the authority, what the index's lines cite, what the selection's hits cite (no rule here: nothing for the
+    # rules); no KMS, no cited text decrypted again
+    assert made.count("dynamodb.TransactGetItems") == 3
+    assert calls.kms() == []
+    assert svc.search.citations.digests.computed == computed

@@ -4,7 +4,9 @@ member's private entry never reaches another member's turn."""
 
 from __future__ import annotations
 
+import hashlib
 import uuid
+from typing import Any
 
 import pytest
 
@@ -39,8 +41,10 @@ def model() -> SeenPrompts:
     return SeenPrompts()
 
 
-def create(api: Api, user: str, ws: str, title: str, summary: str, body: str, scope: str = "workspace") -> str:
-    payload = {"scope": scope, "type": "fact", "title": title, "summary": summary, "body": body}
+def create(
+    api: Api, user: str, ws: str, title: str, summary: str, body: str, scope: str = "workspace", **extra: Any
+) -> str:
+    payload = {"scope": scope, "type": "fact", "title": title, "summary": summary, "body": body, **extra}
     response = api.call("POST", f"/v1/workspaces/{ws}/entries", user=user, json=payload)
     assert response.status_code == 201, response.text
     entry_id: str = response.json()["entryId"]
@@ -130,3 +134,68 @@ def test_a_superseded_fact_reaches_the_model_only_as_the_dated_note_of_its_succe
     assert note in prompt[selection:]  # and in the selection, the tail
     assert prompt.count(old) == prompt.count(f'"{old}"] [{entry_id}]') == 2  # only inside notes, never alone
     assert prompt.endswith(CLOSE_MARKER)
+
+
+def _cites(kind: str, ref: str, text: str) -> dict[str, Any]:
+    return {"sources": [{"kind": kind, "ref": ref, "sha256": hashlib.sha256(text.encode()).hexdigest()}]}
+
+
+def test_a_turn_is_handed_no_entry_whose_source_is_gone_and_a_changed_one_marked(
+    api: Api, svc: Services, worker: Settings, model: SeenPrompts
+) -> None:
+    """What the selection and `search_memory` hand the model is judged by what it cites, as the index is
+    (docs/decisions/0081): an entry citing a purged version reaches no round, by neither; one whose cited entry
+    changed its body reaches it marked `[source changed]`, in the selection and in the tool's result."""
+    retired = "- releases ship from the old pipeline"
+    first = f"# Memory\n{retired}\n"
+    owner, ws = auto_workspace(api, first)  # version 1
+    assert api.save(owner, ws, "# Memory\n- releases ship from the new pipeline\n", 1).status_code == 200
+    cited = create(api, owner, ws, "Pipeline owner", "Dana owns the pipeline", "Fridays")
+    gone = create(
+        api,
+        owner,
+        ws,
+        "Release pipeline",
+        "production releases ship from the old pipeline",
+        "",
+        **_cites("document-version", "1", first),
+    )
+    changed = create(
+        api,
+        owner,
+        ws,
+        "Release sign-off",
+        "production releases ship after Dana signs off",
+        "",
+        **_cites("entry", cited, "Fridays"),
+    )
+    purged = api.call("POST", f"/v1/workspaces/{ws}/memory/purge", user=owner, json={"line": retired})
+    assert purged.status_code == 200, purged.text
+    moved = api.call(
+        "PUT",
+        f"/v1/workspaces/{ws}/entries/{cited}",
+        user=owner,
+        json={"type": "fact", "title": "Pipeline owner", "summary": "Dana owns the pipeline", "body": "Mondays"},
+        headers={"X-Base-Revision": "1"},
+    )
+    assert moved.status_code == 200, moved.text
+
+    question = f"When do production releases ship? {uuid.uuid4().hex[:6]}"
+    conv = f"conv-{uuid.uuid4().hex[:8]}"
+    view = finish(worker, svc, start_turn(api, owner, ws, conv, f"search: production releases ship\n{question}", None))
+    assert [(o.tool, o.outcome) for o in view.tool_outcomes] == [(ToolName.SEARCH_MEMORY, "found")]
+    prompts = model.prompts[question]
+    assert len(prompts) == 2
+    for prompt in prompts:
+        section = prompt[prompt.index(SELECTED_HEADING) :]
+        assert (
+            f"- Release sign-off — production releases ship after Dana signs off [source changed] [{changed}]"
+            in section
+        )
+        assert f"[{gone}]" not in prompt
+    assert view.answer is not None
+    assert f"[source changed] [{changed}]" in view.answer  # search_memory's result, quoted by the scripted model
+    assert gone not in view.answer
+    receipts = api.call("GET", f"/v1/conversations/{conv}/memory-receipts", user=owner).json()["receipts"]
+    assert all(f"{gone}@1" not in r.get("selected", []) for r in receipts)
+    assert all(f"{changed}@1" in r["selected"] for r in receipts)

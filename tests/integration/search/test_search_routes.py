@@ -52,7 +52,7 @@ def test_search_answers_the_design_shape_for_any_member_and_nobody_else(api: Api
     assert top == {**top, "entryId": deploy, "revision": 1, "title": "Deploy window"}
     only_rules = search(api, owner, ws, "q=release&type=rule").json()["results"]
     assert [r["entryId"] for r in only_rules] == [rule]
-    assert search(api, owner, ws, "q=kubernetes+helm+chart").json() == {"results": []}
+    assert search(api, owner, ws, "q=kubernetes+helm+chart").json() == {"results": [], "hidden": 0}
     refused = search(api, stranger, ws, "q=Tuesdays")
     assert (refused.status_code, refused.json()["error"]["code"]) == (404, "WORKSPACE_NOT_FOUND")
     assert stored(resources, ws) == before  # a search writes nothing

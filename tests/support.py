@@ -56,6 +56,12 @@ class Api(DevClient):
     def clear(self, user: str, ws: str, base: int) -> requests.Response:
         return self._on_base("POST", f"/v1/workspaces/{ws}/memory/clear", user, base)
 
+    def supersede(self, user: str, ws: str, entry_id: str, body: dict[str, Any], base: int) -> None:
+        """A new revision of an entry, made against revision `base` (the X-Base-Revision header)."""
+        path = f"/v1/workspaces/{ws}/entries/{entry_id}"
+        response = self.call("PUT", path, user=user, json=body, headers={"X-Base-Revision": str(base)})
+        assert response.status_code == 200, response.text
+
     def key_session(self, user: str, ws: str, scopes: Sequence[str] | None = ALL_SCOPE_NAMES) -> str:
         """A key session `user` opens in `ws`, asking for all three scopes unless given (None: asks for none, the
         service's default, `memory:read`): what automation admits under."""

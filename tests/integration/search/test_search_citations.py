@@ -91,14 +91,8 @@ def test_a_hit_citing_a_gone_source_is_left_out_and_counted_and_a_changed_one_is
     assert purged.status_code == 200, purged.text
     assert purged.json()["purgedVersions"] == [1]
     assert api.call("DELETE", f"/v1/workspaces/{ws}/entries/{doomed}", user=owner).status_code == 204
-    moved = api.call(
-        "PUT",
-        f"/v1/workspaces/{ws}/entries/{cited}",
-        user=owner,
-        json={"type": "fact", "title": "Handbook owner", "summary": "Dana keeps the handbook", "body": "Mondays"},
-        headers={"X-Base-Revision": "1"},
-    )
-    assert moved.status_code == 200, moved.text
+    body = {"type": "fact", "title": "Handbook owner", "summary": "Dana keeps the handbook", "body": "Mondays"}
+    api.supersede(owner, ws, cited, body, 1)
 
     before = stored(resources, ws)
     everything = search(api, owner, ws, "pager rota", 20)

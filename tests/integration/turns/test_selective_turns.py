@@ -171,14 +171,8 @@ def test_a_turn_is_handed_no_entry_whose_source_is_gone_and_a_changed_one_marked
     )
     purged = api.call("POST", f"/v1/workspaces/{ws}/memory/purge", user=owner, json={"line": retired})
     assert purged.status_code == 200, purged.text
-    moved = api.call(
-        "PUT",
-        f"/v1/workspaces/{ws}/entries/{cited}",
-        user=owner,
-        json={"type": "fact", "title": "Pipeline owner", "summary": "Dana owns the pipeline", "body": "Mondays"},
-        headers={"X-Base-Revision": "1"},
-    )
-    assert moved.status_code == 200, moved.text
+    body = {"type": "fact", "title": "Pipeline owner", "summary": "Dana owns the pipeline", "body": "Mondays"}
+    api.supersede(owner, ws, cited, body, 1)
 
     question = f"When do production releases ship? {uuid.uuid4().hex[:6]}"
     conv = f"conv-{uuid.uuid4().hex[:8]}"

@@ -89,15 +89,10 @@ class Citations:
         return [[self._state(workspace_id, user_id, s, found, now, within) for s in sources] for sources in cited_by]
 
     def judge_entries(
-        self,
-        workspace_id: str,
-        user_id: str,
-        cited_by: Sequence[Sequence[Source]],
-        now: float,
-        within: KeyBinding | None = None,
+        self, workspace_id: str, user_id: str, cited_by: Sequence[Sequence[Source]], now: float
     ) -> list[CitationState | None]:
-        """`judge`, one state per entry (`overall`): search's hits."""
-        return [overall(states) for states in self.judge(workspace_id, user_id, cited_by, now, within)]
+        """`judge`, one state per entry (`overall`)."""
+        return [overall(states) for states in self.judge(workspace_id, user_id, cited_by, now)]
 
     def _state(
         self, workspace_id: str, user_id: str, source: Source, found: Cited, now: float, within: KeyBinding | None

@@ -22,7 +22,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from workspace_memory.document.versions import utf8_size
-from workspace_memory.entries.citations import Citations
+from workspace_memory.entries.citations import Citations, overall
 from workspace_memory.entries.model import EntryText, Previously, SealedVector, entry_context
 from workspace_memory.entries.validation import validate_key_prefix
 from workspace_memory.kernel import metrics
@@ -250,14 +250,13 @@ class SearchService:
         reads = partial(entry_queries.read_counts, self._table, workspace_id)  # asked only when scores tie
         mask = admitted(index.columns, caller, filters)
         now = self._clock.now()
-        kept, hidden = judged(
-            lambda n: index.search(query, n, mask=mask, reads=reads),
-            index.docs,
-            k,
-            lambda docs: self.citations.judge_entries(
-                workspace_id, caller.user_id, [d.sources for d in docs], now, filters.within
-            ),
-        )
+
+        def judge(docs: Sequence[SearchDoc]) -> list[CitationState | None]:
+            cited_by = [doc.sources for doc in docs]
+            judged_now = self.citations.judge(workspace_id, caller.user_id, cited_by, now, filters.within)
+            return [overall(states) for states in judged_now]
+
+        kept, hidden = judged(lambda n: index.search(query, n, mask=mask, reads=reads), index.docs, k, judge)
         return Found([_result(index.docs[h.position], h.score, state) for h, state in kept], hidden)
 
     def index(self, workspace_id: str, entries_revision: int) -> HybridIndex:

@@ -186,8 +186,7 @@ class SearchDoc:
     previously: Previously | None = None
     """What the revision replaced (one hop), shown with it and never ranked: a replaced statement is history."""
     sources: tuple[Source, ...] = ()
-    """What the revision cites, never ranked: judged after ranking, for the hits a search returns only
-    (docs/decisions/0081)."""
+    """What the revision cites, never ranked: judged for the hits a search answers (docs/decisions/0081)."""
 
     @property
     def text(self) -> str:

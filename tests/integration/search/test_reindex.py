@@ -75,7 +75,7 @@ def test_steps_from_fresh_processes_seal_the_snapshot_until_a_cold_search_decryp
     ]
     assert sealed_ids(svc, ws) == set(ids)
     search = cold(svc, snapshot_after=50)
-    assert [r.entry_id for r in search.search(owner, ws, "step 5 failover", 1)] == [ids[5]]
+    assert [r.entry_id for r in search.search(owner, ws, "step 5 failover", 1).results] == [ids[5]]
     assert search.last_build is not None
     assert (search.last_build.decrypted, search.last_build.from_snapshot) == (0, True)
     assert "failover" not in str(item_bytes(snapshot_items(svc, ws)))
@@ -88,7 +88,7 @@ def test_an_incomplete_snapshot_is_reused_but_never_served_as_whole(svc: Service
     missing = (set(ids) - sealed_ids(svc, ws)).pop()
     number = ids.index(missing)
     search = cold(svc, snapshot_after=50)
-    assert [r.entry_id for r in search.search(owner, ws, f"step {number} failover", 1)] == [missing]
+    assert [r.entry_id for r in search.search(owner, ws, f"step {number} failover", 1).results] == [missing]
     assert search.last_build is not None
     assert (search.last_build.decrypted, search.last_build.from_snapshot) == (4, True)
 
@@ -114,7 +114,7 @@ def test_a_write_between_steps_is_taken_in(svc: Services, settings: Settings) ->
     assert fresh(settings).step(owner, ws) == ReindexProgress(6, 6, 3, True)
     assert sealed_ids(svc, ws) == {*ids, added}
     search = cold(svc, snapshot_after=50)
-    top = search.search(owner, ws, "database lead", 1)
+    top = search.search(owner, ws, "database lead", 1).results
     assert [(r.entry_id, r.revision) for r in top] == [(ids[0], 2)]
     assert search.last_build is not None
     assert search.last_build.decrypted == 0

@@ -244,7 +244,8 @@ class SearchService:
         """A search for a caller already loaded with the workspace's `entriesRevision` (recall reads both in its
         own consistent read). Where scores tie, the heads of the tied entries are read for their read counts.
         The hits are then judged by what they cite, as the list judges its rows (`judged`): one consistent read
-        of what the returned hits cite, none when they cite nothing."""
+        of what the answered hits cite (none when they cite nothing; one more per round ranking past a dropped
+        hit)."""
         workspace_id = caller.workspace.id
         index = self.index(workspace_id, entries_revision)
         reads = partial(entry_queries.read_counts, self._table, workspace_id)  # asked only when scores tie

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.integration.entry_support import draft
-from tests.integration.search.test_search_snapshot import cold, snapshot_items
+from tests.integration.search.test_search_snapshot import cold, scene, snapshot_items
 from tests.support import Api, item_bytes, new_user, scan_all
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.kernel.errors import Forbidden
@@ -17,7 +17,7 @@ from workspace_memory.kernel.settings import Settings
 from workspace_memory.search import search_snapshot
 from workspace_memory.search.reindex import Reindexer, ReindexProgress
 from workspace_memory.store import keys
-from workspace_memory.workspaces.access import Role, ShareType
+from workspace_memory.workspaces.access import Role
 
 pytestmark = pytest.mark.integration
 
@@ -31,16 +31,6 @@ def fresh(settings: Settings, step: int = 3) -> Reindexer:
     """A reindexer in a new process's state: new clients, a cold branch-key cache, no warm index."""
     base = build_services(settings)
     return Reindexer(base.table, base.cipher, base.clock, base.search, step=step)
-
-
-def scene(svc: Services, entries: int) -> tuple[str, str, list[str]]:
-    owner = new_user("owner")
-    ws = svc.access.create_workspace(owner, "reindex", ShareType.SHARED)
-    ids = [
-        svc.entries.create(owner, ws, draft(f"Runbook {n}", f"step {n} of the failover drill")).entry_id
-        for n in range(entries)
-    ]
-    return owner, ws, ids
 
 
 def stored(resources: Any, ws: str) -> list[bytes]:

@@ -31,7 +31,7 @@ from scripts.search_quality import (
     score,
 )
 from workspace_memory.search import engine as search
-from workspace_memory.search.engine import Embedder, HybridIndex, LocalEmbedder, Mode
+from workspace_memory.search.engine import Embedder, HybridIndex, LocalEmbedder, Mode, TitanEmbedder
 
 MODES = (Mode.BM25, Mode.EMBEDDING, Mode.HYBRID)
 
@@ -101,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         embedder.save()
 
 
-EMBEDDERS = ("wordllama", "minilm")
+EMBEDDERS = ("wordllama", "minilm", "titan")
 
 
 def default_embedders() -> list[str]:
@@ -112,7 +112,13 @@ def cached(name: str, cache: Path) -> locomo.CachedEmbedder:
     """An embedder by name, its vectors cached between runs under `cache` (never in the repository)."""
     if name not in EMBEDDERS:
         raise SystemExit(f"unknown embedder {name!r}: one of {', '.join(EMBEDDERS)}")
-    inner: Embedder = LocalEmbedder() if name == "wordllama" else minilm.MiniLMEmbedder(cache)
+    inner: Embedder
+    if name == "titan":  # only when asked for: the one embedder that leaves the machine (AWS credentials)
+        import boto3
+
+        inner = TitanEmbedder(boto3.client("bedrock-runtime"))
+    else:
+        inner = LocalEmbedder() if name == "wordllama" else minilm.MiniLMEmbedder(cache)
     return locomo.CachedEmbedder(inner, cache / f"{inner.model_id}.npz")
 
 

@@ -271,6 +271,7 @@ KINDS: tuple[ItemKind, ...] = (
             "docs": INT,
             "bytes": INT,
             "sha256": HASH,
+            "complete": BOOL,  # false while an owner's reindex is still adding revisions
             "part": SEALED,  # a chunk's bytes: one slice of the snapshot's single sealed message
             "ttl": INT,
         },

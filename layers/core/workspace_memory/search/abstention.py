@@ -39,5 +39,8 @@ def nothing_relevant(
         return True
     admitted = np.flatnonzero((fused > 0) & mask)
     leading = admitted if len(admitted) <= DEPTH else admitted[np.argpartition(-fused[admitted], DEPTH - 1)[:DEPTH]]
-    held = max((sum(v for t, v in idf.items() if t in set(tokens[i])) for i in leading), default=0.0)
+    held = 0.0
+    for i in leading:  # each document's words made a set once, not once per query term
+        words = set(tokens[i])
+        held = max(held, sum(v for t, v in idf.items() if t in words))
     return held / mass < COVERAGE

@@ -359,9 +359,10 @@ class HybridIndex:
         rankings: list[Positions] = []
         ranks: list[NDArray[np.float64]] = []
         weights: list[float] = []
-        terms = tokenize([query])[0]
+        terms: list[str] = []
         cosines: Any = None
         if mode is not Mode.EMBEDDING:
+            terms = tokenize([query])[0]
             scores = self._bm25.scores(terms, mask)  # with the statistics of what `mask` admits
             rankings.append(_descending(scores, scores > 0))  # no terms (`the`, `9`): the embeddings alone decide
             ranks.append(shared_ranks(scores[rankings[-1]]))

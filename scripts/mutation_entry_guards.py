@@ -57,8 +57,8 @@ ENTRY_CURATED = [
     Curated(
         "asOf: no revision past its retention (search index)",
         CORE + "search/entry_search.py",
-        "metadata = [m for m in listed if not m.expired(now)]",
-        "metadata = [m for m in listed if not m.expired(now) or True]",
+        "return [m for m in listed if not m.expired(now)]",
+        "return [m for m in listed if not m.expired(now) or True]",
         (AS_OF_RETAINED,),
     ),
     Curated(

@@ -281,14 +281,11 @@ class SearchService:
             held = {(d.entry_id, d.revision): d for d in warm.index.docs}
         else:
             held = {} if snapshot is None else {(d.entry_id, d.revision): d for d in snapshot.docs}
-        # Every revision's metadata, up to 1,000 a page (at 1,000 entries the bench found a short page that
-        # was not the last one: the listing runs until an empty page).
-        listed = search_queries.revision_metadata(self._table, workspace_id, page_size=METADATA_PAGE)
-        metadata = [m for m in listed if not m.expired(now)]
+        metadata = self.retained(workspace_id, now)
         docs, decrypted = self.assembled(workspace_id, metadata, held)
         index = HybridIndex(docs, self._embedder) if warm is None else warm.index.rebuilt(docs)
-        ttls = [m.ttl for m in metadata if m.ttl is not None]
-        self.warm.put(workspace_id, _Warm(entries_revision, index, index.nbytes, min(ttls) if ttls else None))
+        expires = earliest_expiry(metadata)
+        self.warm.put(workspace_id, _Warm(entries_revision, index, index.nbytes, expires))
         stored = False
         if self._snapshot_after is not None and decrypted > self._snapshot_after and entries_revision > 0:
             stored = search_snapshot.store(
@@ -298,10 +295,16 @@ class SearchService:
                 entries_revision,
                 index.docs,
                 now=now,
-                ttl=min(ttls) if ttls else None,
+                ttl=expires,
             )
         self.last_build = BuildStats(decrypted, from_snapshot=snapshot is not None, snapshot_stored=stored)
         return index
+
+    def retained(self, workspace_id: str, now: float) -> list[RevisionMetadata]:
+        """Every revision's metadata not expired at `now`, up to 1,000 a page, no ciphertext (at 1,000 entries the
+        bench found a short page that was not the last one: the listing runs until an empty page)."""
+        listed = search_queries.revision_metadata(self._table, workspace_id, page_size=METADATA_PAGE)
+        return [m for m in listed if not m.expired(now)]
 
     def assembled(
         self,
@@ -337,6 +340,12 @@ class SearchService:
                 context = entry_context(workspace_id, *meta.at)
                 plaintext = unseal(self._cipher, record.ciphertext, context, record.sha256)
                 yield meta.at, (EntryText.parse(plaintext), SealedVector.of(plaintext))
+
+
+def earliest_expiry(metadata: Sequence[RevisionMetadata]) -> int | None:
+    """The earliest `ttl` of the revisions: an index or snapshot holding them lives no longer."""
+    ttls = [m.ttl for m in metadata if m.ttl is not None]
+    return min(ttls) if ttls else None
 
 
 def _doc(meta: RevisionMetadata, text: EntryText, sealed: SealedVector | None) -> SearchDoc:

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from workspace_memory.search import search_snapshot
-from workspace_memory.search.entry_search import METADATA_PAGE, entries_revision
-from workspace_memory.store import keys, search_queries
+from workspace_memory.search.entry_search import earliest_expiry, entries_revision
+from workspace_memory.store import keys
 from workspace_memory.workspaces.access import load_caller
 
 if TYPE_CHECKING:
@@ -57,15 +57,16 @@ class Reindexer:
         revision = entries_revision(counter)
         now = self._clock.now()
         snapshot = search_snapshot.load(self._table, self._cipher, workspace_id, now)
-        listed = search_queries.revision_metadata(self._table, workspace_id, page_size=METADATA_PAGE)
-        metadata = [m for m in listed if not m.expired(now)]
+        if revision == 0:
+            return ReindexProgress(0, 0, 0, True)
+        if snapshot is not None and snapshot.complete and snapshot.entries_revision == revision:
+            # whole at this revision, and unexpired: it holds every revision retained, nothing to list
+            return ReindexProgress(len(snapshot.docs), len(snapshot.docs), 0, True)
+        metadata = self._search.retained(workspace_id, now)
         before = 0 if snapshot is None else len(snapshot.docs)
-        if revision == 0 or (snapshot is not None and snapshot.complete and snapshot.entries_revision == revision):
-            return ReindexProgress(len(metadata) if revision else 0, len(metadata), 0, True)
         held = {} if snapshot is None else {(d.entry_id, d.revision): d for d in snapshot.docs}
         docs, decrypted = self._search.assembled(workspace_id, metadata, held, self._step)
         complete = len(docs) == len(metadata)
-        ttls = [m.ttl for m in metadata if m.ttl is not None]
         stored = search_snapshot.store(
             self._table,
             self._cipher,
@@ -73,7 +74,7 @@ class Reindexer:
             revision,
             docs,
             now=now,
-            ttl=min(ttls) if ttls else None,
+            ttl=earliest_expiry(metadata),
             complete=complete,
         )
         if not stored:

@@ -31,7 +31,8 @@ from scripts.search_quality import (
     score,
 )
 from workspace_memory.search import engine as search
-from workspace_memory.search.engine import Embedder, HybridIndex, LocalEmbedder, Mode, TitanEmbedder
+from workspace_memory.search.embedders import LocalEmbedder, TitanEmbedder
+from workspace_memory.search.engine import Embedder, HybridIndex, Mode
 
 MODES = (Mode.BM25, Mode.EMBEDDING, Mode.HYBRID)
 

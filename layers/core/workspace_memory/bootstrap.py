@@ -147,7 +147,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
 
 def build_embedder(settings: Settings) -> Embedder:
     """The local model unless EMBEDDER=bedrock; neither is loaded until the first vector is asked for."""
-    from workspace_memory.search.engine import LocalEmbedder, TitanEmbedder
+    from workspace_memory.search.embedders import LocalEmbedder, TitanEmbedder
 
     if settings.embedder == "bedrock":
         from workspace_memory.adapters.aws import build_bedrock_client

@@ -14,7 +14,7 @@ from workspace_memory.entries.index import build_index
 from workspace_memory.entries.model import Filters
 from workspace_memory.kernel.clock import DAY_SECONDS
 from workspace_memory.kernel.errors import EntryNotFound, Forbidden, InvalidInput
-from workspace_memory.search.engine import LocalEmbedder
+from workspace_memory.search.embedders import LocalEmbedder
 from workspace_memory.search.entry_search import SearchService
 from workspace_memory.store import keys
 

@@ -9,7 +9,7 @@ import pytest
 from tests.unit.entries.test_entries_rules import EDITOR, OWNER, VIEWER, draft, make
 from workspace_memory.entries.index import build_index
 from workspace_memory.entries.model import PREVIOUSLY_MAX_CHARS
-from workspace_memory.search.engine import LocalEmbedder
+from workspace_memory.search.embedders import LocalEmbedder
 from workspace_memory.search.entry_search import SearchService
 from workspace_memory.turns.recall import build_selection
 

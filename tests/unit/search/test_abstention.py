@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from scripts.search_quality import build_index, load_entries
-from workspace_memory.search.engine import HybridIndex, LocalEmbedder, Mode, SearchDoc
+from workspace_memory.search.embedders import LocalEmbedder
+from workspace_memory.search.engine import HybridIndex, Mode, SearchDoc
 
 
 @pytest.fixture(scope="module")

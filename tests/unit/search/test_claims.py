@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from workspace_memory.search.claims import Relation, Words, relation
-from workspace_memory.search.engine import LocalEmbedder, embedding_text, tokenize
+from workspace_memory.search.embedders import LocalEmbedder
+from workspace_memory.search.engine import embedding_text, tokenize
 
 Entry = tuple[str, str, str, str | None]
 

@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from workspace_memory.search.embedders import LocalEmbedder
 from workspace_memory.search.engine import (
     RRF_K,
     HybridIndex,
-    LocalEmbedder,
     Mode,
     SearchDoc,
     fuse,

@@ -23,7 +23,8 @@ from scripts.search_quality import (
     score,
     shared_tokens,
 )
-from workspace_memory.search.engine import HybridIndex, LocalEmbedder, Mode
+from workspace_memory.search.embedders import LocalEmbedder
+from workspace_memory.search.engine import HybridIndex, Mode
 
 KEY = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9.-]*$")
 

@@ -16,7 +16,7 @@ from botocore.stub import ANY, Stubber
 from workspace_memory.bootstrap import build_embedder
 from workspace_memory.kernel.errors import Unavailable
 from workspace_memory.kernel.settings import Settings
-from workspace_memory.search.engine import TITAN_MODEL_ID, LocalEmbedder, TitanEmbedder
+from workspace_memory.search.embedders import TITAN_MODEL_ID, LocalEmbedder, TitanEmbedder
 
 pytestmark = pytest.mark.unit
 

@@ -15,6 +15,7 @@ from urllib.parse import quote, urlencode
 
 import urllib3
 from pydantic import ValidationError
+from pydantic.alias_generators import to_camel
 
 from workspace_memory.api.models.automation import (
     AdmissionOut,
@@ -27,6 +28,7 @@ from workspace_memory.api.models.automation import (
     VerificationOut,
 )
 from workspace_memory.api.models.base import OutModel
+from workspace_memory.api.models.consolidation import PairsOut, RunCountsOut, RunOut
 from workspace_memory.api.models.deletion import BranchKeyDestroyedOut, PurgeBatchOut
 from workspace_memory.api.models.entries import AgentEntryOut, AgentSearchOut
 from workspace_memory.api.models.entry_pages import AgentEntriesOut
@@ -167,6 +169,18 @@ class ImportApi(Protocol):
     def apply_import_file(self, workspace_id: str, import_id: str, file: str) -> ApiResponse[ImportFileOut]: ...
 
     def finish_import(self, workspace_id: str, import_id: str) -> ApiResponse[ImportFinishOut]: ...
+
+
+class ConsolidationApi(Protocol):
+    """What the consolidation activities need of the automation API (the HTTP client below, or a fake)."""
+
+    def consolidation_pairs(self, workspace_id: str, run_id: str, trigger: str) -> ApiResponse[PairsOut]: ...
+
+    def propose_consolidation(
+        self, workspace_id: str, run_id: str, verdicts: list[dict[str, Any]]
+    ) -> ApiResponse[RunCountsOut]: ...
+
+    def finish_consolidation(self, workspace_id: str, run_id: str, counts: dict[str, int]) -> ApiResponse[RunOut]: ...
 
 
 class HttpApi:
@@ -314,6 +328,23 @@ class AutomationApi(HttpApi):
 
     def finish_import(self, workspace_id: str, import_id: str) -> ApiResponse[ImportFinishOut]:
         return self._call(ImportFinishOut, "POST", f"{_import_path(workspace_id, import_id)}/finish", {})
+
+    def consolidation_pairs(self, workspace_id: str, run_id: str, trigger: str) -> ApiResponse[PairsOut]:
+        return self._call(PairsOut, "POST", f"{_run_path(workspace_id, run_id)}/pairs", {"trigger": trigger})
+
+    def propose_consolidation(
+        self, workspace_id: str, run_id: str, verdicts: list[dict[str, Any]]
+    ) -> ApiResponse[RunCountsOut]:
+        body = {"verdicts": [{to_camel(k): v for k, v in verdict.items()} for verdict in verdicts]}
+        return self._call(RunCountsOut, "POST", f"{_run_path(workspace_id, run_id)}/proposals", body)
+
+    def finish_consolidation(self, workspace_id: str, run_id: str, counts: dict[str, int]) -> ApiResponse[RunOut]:
+        body = {to_camel(k): v for k, v in counts.items()}
+        return self._call(RunOut, "POST", f"{_run_path(workspace_id, run_id)}/finish", body)
+
+
+def _run_path(workspace_id: str, run_id: str) -> str:
+    return f"/v1/automation/workspaces/{quote(workspace_id)}/consolidation/runs/{quote(run_id)}"
 
 
 def _import_path(workspace_id: str, import_id: str) -> str:

@@ -23,6 +23,8 @@ from temporalio.worker import Worker, WorkerConfig
 
 from workflows.activities import TOOL_ACTIVITIES, TurnActivities
 from workflows.automation import Auth, AutomationApi, DevAuth, SigV4Auth
+from workflows.consolidation_activities import ConsolidationActivities
+from workflows.consolidation_workflow import WorkspaceConsolidationWorkflow
 from workflows.deletion_activities import DeletionActivities
 from workflows.deletion_workflow import WorkspaceDeletionWorkflow
 from workflows.erasure_activities import ErasureActivities
@@ -48,6 +50,7 @@ class WorkerParts:
     erasure: ErasureActivities | None = None
     export: ExportActivities | None = None
     imports: ImportActivities | None = None
+    consolidation: ConsolidationActivities | None = None
 
 
 def automation_auth(settings: Settings) -> Auth:
@@ -64,12 +67,14 @@ def build_worker_parts(settings: Settings, provider: ModelProvider | None = None
         raise ValueError("AUTOMATION_BASE_URL is required")
     clients = build_clients(settings)
     api = AutomationApi(settings.automation_base_url, automation_auth(settings))
+    model = provider or build_provider(settings)
     return WorkerParts(
-        activities=TurnActivities(api, provider or build_provider(settings)),
+        activities=TurnActivities(api, model),
         deletion=DeletionActivities(api),
         erasure=ErasureActivities(api),
         export=ExportActivities(api),
         imports=ImportActivities(api),
+        consolidation=ConsolidationActivities(api, model),
         converter=data_converter(payload_cipher(clients.kms, settings.kms_key_id)),
     )
 
@@ -86,7 +91,11 @@ def activities_of(parts: WorkerParts) -> list[Any]:
     i = parts.imports
     imports = [] if i is None else [i.apply_import_file, i.finish_import]
     histories = [] if d is None and r is None else [delete_turn_histories]
-    return [*turn, *deletion, *histories, *erasure, *export, *imports]
+    c = parts.consolidation
+    consolidation = (
+        [] if c is None else [c.consolidation_pairs, c.judge_pair, c.propose_consolidation, c.finish_consolidation_run]
+    )
+    return [*turn, *deletion, *histories, *erasure, *export, *imports, *consolidation]
 
 
 WORKFLOWS = [
@@ -95,6 +104,7 @@ WORKFLOWS = [
     MemberErasureWorkflow,
     WorkspaceExportWorkflow,
     WorkspaceImportWorkflow,
+    WorkspaceConsolidationWorkflow,
 ]
 """Every workflow the worker runs (the long-running worker and the Lambda worker alike)."""
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Query
 
+from workspace_memory.api.consolidation_routes import register as register_consolidation
 from workspace_memory.api.http import (
     build_resolver,
     human_user,
@@ -355,4 +356,5 @@ def find_mentions(ws: str, body: Annotated[FindMentions, Body()]) -> Response[Me
     return respond(200, MentionsOut.of(mention_search().find(human_user(app), ws, body.terms)))
 
 
+register_consolidation(app)
 handler: Any = lambda_entry(app)

@@ -110,6 +110,10 @@ ERASURE = frozenset(
 )
 
 # Event file -> expected answer, in the order the events run (dicts keep insertion order).
+RUN_ID = "cr_eeee00000000000000000000"
+CONSOLIDATION_COUNTS = frozenset({"pairs", "judged", "proposed", "alreadyProposed", "stale", "left"})
+CONSOLIDATION_RUN = frozenset({"runId", "trigger", "status", "startedAt", "finishedAt", "counts"})
+
 SEQUENCE: dict[str, Expect] = {
     "health.json": Expect(200, frozenset({"status"}), {"status": "ok"}),
     "workspace-create.json": Expect(201, frozenset({"workspaceId"})),
@@ -260,6 +264,12 @@ SEQUENCE: dict[str, Expect] = {
     # The owner's reindex: one step seals every retained revision of the events' workspace (far under a step).
     "search-reindex.json": Expect(200, frozenset({"indexed", "total", "decrypted", "complete"}), {"complete": True}),
     "mentions-find.json": Expect(200, frozenset({"versions", "entries", "scanned", "complete"}), {"complete": True}),
+    # A consolidation run's steps, as the workflow makes them (the events' few entries pair with nothing), then the
+    # owner's view of the run they recorded.
+    "automation-consolidation-pairs.json": Expect(200, frozenset({"pairs", "counts"}), {"pairs": []}),
+    "automation-consolidation-proposals.json": Expect(200, CONSOLIDATION_COUNTS, {"proposed": 0}),
+    "automation-consolidation-finish.json": Expect(200, CONSOLIDATION_RUN, {"runId": RUN_ID, "status": "done"}),
+    "consolidation-runs.json": Expect(200, frozenset({"runs"})),
     "member-erasure.json": Expect(202, ERASURE, {"status": "running", "requestedBy": OWNER}),
     "erasure-get.json": Expect(200, ERASURE, {"erasureId": ERASURE_ID, "status": "completed"}),
     "automation-erasure-step.json": Expect(200, frozenset({"more", "after", "turns"}), {"more": False}),

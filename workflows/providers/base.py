@@ -18,6 +18,10 @@ from workspace_memory.turns.framing import NOTES_OPEN as NOTES_OPEN
 # them back, so they live here as the single shared definition.
 MEMORY_HEADING = "### Workspace memory"
 NOTES_HEADING = "### Working notes (across turns)"
+JUDGE_HEADING = "### Consolidation judge"
+"""The system prompt of consolidation's judging call (`workflows/consolidation_activities.py`) begins with it."""
+READING_PREFIX = "The similarity rule reads: "
+"""The judging request's last line: what `search.claims` made of the pair (the `scripted` judge answers it)."""
 # NOTES_OPEN/NOTES_CLOSE (imported above) fence the raw notes text inside the notes section, so the current
 # notes can be recovered exactly (the section also carries framing prose around them). They are defined
 # beside the memory block's markers, since one neutralizer defuses both blocks' markers in both blocks.

@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from workflows.providers.base import (
+    JUDGE_HEADING,
     MEMORY_HEADING,
     NOTES_CLOSE,
     NOTES_HEADING,
     NOTES_OPEN,
+    READING_PREFIX,
     Message,
     ModelRequest,
     ModelResponse,
@@ -133,7 +135,10 @@ class ScriptedProvider:
     """
 
     def complete(self, request: ModelRequest) -> ModelResponse:
-        """Issue the next directive's tool call, or the final answer once all are done."""
+        """Issue the next directive's tool call, or the final answer once all are done. A consolidation judging
+        request (its system prompt begins `JUDGE_HEADING`) is answered with the similarity rule's reading."""
+        if request.system_prompt.startswith(JUDGE_HEADING):
+            return ModelResponse(text=_reading(request.messages), tool_calls=[], stop_reason="end_turn")
         user_index = _last_user_index(request.messages)
         user_text = request.messages[user_index].text if user_index is not None else ""
         after = request.messages[user_index + 1 :] if user_index is not None else request.messages
@@ -149,6 +154,12 @@ class ScriptedProvider:
             tool_calls=[],
             stop_reason="end_turn",
         )
+
+
+def _reading(messages: list[Message]) -> str:
+    lines = [line for m in messages if m.role == "user" for line in m.text.splitlines()]
+    found = [line[len(READING_PREFIX) :].strip() for line in lines if line.startswith(READING_PREFIX)]
+    return found[-1] if found else "unrelated"
 
 
 def _last_user_index(messages: list[Message]) -> int | None:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from workspace_memory.adapters.aws import AwsClients
     from workspace_memory.adapters.branch_keys import BranchKeyStore
     from workspace_memory.adapters.routed_cipher import RoutedCipher
+    from workspace_memory.consolidation.service import ConsolidationService
     from workspace_memory.document.policy import PolicyService
     from workspace_memory.document.purge import PurgeService
     from workspace_memory.document.retention import RetentionService
@@ -232,6 +233,15 @@ def reindexer() -> Reindexer:
 
     base = services()
     return Reindexer(base.table, base.cipher, base.clock, base.search)
+
+
+@functools.cache
+def consolidation_service() -> ConsolidationService:
+    """Consolidation's steps and run records (the entries function's routes: they need the search index)."""
+    from workspace_memory.consolidation.service import ConsolidationService
+
+    base = services()
+    return ConsolidationService(base.table, base.clock, base.search)
 
 
 @functools.cache

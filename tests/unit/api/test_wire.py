@@ -243,7 +243,7 @@ CASES: list[tuple[str, OutModel, str]] = [
         ),
         '{"candidateId":"ec1","revision":1,"status":"pending","kind":"forget","scope":"workspace","type":"fact",'
         f'"title":null,"summary":null,"entryId":"en1","baseRevision":2,"proposedBy":"u1","createdAt":"{AT}",'
-        '"body":null,"key":null,"sources":[],"diff":null}',
+        '"body":null,"key":null,"sources":[],"diff":null,"evidence":null}',
     ),
     (
         "save candidate superseding through a key (its diff)",
@@ -277,7 +277,8 @@ CASES: list[tuple[str, OutModel, str]] = [
         f'"title":"T","summary":"new","entryId":"en1","baseRevision":1,"proposedBy":"u1","createdAt":"{AT}",'
         '"body":"b2","key":"a/b","sources":[{"kind":"entry","ref":"en0","sha256":"ab","locator":"l"}],'
         '"diff":{"entryId":"en1","revision":1,"current":true,"type":"rule","title":"T","summary":"old","body":"b1",'
-        '"changed":["type","summary","body"],"bodyDiff":"--- en1@1\\n+++ candidate\\n@@ -1 +1 @@\\n-b1\\n+b2"}}',
+        '"changed":["type","summary","body"],"bodyDiff":"--- en1@1\\n+++ candidate\\n@@ -1 +1 @@\\n-b1\\n+b2"},'
+        '"evidence":null}',
     ),
     (
         "notes read (updatedAt null sent)",

@@ -24,6 +24,7 @@ from temporalio.common import VersioningBehavior, WorkerDeploymentVersion
 from temporalio.contrib.aws.lambda_worker._run_worker import _run_worker_internal, _WorkerDeps
 from temporalio.converter import DataConverter, DefaultFailureConverterWithEncodedAttributes
 
+from workflows.consolidation_workflow import WorkspaceConsolidationWorkflow
 from workflows.deletion_workflow import WorkspaceDeletionWorkflow
 from workflows.erasure_workflow import MemberErasureWorkflow
 from workflows.export_workflow import WorkspaceExportWorkflow
@@ -66,6 +67,10 @@ PRODUCTION_ACTIVITIES = [
     "finish_export",
     "apply_import_file",
     "finish_import",
+    "consolidation_pairs",
+    "judge_pair",
+    "propose_consolidation",
+    "finish_consolidation_run",
 ]
 
 
@@ -167,6 +172,7 @@ def test_an_invocation_runs_the_production_worker(lambda_worker: ModuleType) -> 
         MemberErasureWorkflow,
         WorkspaceExportWorkflow,
         WorkspaceImportWorkflow,
+        WorkspaceConsolidationWorkflow,
     ]
     assert kwargs["activities"] == activities_of(lambda_worker.PARTS)
     names = [activity._Definition.must_from_callable(fn).name for fn in kwargs["activities"]]

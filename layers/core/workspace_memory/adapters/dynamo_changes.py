@@ -17,6 +17,9 @@ from workspace_memory.store import keys
 _READ_ONLY = "read_only"
 
 
+STATUS = {"#status": "status"}
+
+
 def _check(
     key: keys.Key, condition: str, values: dict[str, Any], names: dict[str, str] | None = None
 ) -> dict[str, Any]:
@@ -257,6 +260,27 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
             return action
         case ch.MarkEntryHead():
             return mark_entry_head(change)
+        case ch.EntryHeadIs(workspace_id=ws, entry_id=entry_id, revision=revision):
+            condition = "revision = :revision AND #status = :active"
+            return _check(keys.entry(ws, entry_id), condition, {":revision": revision, ":active": "active"}, STATUS)
+        case ch.RetireEntryRevision():
+            retire: dict[str, Any] = {
+                ":superseded": "superseded",
+                ":active": "active",
+                ":into": change.into,
+                ":at": change.at,
+                ":ttl": change.ttl,
+            }
+            return {
+                "Update": {
+                    "Key": keys.as_key(keys.entry_revision(change.workspace_id, change.entry_id, change.revision)),
+                    "UpdateExpression": "SET #status = :superseded, supersededByEntry = :into, supersededAt = :at, "
+                    "#ttl = :ttl",
+                    "ConditionExpression": "#status = :active",
+                    "ExpressionAttributeNames": {"#status": "status", "#ttl": "ttl"},
+                    "ExpressionAttributeValues": retire,
+                }
+            }
         case ch.EntryNotPinned(workspace_id=ws, entry_id=entry_id):
             return _check(keys.entry(ws, entry_id), "attribute_not_exists(pinned)", {})
         case ch.SourceNotForgotten(now=now):

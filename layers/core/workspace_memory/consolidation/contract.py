@@ -49,3 +49,86 @@ class ConsolidationResult(BaseModel):
     judged: int
     proposed: int
     already_proposed: int
+
+
+class Counts(BaseModel):
+    """A run's counts, as its record keeps them (`store/consolidation_runs.RunCounts`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    pairs: int = 0
+    judged: int = 0
+    proposed: int = 0
+    already_proposed: int = 0
+    stale: int = 0
+    left: int = 0
+
+
+class PairSide(BaseModel):
+    """One entry of a pair, as the judge reads it: memory text, so it crosses only inside activity payloads."""
+
+    model_config = ConfigDict(frozen=True)
+
+    entry_id: str
+    revision: int
+    title: str
+    summary: str
+    body: str
+
+
+class JudgedPair(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    retired: PairSide
+    kept: PairSide
+    reading: str
+    """What the similarity rule reads: `duplicate` or `conflict`."""
+
+
+class PairsInput(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    workspace_id: str
+    run_id: str
+    trigger: RunTrigger
+
+
+class PairsResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    pairs: list[JudgedPair]
+    counts: Counts
+
+
+class JudgeInput(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    pair: JudgedPair
+
+
+class VerdictResult(BaseModel):
+    """The judge's word on one pair: `duplicate`, `conflict` or `unrelated`, and the ids it is about."""
+
+    model_config = ConfigDict(frozen=True)
+
+    retired_id: str
+    retired_revision: int
+    kept_id: str
+    kept_revision: int
+    relation: str
+
+
+class ProposeInput(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    workspace_id: str
+    run_id: str
+    verdicts: list[VerdictResult]
+
+
+class FinishInput(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    workspace_id: str
+    run_id: str
+    counts: Counts

@@ -12,9 +12,18 @@ from dataclasses import replace
 from workspace_memory.entries.candidate_diff import CandidateDiff, candidate_diff
 from workspace_memory.entries.forget import EntryForgetting
 from workspace_memory.entries.limits import Limits
-from workspace_memory.entries.model import Author, CandidateView, Draft, EntryText, Written, candidate_context
+from workspace_memory.entries.model import (
+    Author,
+    CandidateView,
+    Draft,
+    EntryText,
+    Evidence,
+    Written,
+    candidate_context,
+)
 from workspace_memory.entries.reads import EntryReads
 from workspace_memory.entries.refusals import refusal
+from workspace_memory.entries.retire import Retirement
 from workspace_memory.entries.scopes import candidate_visible, owner_of, write_right
 from workspace_memory.entries.validation import redacted, validate
 from workspace_memory.entries.writes import EntryWrites
@@ -31,6 +40,8 @@ from workspace_memory.store.ports import Cipher, Table, TransactionCancelled
 from workspace_memory.workspaces.access import Caller, load_caller
 
 CANDIDATE_TTL_SECONDS = 30 * DAY_SECONDS
+RETIRING = frozenset({CandidateKind.MERGE, CandidateKind.SUPERSEDE})
+"""Consolidation's proposals: accepting one retires the chain into another (`entries/retire.py`)."""
 
 
 def _unseen_chain(head: EntryRecord) -> None:
@@ -63,6 +74,7 @@ class Candidates:
         self._reads = reads
         self._writes = writes
         self._forgetting = forgetting
+        self._retirement = Retirement(table, clock, limits, reads)
 
     # -- proposals -------------------------------------------------------------------------------------
 
@@ -211,10 +223,10 @@ class Candidates:
         return Draft(EntryType(raw["type"]), text, EntryScope(raw["scope"]), raw.get("agent"), raw.get("reason"))
 
     def _view(self, workspace_id: str, record: CandidateRecord) -> CandidateView:
-        if record.kind is CandidateKind.FORGET:
+        if record.kind is CandidateKind.FORGET or record.kind in RETIRING:
             assert record.entry_id is not None  # a forget proposal names the chain and the revision
             assert record.base_revision is not None
-            seen = self._seen_text(workspace_id, record.entry_id, record.base_revision)
+            seen = self._reads.revision_text(workspace_id, record.entry_id, record.base_revision)
             scope, type_ = record.scope, record.type
             title, summary = (None, None) if seen is None else (seen.title, seen.summary)
             draft: Draft | None = None
@@ -238,6 +250,7 @@ class Candidates:
             key=None if draft is None else draft.text.key,
             sources=() if draft is None else draft.text.sources,
             diff=None if draft is None else self._diff(workspace_id, record, draft),
+            evidence=_evidence(record),
         )
 
     def _diff(self, workspace_id: str, record: CandidateRecord, draft: Draft) -> CandidateDiff | None:
@@ -251,14 +264,6 @@ class Candidates:
         current = isinstance(head, EntryRecord) and head.revision == record.base_revision
         before = self._reads.open(workspace_id, found)
         return candidate_diff(record.entry_id, record.base_revision, current, found.type, before, draft)
-
-    def _seen_text(self, workspace_id: str, entry_id: str, revision: int) -> EntryText | None:
-        """The text of the revision a forget proposal names, for the person deciding it (the candidate holds
-        none): None once that revision is gone (forgotten, or expired after its supersession)."""
-        record = entry_queries.entry_revision(self._table, workspace_id, entry_id, revision)
-        if record is None or record.expired(self._clock.now()):
-            return None
-        return self._reads.open(workspace_id, record)
 
     # -- decisions -------------------------------------------------------------------------------------
 
@@ -286,6 +291,8 @@ class Candidates:
         decision = [self._decided(workspace_id, record, CandidateStatus.ACCEPTED, user_id)]
         if record.kind is CandidateKind.FORGET:
             return self._accept_forget(caller, record, decision)
+        if record.kind in RETIRING:
+            return self._retirement.accept(caller, record, _evidence(record), decision)
         draft = self._open(workspace_id, record)
         author = Author(record.proposed_by, "agent", record.admission_id)
         if record.entry_id is None:
@@ -344,3 +351,9 @@ class Candidates:
             self._table.transact([self._decided(workspace_id, record, CandidateStatus.REJECTED, user_id), right])
         except TransactionCancelled as exc:
             raise refusal(self._table, self._limits, caller, exc, None) from None
+
+
+def _evidence(record: CandidateRecord) -> Evidence | None:
+    if record.keeper_id is None or record.keeper_revision is None or record.rule is None:
+        return None
+    return Evidence(record.keeper_id, record.keeper_revision, record.rule, record.run_id)

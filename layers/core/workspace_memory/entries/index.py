@@ -13,7 +13,7 @@ from workspace_memory.document.versions import utf8_size
 from workspace_memory.entries.citations import Citations, overall
 from workspace_memory.entries.model import EntryText, Source, entry_context
 from workspace_memory.kernel.sealed import unseal
-from workspace_memory.kernel.terms import CitationState, EntryScope, EntryType
+from workspace_memory.kernel.terms import CitationState, EntryScope, EntryStatus, EntryType
 from workspace_memory.store import entry_queries
 from workspace_memory.store.entry_records import EntryRecord
 from workspace_memory.store.ports import Cipher, Table
@@ -101,6 +101,7 @@ def visible_heads(table: Table, workspace_id: str, user_id: str, now: float) -> 
         head
         for _, head in entry_queries.entry_heads(table, workspace_id, page=1000)
         if isinstance(head, EntryRecord)
+        and head.status is EntryStatus.ACTIVE  # a chain retired into another is history
         and (head.scope is not EntryScope.MEMBER or head.scope_owner == user_id)
         and not head.expired(now)
     ]

@@ -17,6 +17,7 @@ from workspace_memory.kernel.terms import (
     CandidateStatus,
     CitationKind,
     CitationState,
+    ConsolidationRule,
     EntryScope,
     EntryStatus,
     EntryType,
@@ -259,6 +260,17 @@ class Written:
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """What a consolidation proposal read and the rule it applied: the chain kept (at the revision read), the
+    run that proposed it. Ids and rule names only."""
+
+    keeper_id: str
+    keeper_revision: int
+    rule: ConsolidationRule
+    run_id: str | None
+
+
+@dataclass(frozen=True)
 class CandidateView:
     candidate_id: str
     revision: int
@@ -279,6 +291,8 @@ class CandidateView:
     sources: tuple[Source, ...] = ()
     diff: CandidateDiff | None = None
     """A save candidate that supersedes a chain: the revision it would replace and what changes."""
+    evidence: Evidence | None = None
+    """A consolidation proposal's (`merge`, `supersede`): what it read and by which rule."""
 
 
 @dataclass(frozen=True)

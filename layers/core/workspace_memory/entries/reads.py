@@ -95,6 +95,14 @@ class EntryReads:
         context = entry_context(workspace_id, record.entry_id, record.revision)
         return EntryText.parse(unseal(self._cipher, record.ciphertext, context, record.sha256))
 
+    def revision_text(self, workspace_id: str, entry_id: str, revision: int) -> EntryText | None:
+        """The text of a revision a proposal names, for the person deciding it (the candidate holds none): None
+        once that revision is gone (forgotten, or expired after its supersession)."""
+        record = entry_queries.entry_revision(self._table, workspace_id, entry_id, revision)
+        if record is None or record.expired(self._clock.now()):
+            return None
+        return self.open(workspace_id, record)
+
     def reason(self, workspace_id: str, record: EntryRecord, opened: dict[int, EntryText] | None = None) -> str | None:
         """Why `record` was superseded: sealed in its successor's text (decisions/0055), read from `opened` (the
         texts a page already decrypted, by revision) or decrypted here; None once the successor is gone."""

@@ -165,12 +165,26 @@ class RejectedFor(StrEnum):
     """The chain it names, or the turn it came from, was forgotten: its text went with it (decisions/0074)."""
 
 
+class ConsolidationRule(StrEnum):
+    """Why consolidation proposed a change (the evidence a candidate keeps, beside the ids it read)."""
+
+    DUPLICATE_NEWER_KEPT = "duplicate-newer-kept"
+    """The same statement twice: the older chain is retired into the newer one."""
+    CONFLICT_NEWER_WINS = "conflict-newer-wins"
+    """Two claims about one subject: the newer is current, the older superseded by it (freshness)."""
+
+
 class CandidateKind(StrEnum):
     """What a candidate proposes: an entry write (`save_memory` in `read_only`) or forgetting a chain
     (`forget_memory`, in any mode but `off`: forgetting is never automatic). Absent on an item: `save`."""
 
     SAVE = "save"
     FORGET = "forget"
+    MERGE = "merge"
+    """Consolidation: the chain is the same statement as a newer one (`keeperId`); accepting retires it into that."""
+    SUPERSEDE = "supersede"
+    """Consolidation: a newer chain (`keeperId`) claims otherwise about the same subject; accepting retires this
+    one, superseded by it (freshness wins), its history kept."""
 
 
 class AuditKind(StrEnum):
@@ -222,6 +236,8 @@ class AuditOp(StrEnum):
     COMPLETED = "completed"
     DOWNLOADED = "downloaded"
     APPLIED = "applied"
+    RETIRED = "retired"
+    """A chain superseded by another, as a person accepted a consolidation proposal."""
 
 
 class ActorKind(StrEnum):
@@ -229,6 +245,12 @@ class ActorKind(StrEnum):
 
     PERSON = "person"
     AGENT = "agent"
+    SERVICE = "service"
+    """The service itself: consolidation's proposals (`CONSOLIDATION_AUTHOR`)."""
+
+
+CONSOLIDATION_AUTHOR = "consolidation"
+"""Who proposed a consolidation candidate (`proposedBy`): the service itself, never a member or an agent."""
 
 
 class ExportScope(StrEnum):
@@ -237,6 +259,13 @@ class ExportScope(StrEnum):
 
     ME = "me"
     WORKSPACE = "workspace"
+
+
+class RunStatus(StrEnum):
+    """A consolidation run's record: started (and maybe resumed after a worker died), or done."""
+
+    RUNNING = "running"
+    DONE = "done"
 
 
 class ExportStatus(StrEnum):

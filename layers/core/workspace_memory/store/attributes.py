@@ -36,6 +36,7 @@ from workspace_memory.store.attribute_forms import (
     list_of,
     map_of,
 )
+from workspace_memory.store.candidate_attributes import CANDIDATE_FIELDS, RUN_FIELDS
 from workspace_memory.store.export_attributes import EXPORT_FIELDS, EXPORT_PART_FIELDS, IMPORT_FIELDS
 
 ENTRY_FIELDS: dict[str, Form] = {
@@ -58,6 +59,7 @@ ENTRY_FIELDS: dict[str, Form] = {
     "supersededBy": INT,
     "ttl": INT,
     "sourceSlots": list_of(HASH),
+    "supersededByEntry": ENTRY,
 }
 
 
@@ -211,31 +213,7 @@ KINDS: tuple[ItemKind, ...] = (
     # `versions#{userId}`: a member's private versions, counted for that member alone (the per-member cap)
     ItemKind("entry-counter", "WS#", "ENTRIES", {**KEY, "versions": INT, "versions#": INT, "entriesRevision": INT}),
     ItemKind("entry-key-secret", "WS#", "ENTRYSECRET", {**KEY, "ciphertext": SEALED}),
-    ItemKind(
-        "entry-candidate",
-        "WS#",
-        "ENTRYCAND#",
-        {
-            **KEY,
-            "candidateId": ISSUED,
-            "kind": enum_of(terms.CandidateKind),
-            "revision": INT,
-            "status": enum_of(terms.CandidateStatus),
-            "scope": enum_of(terms.EntryScope),
-            "scopeOwner": SCOPE_OWNER,
-            "type": enum_of(terms.EntryType),
-            "ciphertext": SEALED,
-            "entryId": ENTRY,
-            "baseRevision": INT,
-            "proposedBy": USER,
-            "admissionId": ADMISSION,
-            "createdAt": TIMESTAMP,
-            "decidedBy": USER,
-            "decidedAt": TIMESTAMP,
-            "rejectedFor": enum_of(terms.RejectedFor),
-            "ttl": INT,
-        },
-    ),
+    ItemKind("entry-candidate", "WS#", "ENTRYCAND#", {**KEY, **CANDIDATE_FIELDS}),
     ItemKind("entry-rate", "WS#", "ENTRYRATE#", {**KEY, "window": WRITE_TIMES, "writes": INT, "ttl": INT}),
     ItemKind(
         "entry-save",
@@ -372,6 +350,7 @@ KINDS: tuple[ItemKind, ...] = (
         },
     ),
     ItemKind("export", "WS#", "EXPORT#", {**KEY, **EXPORT_FIELDS}),
+    ItemKind("consolidation-run", "WS#", "CONSRUN#", {**KEY, **RUN_FIELDS}),
     ItemKind("export-part", "WS#", "EXPORTPART#", {**KEY, **EXPORT_PART_FIELDS}),
     ItemKind("import", "WS#", "IMPORT#", {**KEY, **IMPORT_FIELDS}),
 )

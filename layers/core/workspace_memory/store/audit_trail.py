@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from workspace_memory.kernel.clock import DAY_SECONDS
-from workspace_memory.kernel.terms import ActorKind, AuditKind, AuditOp
+from workspace_memory.kernel.terms import CONSOLIDATION_AUTHOR, ActorKind, AuditKind, AuditOp
 from workspace_memory.store import changes as ch
 from workspace_memory.store import keys
 from workspace_memory.store.audit_records import AuditRecord, Target
@@ -67,6 +67,8 @@ def _entry(item: Item) -> Told:
     target = Target(AuditKind.ENTRY, str(item["entryId"]), revision)
     if item.get("status") == "forgotten":
         return Told(_ws(item), target, AuditOp.FORGOTTEN, item.get("forgottenBy"), ActorKind.PERSON)
+    if item.get("status") == "superseded":  # a head retired into another chain: the decider is the actor
+        return Told(_ws(item), target, AuditOp.RETIRED, None, ActorKind.PERSON)
     agent = item.get("authorKind") == "agent"
     op = AuditOp.CREATED if revision == 1 else AuditOp.REVISED
     kind = ActorKind.AGENT if agent else ActorKind.PERSON
@@ -77,9 +79,9 @@ def _candidate(item: Item) -> Told:
     status = str(item["status"])
     target = Target(AuditKind.CANDIDATE, str(item["candidateId"]), int(item.get("revision", 1)))
     if status == "pending":
-        return Told(
-            _ws(item), target, AuditOp.PROPOSED, item.get("proposedBy"), ActorKind.AGENT, item.get("admissionId")
-        )
+        by = item.get("proposedBy")
+        kind = ActorKind.SERVICE if by == CONSOLIDATION_AUTHOR else ActorKind.AGENT
+        return Told(_ws(item), target, AuditOp.PROPOSED, by, kind, item.get("admissionId"))
     return Told(_ws(item), target, AuditOp(status), item.get("decidedBy"), ActorKind.PERSON)
 
 
@@ -166,6 +168,7 @@ ITEM_BOOKKEEPING = frozenset(
         "receipt",
         "audit",
         "export-part",  # an export's sealed files: the request and the download are the events
+        "consolidation-run",  # ids and counts of a run: its proposals are the events
     }
 )
 
@@ -267,6 +270,8 @@ BOOKKEEPING: frozenset[type] = frozenset(
         ch.TombstoneHead,
         ch.EntriesRevisionIs,
         ch.EntryNotPinned,
+        ch.EntryHeadIs,
+        ch.RetireEntryRevision,  # the retired head is the event
         ch.SourceNotForgotten,
         ch.ExpireAgentEntry,  # a window change's rewrite of expiries: the SetRetention is the event
         ch.RemoveMember,  # an erasure's: its record is the event

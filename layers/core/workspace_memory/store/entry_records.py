@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from workspace_memory.kernel.terms import (
     CandidateKind,
     CandidateStatus,
+    ConsolidationRule,
     EntryScope,
     EntryStatus,
     EntryType,
@@ -58,6 +59,9 @@ class EntryRecord:
     """Set when an agent of `verified_by` confirmed it: how many cited sources it re-checked (a person: None)."""
     source_slots: tuple[str, ...] = ()
     """HMACs of what this revision drew on (each cited source; an agent's turn): what forgetting it blocks."""
+    superseded_by_entry: str | None = None
+    """The chain a person's accepted consolidation proposal retired this one into (its head `superseded`, never
+    moving again; docs/decisions/0086)."""
 
     @classmethod
     def from_item(cls, item: Item) -> EntryRecord:
@@ -78,6 +82,7 @@ class EntryRecord:
             key_slot=item.get("keySlot"),
             superseded_at=item.get("supersededAt"),
             superseded_by=optional_int(item.get("supersededBy")),
+            superseded_by_entry=item.get("supersededByEntry"),
             ttl=optional_int(item.get("ttl")),
             read_count=optional_int(item.get("readCount")),
             last_read_at=item.get("lastReadAt"),
@@ -128,6 +133,7 @@ class EntryRecord:
                 "supersededBy": self.superseded_by,
                 "ttl": self.ttl,
                 "sourceSlots": list(self.source_slots) or None,
+                "supersededByEntry": self.superseded_by_entry,
             }
         )
 
@@ -215,6 +221,12 @@ class CandidateRecord:
     decided_by: str | None = None
     decided_at: str | None = None
     rejected_for: RejectedFor | None = None
+    keeper_id: str | None = None
+    keeper_revision: int | None = None
+    """A consolidation proposal's other chain and the revision it read: the one `entry_id` is retired into."""
+    rule: ConsolidationRule | None = None
+    run_id: str | None = None
+    """The consolidation run that proposed it, and by which rule (the evidence, ids only)."""
 
     @classmethod
     def of(cls, item: Item | None) -> CandidateRecord | None:
@@ -240,6 +252,10 @@ class CandidateRecord:
             decided_by=item.get("decidedBy"),
             decided_at=item.get("decidedAt"),
             rejected_for=None if "rejectedFor" not in item else RejectedFor(item["rejectedFor"]),
+            keeper_id=item.get("keeperId"),
+            keeper_revision=optional_int(item.get("keeperRevision")),
+            rule=None if "rule" not in item else ConsolidationRule(item["rule"]),
+            run_id=item.get("runId"),
         )
 
     def to_item(self, workspace_id: str) -> Item:
@@ -265,6 +281,10 @@ class CandidateRecord:
                     "decidedBy": self.decided_by,
                     "decidedAt": self.decided_at,
                     "rejectedFor": None if self.rejected_for is None else self.rejected_for.value,
+                    "keeperId": self.keeper_id,
+                    "keeperRevision": self.keeper_revision,
+                    "rule": None if self.rule is None else self.rule.value,
+                    "runId": self.run_id,
                 }
             ),
         }

@@ -132,6 +132,7 @@ RULES: tuple[Rule, ...] = (
     Rule("export", "WS#", "EXPORT#", _sk_id, op="status", actor="requestedBy"),
     Rule("export-part", "WS#", "EXPORTPART#", _attribute("exportId"), published=False),
     Rule("import", "WS#", "IMPORT#", _sk_id, op="status", actor="requestedBy"),
+    Rule("consolidation-run", "WS#", "CONSRUN#", _sk_id, op="status"),
 )
 
 

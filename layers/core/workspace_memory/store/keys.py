@@ -192,6 +192,14 @@ def erasure(workspace_id: str, erasure_id: str) -> Key:
     return ws(workspace_id), f"{ERASURE_PREFIX}{erasure_id}"
 
 
+CONSOLIDATION_RUN_PREFIX = "CONSRUN#"
+"""A consolidation run's record (ids and counts only): decisions/0086."""
+
+
+def consolidation_run(workspace_id: str, run_id: str) -> Key:
+    return ws(workspace_id), f"{CONSOLIDATION_RUN_PREFIX}{run_id}"
+
+
 EXPORT_PREFIX = "EXPORT#"
 """A requested export of the workspace (its scope, requester, status): decisions/0068."""
 

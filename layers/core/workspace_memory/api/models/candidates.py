@@ -6,7 +6,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from workspace_memory.api.models.base import OutModel
-from workspace_memory.kernel.terms import CandidateKind, CandidateStatus, CitationKind, EntryScope, EntryType
+from workspace_memory.kernel.terms import (
+    CandidateKind,
+    CandidateStatus,
+    CitationKind,
+    ConsolidationRule,
+    EntryScope,
+    EntryType,
+)
 
 if TYPE_CHECKING:  # the domain object the models are built `of`: not imported at a handler's cold start
     from workspace_memory.entries.model import CandidateView
@@ -37,6 +44,16 @@ class CandidateDiffOut(OutModel):
     """Python `difflib.unified_diff` of the body's lines (`{entryId}@{revision}` → `candidate`); empty if equal."""
 
 
+class EvidenceOut(OutModel):
+    """What a consolidation proposal read: chain `entryId` at `baseRevision` goes into `keeperId` at
+    `keeperRevision`, by `rule`, proposed by run `runId` (decision 0086)."""
+
+    keeper_id: str
+    keeper_revision: int
+    rule: ConsolidationRule
+    run_id: str | None
+
+
 class CandidateOut(OutModel):
     candidate_id: str
     revision: int
@@ -59,6 +76,8 @@ class CandidateOut(OutModel):
     sources: list[SourceOut]
     diff: CandidateDiffOut | None
     """A save candidate that supersedes a chain, while the revision it names is readable; else null."""
+    evidence: EvidenceOut | None = None
+    """A consolidation proposal's (`merge`, `supersede`): what it read and the rule it applied; else null."""
 
     @classmethod
     def of(cls, view: CandidateView) -> CandidateOut:
@@ -92,6 +111,7 @@ class CandidateOut(OutModel):
                 changed=list(diff.changed),
                 body_diff=diff.body_diff,
             ),
+            evidence=None if view.evidence is None else EvidenceOut.model_validate(view.evidence, from_attributes=True),
         )
 
 

@@ -30,12 +30,14 @@ from workspace_memory.store.changes.entries import (
     CountEntryRead,
     CountEntryVersions,
     EntriesRevisionIs,
+    EntryHeadIs,
     EntryNotPinned,
     ExpireAgentEntry,
     ExpireEntryRevision,
     ExpireSearchSnapshot,
     MarkEntryHead,
     MoveEntryHead,
+    RetireEntryRevision,
     SourceNotForgotten,
     SupersedeEntryRevision,
     TakeKeySlot,
@@ -103,6 +105,8 @@ Change = (
     | TombstoneHead
     | MemberExists
     | MoveEntryHead
+    | RetireEntryRevision
+    | EntryHeadIs
     | MarkEntryHead
     | EntryNotPinned
     | SourceNotForgotten
@@ -157,6 +161,7 @@ __all__ = [
     "DownloadExport",
     "EndImport",
     "EntriesRevisionIs",
+    "EntryHeadIs",
     "EntryNotPinned",
     "ExpireAgentEntry",
     "ExpireEntryRevision",
@@ -181,6 +186,7 @@ __all__ = [
     "RemoveMember",
     "ReplaceRevision",
     "RetentionIs",
+    "RetireEntryRevision",
     "RewriteAttributes",
     "SetAi",
     "SetPolicyMode",

@@ -33,6 +33,8 @@ class Label:
     ENTRY_CAP = "entry_cap"
     RATE = "rate"
     CANDIDATE = "candidate"
+    KEEPER = "keeper"
+    CONSOLIDATION = "consolidation"
     SEARCH_SNAPSHOT = "search_snapshot"
     AUDIT = "audit"
     MEMBER = "member"

@@ -83,6 +83,31 @@ class SupersedeEntryRevision:
 
 
 @dataclass(frozen=True)
+class RetireEntryRevision:
+    """Mark revision `revision` of an entry superseded by another chain, `into` (a consolidation proposal a person
+    accepted), at `at` with the retention `ttl` any superseded revision gets, iff it exists and is active."""
+
+    workspace_id: str
+    entry_id: str
+    revision: int
+    into: str
+    at: str
+    ttl: int
+    label: str = Label.ENTRY
+
+
+@dataclass(frozen=True)
+class EntryHeadIs:
+    """An entry's head is at `revision` and active: the chain a retired one goes into is still the one the
+    proposal read."""
+
+    workspace_id: str
+    entry_id: str
+    revision: int
+    label: str = Label.KEEPER
+
+
+@dataclass(frozen=True)
 class ExpireEntryRevision:
     """Give superseded revision `revision` of an entry the expiry `ttl` a retention change implies, iff it
     exists, is superseded and has not already expired at `now` (a longer retention never revives one)."""

@@ -1,0 +1,91 @@
+"""Consolidating a workspace (docs/decisions/0086): find the pairs, have the model judge each, propose what it
+confirms, record the run. Deterministic, no I/O: the steps are activities (`workflows/consolidation_activities.py`).
+The pairs' texts cross only inside activity payloads, which the payload codec seals; the workflow's input, result
+and memo hold ids and counts. A worker killed mid-run loses nothing: the next one replays the history, judges only
+the pairs not yet judged, and proposing is idempotent (a proposal's id is a function of what it read)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+
+with workflow.unsafe.imports_passed_through():
+    from workflows.consolidation_activities import ConsolidationActivities
+    from workspace_memory.consolidation.contract import (
+        WORKFLOW_NAME,
+        ConsolidationInput,
+        ConsolidationResult,
+        Counts,
+        FinishInput,
+        JudgeInput,
+        PairsInput,
+        ProposeInput,
+    )
+
+STEP_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(minutes=1),
+    maximum_attempts=20,
+)
+STEP_TIMEOUT = timedelta(seconds=60)
+JUDGE_TIMEOUT = timedelta(seconds=120)
+"""One model call: Bedrock's slowest answers stay far inside it."""
+HEARTBEAT_TIMEOUT = timedelta(seconds=10)
+"""A killed worker's step is retried by another after this long."""
+
+
+def scheduled_run_id(run_id: str) -> str:
+    """A scheduled run's id, from Temporal's run id (a UUID; the same on every replay): `cr_` and 32 hex digits."""
+    return "cr_" + run_id.replace("-", "")[:32]
+
+
+@workflow.defn(name=WORKFLOW_NAME)
+class WorkspaceConsolidationWorkflow:
+    @workflow.run
+    async def run(self, job: ConsolidationInput) -> ConsolidationResult:
+        run_id = job.run_id or scheduled_run_id(workflow.info().run_id)
+        ws = job.workspace_id
+        found = await workflow.execute_activity_method(
+            ConsolidationActivities.consolidation_pairs,
+            PairsInput(workspace_id=ws, run_id=run_id, trigger=job.trigger),
+            start_to_close_timeout=STEP_TIMEOUT,
+            heartbeat_timeout=HEARTBEAT_TIMEOUT,
+            retry_policy=STEP_RETRY,
+        )
+        verdicts = []
+        for pair in found.pairs:  # one model call each, bounded by the pairs step (MAX_JUDGED_PAIRS)
+            verdict = await workflow.execute_activity_method(
+                ConsolidationActivities.judge_pair,
+                JudgeInput(pair=pair),
+                start_to_close_timeout=JUDGE_TIMEOUT,
+                retry_policy=STEP_RETRY,
+            )
+            verdicts.append(verdict)
+        proposed = await workflow.execute_activity_method(
+            ConsolidationActivities.propose_consolidation,
+            ProposeInput(workspace_id=ws, run_id=run_id, verdicts=verdicts),
+            start_to_close_timeout=STEP_TIMEOUT,
+            heartbeat_timeout=HEARTBEAT_TIMEOUT,
+            retry_policy=STEP_RETRY,
+        )
+        counts = Counts(
+            pairs=found.counts.pairs,
+            judged=len(verdicts),
+            proposed=proposed.proposed,
+            already_proposed=proposed.already_proposed,
+            stale=proposed.stale,
+            left=found.counts.left,
+        )
+        await workflow.execute_activity_method(
+            ConsolidationActivities.finish_consolidation_run,
+            FinishInput(workspace_id=ws, run_id=run_id, counts=counts),
+            start_to_close_timeout=STEP_TIMEOUT,
+            heartbeat_timeout=HEARTBEAT_TIMEOUT,
+            retry_policy=STEP_RETRY,
+        )
+        return ConsolidationResult(
+            run_id=run_id, judged=counts.judged, proposed=counts.proposed, already_proposed=counts.already_proposed
+        )

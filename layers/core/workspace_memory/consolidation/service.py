@@ -116,8 +116,10 @@ class ConsolidationService:
             try:
                 self._table.transact([Create(record.to_item(workspace_id), Label.CANDIDATE)])
             except TransactionCancelled:
-                already += 1
-                continue
+                held = CandidateRecord.of(self._table.get(*keys.entry_candidate(workspace_id, record.candidate_id)))
+                if held is None or held.run_id != run_id:  # an earlier run's (a resumed run counts its own)
+                    already += 1
+                    continue
             proposed += 1
         return RunCounts(proposed=proposed, already_proposed=already, stale=stale)
 

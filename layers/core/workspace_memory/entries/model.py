@@ -184,6 +184,8 @@ class EntryView:
     author: str
     author_kind: str
     superseded_by: int | None = None
+    superseded_by_entry: str | None = None
+    """The chain a person's accepted consolidation proposal retired this one into."""
     superseded_reason: str | None = None
     citations: tuple[Citation, ...] = ()
     reads: int = 0

@@ -29,7 +29,7 @@ from workspace_memory.kernel.errors import (
     RevisionNotFound,
 )
 from workspace_memory.kernel.sealed import unseal
-from workspace_memory.kernel.terms import CitationState, EntryStatus
+from workspace_memory.kernel.terms import CitationState
 from workspace_memory.store import entry_queries, keys
 from workspace_memory.store.cursors import decode_cursor, encode_cursor
 from workspace_memory.store.entry_records import EntryHead, EntryRecord, Tombstone, head_of
@@ -159,13 +159,14 @@ class EntryReads:
             revision=record.revision,
             scope=record.scope,
             type=record.type,
-            status=EntryStatus.ACTIVE if record is head else record.status,
+            status=record.status,
             text=text,
             valid_from=record.valid_from,
             valid_to=record.superseded_at,
             author=record.author,
             author_kind=record.author_kind,
             superseded_by=record.superseded_by,
+            superseded_by_entry=record.superseded_by_entry,
             superseded_reason=self.reason(workspace_id, record),
             citations=citations,
             reads=head.read_count or 0,

@@ -85,6 +85,8 @@ class EntryOut(OutModel):
     author: str
     author_kind: str
     superseded_by: int | None = omitted_when_none()
+    superseded_by_entry: str | None = omitted_when_none()
+    """The entry this one was retired into (a consolidation proposal a person accepted): it states this now."""
     superseded_reason: str | None = omitted_when_none()
     previously: PreviouslyOut | None = omitted_when_none()
     citations: list[CitationOut]
@@ -116,6 +118,7 @@ class EntryOut(OutModel):
             author=view.author,
             author_kind=view.author_kind,
             superseded_by=view.superseded_by,
+            superseded_by_entry=view.superseded_by_entry,
             superseded_reason=view.superseded_reason,
             previously=None
             if text.previously is None

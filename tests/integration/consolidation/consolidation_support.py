@@ -83,7 +83,8 @@ def result(settings: Settings, svc: Services, ws: str, run_id: str) -> Consolida
     async def wait() -> ConsolidationResult:
         client = await codec_client(settings, svc.cipher)
         handle = client.get_workflow_handle(consolidation_workflow_id(ws, run_id), result_type=ConsolidationResult)
-        return await handle.result()
+        done: ConsolidationResult = await handle.result()
+        return done
 
     return run(wait())
 

@@ -122,3 +122,17 @@ def test_rejecting_changes_nothing_and_accepting_retires_the_older_chain_with_it
     assert again.status_code == 409
     done = consolidated(settings, svc, ws)  # the rejected pair stays decided, the retired chain is history
     assert (done.judged, done.proposed) == (0, 0)
+
+
+def test_the_audit_trail_names_the_service_as_proposer_and_the_person_as_decider(api: Api, scene: Scene) -> None:
+    listed = api.call("GET", f"/v1/workspaces/{scene.ws}/audit?limit=100&kind=candidate", user=scene.owner)
+    assert listed.status_code == 200, listed.text
+    told = sorted((e["op"], e["actor"], e["actorKind"]) for e in listed.json()["events"])
+    assert told == [
+        ("accepted", scene.owner, "person"),
+        ("proposed", "consolidation", "service"),
+        ("proposed", "consolidation", "service"),
+        ("rejected", scene.owner, "person"),
+    ]
+    accepted = next(e for e in listed.json()["events"] if e["op"] == "accepted")
+    assert {(t["kind"], t["id"]) for t in accepted["targets"]} >= {("entry", scene.ids["dup_old"])}

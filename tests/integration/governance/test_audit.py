@@ -347,6 +347,9 @@ COVERED = {
     "POST /v1/workspaces/{ws}/imports",
     "POST /v1/automation/workspaces/{ws}/imports/{importId}/files",
     "POST /v1/automation/workspaces/{ws}/imports/{importId}/finish",
+    # Consolidation's proposals, with the service as their proposer (and a person's decision on them):
+    # tests/integration/consolidation/test_consolidation.py.
+    "POST /v1/automation/workspaces/{ws}/consolidation/runs/{runId}/proposals",
 }
 NOT_ACTIONS = {
     # The owner's reindex rewrites the search snapshot, a sealed cache of what the entries say: no memory changes
@@ -361,6 +364,10 @@ NOT_ACTIONS = {
     # The export workflow's own steps: its sealed files and its end, audited by the request and the download.
     "POST /v1/automation/workspaces/{ws}/exports/{exportId}/files",
     "POST /v1/automation/workspaces/{ws}/exports/{exportId}/finish",
+    # A consolidation run's other steps write its run record (ids and counts), no memory: its proposals are the
+    # events (tests/integration/consolidation/test_consolidation.py checks the entries unchanged by a run).
+    "POST /v1/automation/workspaces/{ws}/consolidation/runs/{runId}/pairs",
+    "POST /v1/automation/workspaces/{ws}/consolidation/runs/{runId}/finish",
 }
 
 

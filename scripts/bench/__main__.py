@@ -8,7 +8,8 @@ operation and the ratios to the baselines.
 
     .venv/bin/python -m scripts.bench [--iterations 200] [--warmup 5] [--keyring-pairs 200] [--turns 10]
                                       [--turn-warmup 1] [--import-runs 7] [--mcp-calls 50] [--search-iterations 100]
-                                      [--search-cold-runs 3] [--search-sizes 100,1000,5000] [--json PATH]
+                                      [--search-cold-runs 3] [--search-sizes 100,1000,5000]
+                                      [--consolidation-sizes 100,1000] [--json PATH]
 
 AWS calls are counted by a botocore `before-call.*.*` handler on every client in play (the KMS calls of the
 aws-encryption-sdk go through the client the cipher was given, so they are counted too). Operations that
@@ -17,6 +18,7 @@ the timed region and its AWS calls are not counted. The details of each part are
 `scripts.bench.cold_start`, `scripts.bench.operations`, `scripts.bench.keyring` (the branch keys' cost per
 encrypt and decrypt against one KMS call per object, on the operations' workspace), `scripts.bench.search`
 (entry search warm and cold, with and without the snapshot, at 100 / 1,000 / 5,000 entries),
+`scripts.bench.consolidation` (a consolidation run's model calls, AWS calls, time and precision),
 `scripts.bench.turns`.
 """
 
@@ -28,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from scripts.bench.cold_start import BASELINE, handler_modules, measure_cold_imports
+from scripts.bench.consolidation import SIZES as CONSOLIDATION_SIZES
+from scripts.bench.consolidation import consolidation_benchmark
 from scripts.bench.keyring import measure as measure_keyring
 from scripts.bench.mcp import mcp_benchmark, report_rows
 from scripts.bench.operations import operations_benchmark, settings_for
@@ -67,6 +71,7 @@ def run(
     search_iterations: int = 100,
     search_cold_runs: int = 3,
     search_sizes: tuple[int, ...] = SIZES,
+    consolidation_sizes: tuple[int, ...] = CONSOLIDATION_SIZES,
 ) -> tuple[str, dict[str, Any]]:
     lines = ["workspace-memory bench", ""]
     meta: dict[str, Any] = {}
@@ -116,6 +121,18 @@ def run(
                     "seed_seconds": r.seed_seconds,
                 }
                 for r in searched
+            ]
+        if consolidation_sizes:
+            consolidation_text, runs = consolidation_benchmark(settings_for(resources), consolidation_sizes)
+            lines += ["", consolidation_text]
+            meta["consolidation"] = [
+                {
+                    "entries": r.entries,
+                    "model_calls": r.model_calls,
+                    "run_ms": r.run_ms,
+                    "precision": r.correct / r.proposed if r.proposed else None,
+                }
+                for r in runs
             ]
         turn_report = turn_benchmark(stack, content, turns, turn_warmup) if turns > 0 else None
         mcp_report = mcp_benchmark(stack, content, mcp_calls, warmup) if mcp_calls > 0 else None
@@ -170,6 +187,12 @@ def main(argv: list[str] | None = None) -> None:
         default=SIZES,
         help="workspace sizes in entries, comma-separated (100,1000,5000)",
     )
+    parser.add_argument(
+        "--consolidation-sizes",
+        type=lambda text: tuple(int(n) for n in text.split(",") if n),
+        default=CONSOLIDATION_SIZES,
+        help="workspace sizes of the consolidation runs, comma-separated (100,1000; empty: none)",
+    )
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args(argv)
 
@@ -185,6 +208,7 @@ def main(argv: list[str] | None = None) -> None:
         args.search_iterations,
         args.search_cold_runs,
         args.search_sizes,
+        args.consolidation_sizes,
     )
     print(text, flush=True)
     if args.json is not None:

@@ -64,6 +64,8 @@ class Seeded:
 
 
 def seed(services: Services, entries: int) -> Seeded:
+    if entries > len(ADJECTIVES) * len(NOUNS):  # past it, subjects repeat: the filler would plant pairs of its own
+        raise ValueError(f"at most {len(ADJECTIVES) * len(NOUNS)} entries of distinct subjects")
     ws = services.access.create_workspace(OWNER, f"consolidation-{entries}", ShareType.SHARED)
     planted: dict[tuple[str, str], Relation] = {}
     pairs = entries // 10  # 5 duplicates and 5 contradictions per 100 entries: 2 entries each

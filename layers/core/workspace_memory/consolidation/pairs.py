@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING
 from workspace_memory.search.claims import NEAR_COSINE, Relation, Words, relation
 
 if TYPE_CHECKING:
-    from workspace_memory.search.engine import HybridIndex, SearchDoc
+    from workspace_memory.search.engine import HybridIndex, Positions, SearchDoc
+
+NEIGHBOURS = 5
+"""How many nearest entries each entry is compared with: near-duplicates and contradictions are among the nearest,
+and the bound keeps a run linear in the workspace's size."""
+BLOCK = 256
+"""Rows of the cosine matrix computed at once (256 by 5,000 float32s: 5 MB)."""
 
 
 @dataclass(frozen=True)
@@ -55,18 +61,37 @@ def find_pairs(index: HybridIndex, now: float) -> list[Pair]:
     for positions in groups.values():
         if len(positions) < 2:
             continue
-        cosines = index.cosines(np.array(positions, dtype=np.intp))
         docs = [index.docs[p] for p in positions]
         words = [Words.of(d.title, d.summary, d.body, d.key, tokenize) for d in docs]
-        near_i, near_j = np.nonzero(np.triu(cosines >= NEAR_COSINE, k=1))
-        for i, j in zip(near_i.tolist(), near_j.tolist(), strict=True):
-            cosine = float(cosines[i, j])
+        for i, j, cosine in _neighbours(index, np.array(positions, dtype=np.intp)):
             reading = relation(words[i], words[j], cosine)
             if reading is not Relation.UNRELATED:
                 older, newer = sorted((docs[i], docs[j]), key=lambda d: (d.valid_from, d.entry_id))
                 found.append(Pair(older, newer, reading, cosine))
     found.sort(key=lambda p: (-p.cosine, p.retired.entry_id, p.kept.entry_id))
     return _one_each(found)
+
+
+def _neighbours(index: HybridIndex, positions: Positions) -> list[tuple[int, int, float]]:
+    """Each document's `NEIGHBOURS` nearest others at `NEAR_COSINE` or more, as (i, j, cosine) with i < j, once
+    each: a block of rows at a time, so memory stays `BLOCK` rows wide and the word rule runs at most
+    `NEIGHBOURS` times per entry, whatever the group's size."""
+    import numpy as np
+
+    near: dict[tuple[int, int], float] = {}
+    keep = min(NEIGHBOURS, len(positions) - 1)
+    for start in range(0, len(positions), BLOCK):
+        cosines = index.cosines_between(positions[start : start + BLOCK], positions)
+        for row in range(cosines.shape[0]):
+            cosines[row, start + row] = -1.0  # never its own neighbour
+        best = np.argpartition(-cosines, keep - 1, axis=1)[:, :keep]
+        for row, columns in enumerate(best.tolist()):
+            for column in columns:
+                cosine = float(cosines[row, column])
+                if cosine >= NEAR_COSINE:
+                    i, j = sorted((start + row, column))
+                    near[(i, j)] = cosine
+    return [(i, j, cosine) for (i, j), cosine in sorted(near.items())]
 
 
 def _one_each(pairs: list[Pair]) -> list[Pair]:

@@ -246,10 +246,9 @@ class HybridIndex:
                 tokens.append(self.tokens[at])
         return HybridIndex(kept, self.embedder, tokens=tokens)
 
-    def cosines(self, positions: Positions) -> Matrix:
-        """The cosine of every pair of the documents at `positions` (their vectors are unit rows)."""
-        rows = self._vectors[positions]
-        similar: Matrix = rows @ rows.T
+    def cosines_between(self, rows: Positions, columns: Positions) -> Matrix:
+        """The cosine of each document at `rows` with each at `columns` (their vectors are unit rows)."""
+        similar: Matrix = self._vectors[rows] @ self._vectors[columns].T
         return similar
 
     @property

@@ -9,10 +9,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from workflows.consolidation_activities import ConsolidationActivities
+    from workflows.export_workflow import HEARTBEAT_TIMEOUT, STEP_RETRY, STEP_TIMEOUT
     from workspace_memory.consolidation.contract import (
         WORKFLOW_NAME,
         ConsolidationInput,
@@ -24,17 +24,8 @@ with workflow.unsafe.imports_passed_through():
         ProposeInput,
     )
 
-STEP_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=1),
-    backoff_coefficient=2.0,
-    maximum_interval=timedelta(minutes=1),
-    maximum_attempts=20,
-)
-STEP_TIMEOUT = timedelta(seconds=60)
 JUDGE_TIMEOUT = timedelta(seconds=120)
 """One model call: Bedrock's slowest answers stay far inside it."""
-HEARTBEAT_TIMEOUT = timedelta(seconds=10)
-"""A killed worker's step is retried by another after this long."""
 
 
 def scheduled_run_id(run_id: str) -> str:

@@ -126,15 +126,8 @@ def measure(settings: Settings, entries: int) -> RunResult:
     found = service.pairs(seeded.ws, "cr_" + "b" * 24, "owner")
     verdicts: list[Verdict] = []
     for pair in found.pairs:
-        request = judging_request(
-            JudgedPair(
-                retired=PairSide(entry_id=pair.retired.entry_id, revision=pair.retired.revision,
-                                 title=pair.retired.title, summary=pair.retired.summary, body=pair.retired.body),
-                kept=PairSide(entry_id=pair.kept.entry_id, revision=pair.kept.revision,
-                              title=pair.kept.title, summary=pair.kept.summary, body=pair.kept.body),
-                reading=pair.reading.value,
-            )
-        )  # fmt: skip
+        retired, kept = (PairSide.model_validate(d, from_attributes=True) for d in (pair.retired, pair.kept))
+        request = judging_request(JudgedPair(retired=retired, kept=kept, reading=pair.reading.value))
         relation = Relation(verdict_of(judge.complete(request).text))
         verdicts.append(Verdict(pair.retired.entry_id, 1, pair.kept.entry_id, 1, relation))
     counts = service.propose(seeded.ws, "cr_" + "b" * 24, [v for v in verdicts if v.relation is not Relation.UNRELATED])

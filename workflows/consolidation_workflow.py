@@ -47,7 +47,10 @@ class WorkspaceConsolidationWorkflow:
             retry_policy=STEP_RETRY,
         )
         verdicts = []
+        began = workflow.now()
         for pair in found.pairs:  # one model call each, bounded by the pairs step (MAX_JUDGED_PAIRS)
+            if workflow.now() - began > timedelta(seconds=job.judging_seconds):
+                break
             verdict = await workflow.execute_activity_method(
                 ConsolidationActivities.judge_pair,
                 JudgeInput(pair=pair),
@@ -68,7 +71,7 @@ class WorkspaceConsolidationWorkflow:
             proposed=proposed.proposed,
             already_proposed=proposed.already_proposed,
             stale=proposed.stale,
-            left=found.counts.left,
+            left=found.counts.left + len(found.pairs) - len(verdicts),
         )
         await workflow.execute_activity_method(
             ConsolidationActivities.finish_consolidation_run,

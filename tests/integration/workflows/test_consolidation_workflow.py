@@ -126,3 +126,13 @@ def test_a_scheduled_run_takes_its_id_from_the_workflow_run(temporal_address: st
     assert start.trigger is RunTrigger.SCHEDULE
     assert start.run_id == done.run_id
     assert re.fullmatch(r"cr_[0-9a-f]{32}", done.run_id)
+
+
+def test_a_run_past_its_judging_time_leaves_the_other_pairs_for_the_next(temporal_address: str) -> None:
+    seen = Recorded()
+    job = ConsolidationInput(workspace_id="ws_1", run_id="cr_" + "c" * 24, judging_seconds=0)
+    verdicts = {"en_1": "duplicate", "en_3": "conflict", "en_5": "conflict"}
+    asyncio.run(run(temporal_address, job, mocked(seen, verdicts)))
+    assert seen.judged == ["en_1"]  # the budget is judged between calls: the first always runs
+    (finished,) = seen.finished
+    assert (finished.counts.judged, finished.counts.left) == (1, 1 + 2)

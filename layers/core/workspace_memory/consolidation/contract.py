@@ -18,6 +18,11 @@ MAX_JUDGED_PAIRS = 50
 size; the pairs left over are judged by the next run (the run record says how many were left)."""
 
 
+JUDGING_SECONDS = 1800
+"""A run stops putting pairs to the model this long after it began judging (workflow time, deterministic on
+replay): the pairs not judged are counted `left`, for the next run. A run is bounded in time as in model calls."""
+
+
 def consolidation_workflow_id(workspace_id: str, run_id: str) -> str:
     return f"workspace-consolidation-{workspace_id}-{run_id}"
 
@@ -40,6 +45,7 @@ class ConsolidationInput(BaseModel):
     workspace_id: str
     run_id: str | None = None
     trigger: RunTrigger = RunTrigger.SCHEDULE
+    judging_seconds: int = JUDGING_SECONDS
 
 
 class ConsolidationResult(BaseModel):

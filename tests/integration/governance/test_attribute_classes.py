@@ -166,6 +166,12 @@ def drive_every_item_kind(api: Api, svc: Services) -> tuple[str, str]:
     export_path = f"/v1/automation/workspaces/{ws}/exports/{exported.json()['exportId']}/files"
     written = api.call("POST", export_path, automation=RUNTIME, json={"file": "entries.json"})
     assert written.status_code == 200, written.text
+    # a consolidation run's record (decisions/0086), its steps called as its workflow would (no worker here)
+    run_path = f"/v1/automation/workspaces/{ws}/consolidation/runs/cr_{uuid.uuid4().hex[:24]}"
+    paired = api.call("POST", f"{run_path}/pairs", automation=RUNTIME, json={"trigger": "owner"})
+    assert paired.status_code == 200, paired.text
+    finished = api.call("POST", f"{run_path}/finish", automation=RUNTIME, json=paired.json()["counts"])
+    assert finished.status_code == 200, finished.text
     # an import (decisions/0069) into a new workspace: its record and staged files (no worker applies them)
     target = api.workspace(owner)
     minimal = minimal_archive(svc.cipher, owner, ws)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tests.integration.export.export_support import workflow_result
 from tests.integration.turn_support import codec_client, run
 from tests.support import Api, new_user
 from workspace_memory.bootstrap import Services
@@ -80,13 +81,7 @@ def start(settings: Settings, svc: Services, ws: str, queue: str | None = None) 
 
 
 def result(settings: Settings, svc: Services, ws: str, run_id: str) -> ConsolidationResult:
-    async def wait() -> ConsolidationResult:
-        client = await codec_client(settings, svc.cipher)
-        handle = client.get_workflow_handle(consolidation_workflow_id(ws, run_id), result_type=ConsolidationResult)
-        done: ConsolidationResult = await handle.result()
-        return done
-
-    return run(wait())
+    return workflow_result(settings, svc, consolidation_workflow_id(ws, run_id), ConsolidationResult)
 
 
 def consolidated(settings: Settings, svc: Services, ws: str) -> ConsolidationResult:

@@ -31,6 +31,7 @@ from workspace_memory.store import consolidation_runs, keys
 from workspace_memory.store.changes import Create, Label, Put
 from workspace_memory.store.consolidation_runs import RunCounts, RunRecord
 from workspace_memory.store.entry_records import CandidateRecord, EntryRecord, head_of
+from workspace_memory.store.paging import get_all
 from workspace_memory.store.ports import Table, TransactionCancelled
 from workspace_memory.store.search_records import entries_revision
 from workspace_memory.workspaces.access import load_caller
@@ -86,10 +87,7 @@ class ConsolidationService:
         return PairsFound(chosen, RunCounts(pairs=len(fresh), left=len(fresh) - len(chosen)))
 
     def _unproposed(self, workspace_id: str, pairs: Sequence[Pair]) -> list[Pair]:
-        wanted = [keys.entry_candidate(workspace_id, p.candidate_id(workspace_id)) for p in pairs]
-        held: list[object] = []
-        for start in range(0, len(wanted), 100):
-            held.extend(self._table.get_many(wanted[start : start + 100]))
+        held = get_all(self._table, [keys.entry_candidate(workspace_id, p.candidate_id(workspace_id)) for p in pairs])
         return [pair for pair, item in zip(pairs, held, strict=True) if item is None]
 
     def propose(self, workspace_id: str, run_id: str, verdicts: Sequence[Verdict]) -> RunCounts:
@@ -133,9 +131,8 @@ class ConsolidationService:
         kind: CandidateKind,
     ) -> CandidateRecord:
         now = self._clock.now()
-        pair_id = _pair_id(workspace_id, retired, kept)
         return CandidateRecord(
-            candidate_id=pair_id,
+            candidate_id=candidate_id(workspace_id, retired.entry_id, retired.revision, kept.entry_id, kept.revision),
             revision=1,
             status=CandidateStatus.PENDING,
             scope=retired.scope,
@@ -179,9 +176,4 @@ def _still(head: object, revision: int) -> bool:
 def _pairable(retired: EntryRecord, kept: EntryRecord) -> bool:
     same = retired.scope is kept.scope and retired.scope_owner == kept.scope_owner and retired.type is kept.type
     older = (retired.valid_from, retired.entry_id) < (kept.valid_from, kept.entry_id)
-    return same and older and retired.entry_id != kept.entry_id
-
-
-def _pair_id(workspace_id: str, retired: EntryRecord, kept: EntryRecord) -> str:
-    """The id `Pair.candidate_id` gives the pair the run found: one formula, in `pairs.py`."""
-    return candidate_id(workspace_id, retired.entry_id, retired.revision, kept.entry_id, kept.revision)
+    return same and older  # strictly older: never a chain into itself

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from workspace_memory.store import keys
 from workspace_memory.store.cursors import query_page
 from workspace_memory.store.entry_records import CandidateRecord, EntryHead, EntryRecord, head_from_item, head_of
-from workspace_memory.store.paging import query_all
+from workspace_memory.store.paging import get_all, query_all
 from workspace_memory.store.ports import Item, Table
 
 
@@ -21,11 +21,9 @@ def read_counts(table: Table, workspace_id: str, entry_ids: Sequence[str]) -> di
     """The advisory read counts of some chains' heads (a missing, forgotten or never-read chain: 0), 100 heads
     per consistent read."""
     counts: dict[str, int] = {}
-    for start in range(0, len(entry_ids), 100):
-        batch = entry_ids[start : start + 100]
-        for entry_id, item in zip(batch, table.get_many([keys.entry(workspace_id, e) for e in batch]), strict=True):
-            head = head_of(item)
-            counts[entry_id] = head.read_count or 0 if isinstance(head, EntryRecord) else 0
+    for entry_id, item in zip(entry_ids, get_all(table, [keys.entry(workspace_id, e) for e in entry_ids]), strict=True):
+        head = head_of(item)
+        counts[entry_id] = head.read_count or 0 if isinstance(head, EntryRecord) else 0
     return counts
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from workspace_memory.store import keys
 from workspace_memory.store.entry_records import EntryRecord
 from workspace_memory.store.export_records import ExportChunk, ExportRecord
-from workspace_memory.store.paging import query_all
+from workspace_memory.store.paging import get_all, query_all
 from workspace_memory.store.ports import Table
 from workspace_memory.store.turn_records import NotesRecord, RecallReceiptRecord
 from workspace_memory.store.workspace_records import KeyRevocationRecord, KeySessionRecord, MemberRecord
@@ -72,14 +72,13 @@ def conversations_of(table: Table, workspace_id: str, user_id: str) -> list[str]
     `ByWorkspace` index (eventually consistent: a conversation begun a moment ago may be missing), then read
     consistently, 100 to a read."""
     found = sorted(pk for pk, sk in workspace_index(table, workspace_id) if sk == "OWNER" and pk.startswith("CONV#"))
-    owned: list[str] = []
-    for start in range(0, len(found), 100):
-        batch = [pk.removeprefix("CONV#") for pk in found[start : start + 100]]
-        items = table.get_many([keys.conversation_owner(conv) for conv in batch])
-        for conv, item in zip(batch, items, strict=True):
-            if item is not None and item.get("userId") == user_id and item.get("workspaceId") == workspace_id:
-                owned.append(conv)
-    return owned
+    convs = [pk.removeprefix("CONV#") for pk in found]
+    items = get_all(table, [keys.conversation_owner(conv) for conv in convs])
+    return [
+        conv
+        for conv, item in zip(convs, items, strict=True)
+        if item is not None and item.get("userId") == user_id and item.get("workspaceId") == workspace_id
+    ]
 
 
 def receipts(table: Table, conversation_id: str) -> Iterator[RecallReceiptRecord]:

@@ -66,7 +66,6 @@ class PairEntryOut(Untrusted):
     title: str
     summary: str
     body: str
-    valid_from: float
 
     @classmethod
     def of(cls, doc: SearchDoc) -> PairEntryOut:
@@ -76,7 +75,6 @@ class PairEntryOut(Untrusted):
             title=doc.title,
             summary=doc.summary,
             body=doc.body,
-            valid_from=doc.valid_from,
         )
 
 

@@ -129,3 +129,57 @@ def test_another_members_private_entry_never_shows_nor_holds_an_agents_write(set
     assert scene.svc.entries.create(EDITOR, scene.ws, Draft(EntryType.FACT, FRIDAY)).possible_conflicts == ()
     saved = agent_save(scene, FRIDAY)
     assert (saved.outcome, saved.possible_conflicts) == (Outcome.COMMITTED, ())
+
+
+def test_the_check_costs_a_warm_process_no_decrypt_and_at_most_the_index_refresh(settings: Settings) -> None:
+    """AWS calls per save, warm, with and without the check: the check reuses the warm index and reads the
+    entries counter in the caller's own read; what it adds is the index's refresh after the previous write (one
+    metadata listing, one read of the revisions written since), never a KMS call nor a decrypt of the workspace."""
+    from tests.integration.adapters.test_branch_keys import Calls
+
+    scene = _scene(settings)
+    svc = scene.svc
+    for n in range(20):
+        create(scene, scene.owner, EntryText(f"Topic {n}", f"Fact number {n} about topic {n}", f"Body {n}."))
+    calls = Calls(svc.clients.dynamodb, svc.clients.kms, svc.clients.key_store)
+    finder = svc.entries.write_check.finder
+
+    def counted(n: int, *, checked: bool) -> list[str]:
+        svc.entries.write_check.finder = finder if checked else None
+        create(scene, EDITOR, PLANTS)  # the index refreshed on the check before, warm now at the next revision
+        calls.clear()
+        text = EntryText(f"Note {n}", f"Something new number {n}", "Nothing else.")
+        written = svc.entries.create(EDITOR, scene.ws, Draft(EntryType.FACT, text))
+        assert (written.possible_conflicts is not None) is checked
+        return calls.names()
+
+    counted(0, checked=True)  # warms the index
+    without, checked = counted(1, checked=False), counted(2, checked=True)
+    print(f"\nperson create: without the check {len(without)} calls {sorted(without)}")
+    print(f"person create: with the check {len(checked)} calls {sorted(checked)}")
+    assert [c for c in checked if c.startswith("kms.")] == [c for c in without if c.startswith("kms.")] == []
+    extra = list(checked)
+    for name in without:
+        extra.remove(name)
+    # the refresh: the metadata listing (a page, then the empty one that ends it) and the one new revision
+    assert sorted(extra) == ["dynamodb.Query", "dynamodb.Query", "dynamodb.TransactGetItems"]
+    assert svc.search.last_build is not None
+    assert svc.search.last_build.decrypted == 1  # the revision written since, not the workspace
+    svc.entries.write_check.finder = finder
+    admitted = _admitted(scene)
+    agent_save(scene, PLANTS, idem="warm", admitted=admitted)
+    calls.clear()
+    agent_save(scene, EntryText("Agent note", "Something the agent learned", "Nothing else."), "a", admitted)
+    agent_checked = calls.names()
+    svc.entries.write_check.finder = None
+    agent_save(scene, PLANTS, idem="warm-off", admitted=admitted)
+    calls.clear()
+    agent_save(scene, EntryText("Agent note 2", "Something else the agent learned", "None."), "b", admitted)
+    agent_without = calls.names()
+    svc.entries.write_check.finder = finder
+    print(f"agent save: without the check {len(agent_without)} calls {sorted(agent_without)}")
+    print(f"agent save: with the check {len(agent_checked)} calls {sorted(agent_checked)}")
+    agent_extra = list(agent_checked)
+    for name in agent_without:
+        agent_extra.remove(name)
+    assert sorted(agent_extra) == sorted(extra)  # the same refresh, nothing else

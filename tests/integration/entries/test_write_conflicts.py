@@ -15,7 +15,7 @@ from workspace_memory.entries.agent_results import SaveResult
 from workspace_memory.entries.model import Draft, EntryText, PossibleConflict
 from workspace_memory.kernel.settings import Settings
 from workspace_memory.kernel.terms import CandidateStatus, EntryScope, EntryType, Outcome
-from workspace_memory.store import entry_queries
+from workspace_memory.store import attributes, entry_queries
 from workspace_memory.turns.admission import Admitted
 
 pytestmark = pytest.mark.integration
@@ -89,6 +89,10 @@ def test_an_agents_auto_write_that_may_contradict_is_held_and_accepting_writes_i
     assert (replayed.replayed, replayed.possible_conflicts) == (True, held.possible_conflicts)
     views, _ = scene.svc.entries.candidates(scene.owner, scene.ws, 10, None)
     assert [(v.candidate_id, v.possible_conflicts) for v in views] == [(held.candidate_id, held.possible_conflicts)]
+    # the candidate and the save's marker keep the ids in clear, of their declared form, and no text
+    stored = [i for i in entry_items(scene) if str(i["sk"]).startswith(("ENTRYCAND#", "ENTRYSAVE#"))]
+    assert [i.get("possibleConflicts") or i["answer"]["possibleConflicts"] for i in stored] == [[f"{tuesday}@1"]] * 2
+    assert [v for i in stored for v in attributes.violations(i)] == []
     written = scene.svc.entries.accept(scene.owner, scene.ws, held.candidate_id, 1)
     assert written.possible_conflicts is None  # a person decided, having seen what it contradicts
     assert scene.svc.entries.read(scene.owner, scene.ws, written.entry_id).text.summary == FRIDAY.summary

@@ -213,6 +213,10 @@ class MemoryTool:
                     + redacted(answer.redactions),
                     outcome="committed",
                 )
+            case Outcome.PROPOSAL if answer.possible_conflicts:
+                contradicted = ", ".join(f"{c.entry_id}@{c.revision}" for c in answer.possible_conflicts)
+                why = f"held for review: it may contradict entries {contradicted}"
+                return _proposed(path, f"{why}; candidate {answer.candidate_id}, a member decides")
             case Outcome.PROPOSAL:
                 return _proposed(
                     path, f"workspace memory is read_only: candidate {answer.candidate_id}, a member decides"

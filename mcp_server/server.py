@@ -129,8 +129,9 @@ def build_server(delegation: Delegation) -> MCPServer:
     @tool(ADD)
     def save_entry(entry: Annotated[EntryInput, Field(description="the entry to save")]) -> EntrySaveOut:
         """Save a memory entry through the service's fence: outcome committed (saved; a key in use gets a new
-        revision), proposal (read_only: a candidate a member accepts or rejects), noop (memory off) or refused.
-        Secrets and personal data are redacted before anything is stored. Needs memory:write."""
+        revision), proposal (read_only, or it may contradict the entries in possibleConflicts: a candidate a member
+        accepts or rejects), noop (memory off) or refused. Secrets and personal data are redacted before anything
+        is stored. Needs memory:write."""
         return _answer(lambda: delegation.save_entry(entry.model_dump(mode="json", exclude_none=True)))
 
     @tool(ADD)

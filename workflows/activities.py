@@ -179,14 +179,17 @@ class TurnActivities:
         answer = saved.body
         if answer is None:
             return _run(tool, data, CallOutcome.INVALID, code=saved.error_code or f"HTTP {saved.status}")
+        conflicts = [f"{c.entry_id}@{c.revision}" for c in answer.possible_conflicts]  # ids only, never text
+        held = answer.outcome is Outcome.PROPOSAL and bool(conflicts)
         return _run(
             tool,
             data,
-            answer.outcome,
+            CallOutcome.HELD if held else answer.outcome,
             predicate=answer.predicate,
             entry_id=answer.entry_id,
             revision=answer.revision,
             candidate_id=answer.candidate_id,
+            conflicts=", ".join(conflicts),
         )
 
     @activity.defn(name=ToolName.READ_MEMORY)

@@ -53,6 +53,8 @@ class CallOutcome(StrEnum):
     PROPOSED = "proposed"
     """`forget_memory` did what it can: a member now decides (its `proposal`, unlike a save's, is the success)."""
     FOUND = "found"
+    HELD = "held"
+    """`save_memory` in `auto` was held for review: it may contradict live entries (decisions/0087)."""
     EVIDENCE_NOT_CURRENT = "evidence_not_current"
     """`verify_memory`'s evidence does not read now as the model hashed it: nothing was marked."""
 
@@ -252,6 +254,8 @@ _REGISTRY = (
             Outcome.COMMITTED: "Saved as entry {entry_id} (revision {revision}).",
             Outcome.PROPOSAL: "Not saved: memory is read-only for the assistant; proposed as candidate "
             "{candidate_id} for a member to accept.",
+            CallOutcome.HELD: "Not saved: held for review as candidate {candidate_id} because it may contradict "
+            "entries {conflicts}; a member decides.",
             Outcome.NOOP: "Nothing saved: memory is off for this turn.",
             Outcome.REFUSED: "Not saved: the memory fence refused the write ({predicate}).",
             CallOutcome.INVALID: "Not saved ({code}).",

@@ -85,6 +85,8 @@ ENTRY = frozenset(
 )
 MARKS = frozenset({"entryId", "revision", "pinned"})
 """What a pin, an unpin or a verification answers (and `verifiedAt`, `verifiedBy` once verified)."""
+WRITTEN = frozenset({"entryId", "revision", "possibleConflicts"})
+"""A person's create or revision: written, with what it may contradict (decisions/0087)."""
 RETENTION = frozenset({"historyDays", "agentDays"})
 EXPORT = frozenset(
     {"exportId", "workspaceId", "scope", "status", "phase", "filesDone", "filesTotal", "createdAt", "expiresAt"}
@@ -174,8 +176,10 @@ SEQUENCE: dict[str, Expect] = {
     "automation-capture.json": Expect(
         200, frozenset({"outcome", "version", "receipt"}), {"outcome": "committed", "version": 5}
     ),
-    "automation-entry-save.json": Expect(
-        200, frozenset({"outcome", "entryId", "revision"}), {"outcome": "committed", "revision": 1}
+    "automation-entry-save.json": Expect(  # nothing it may contradict: written (decisions/0087)
+        200,
+        frozenset({"outcome", "entryId", "revision", "possibleConflicts"}),
+        {"outcome": "committed", "revision": 1, "possibleConflicts": []},
     ),
     "automation-entry-list.json": Expect(  # the entry `automation-entry-save` committed, nothing hidden
         200, frozenset({"entries", "nextCursor", "hidden"}) | UNTRUSTED, {"nextCursor": None, "hidden": 0}
@@ -213,7 +217,9 @@ SEQUENCE: dict[str, Expect] = {
     "frame-page.json": Expect(200, frozenset(), html=True),
     "frame-file.json": Expect(200, frozenset(), text="// "),
     # Entries, on the fixtures `_seed_entries` lays out (events/README.md, step 7).
-    "entry-create.json": Expect(201, frozenset({"entryId", "revision"}), {"revision": 1}),
+    "entry-create.json": Expect(
+        201, frozenset({"entryId", "revision", "possibleConflicts"}), {"revision": 1, "possibleConflicts": []}
+    ),
     "entry-list.json": Expect(
         200, frozenset({"entries", "nextCursor", "hidden", "budgets"}), {"nextCursor": None, "hidden": 0}
     ),
@@ -222,8 +228,10 @@ SEQUENCE: dict[str, Expect] = {
         ENTRY | {"lastReadAt", "verifiedAt", "verifiedBy", "verifiedEvidence"},
         {"entryId": ENTRY_ID, "revision": 1, "status": "active", "key": "ops/deploy-day", "verifiedEvidence": 1},
     ),
-    "entry-put.json": Expect(200, frozenset({"entryId", "revision"}), {"entryId": ENTRY_ID, "revision": 2}),
-    "entry-revert.json": Expect(200, frozenset({"entryId", "revision"}), {"entryId": ENTRY_ID, "revision": 3}),
+    "entry-put.json": Expect(
+        200, WRITTEN, {"entryId": ENTRY_ID, "revision": 2, "possibleConflicts": []}
+    ),  # a revision of its own chain: not its own conflict
+    "entry-revert.json": Expect(200, WRITTEN, {"entryId": ENTRY_ID, "revision": 3, "possibleConflicts": []}),
     "entry-pin.json": Expect(200, MARKS, {"entryId": ENTRY_ID, "revision": 3, "pinned": True}),
     "entry-verify.json": Expect(
         200, MARKS | {"verifiedAt", "verifiedBy"}, {"revision": 3, "pinned": True, "verifiedBy": "user-owner"}

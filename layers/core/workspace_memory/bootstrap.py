@@ -100,6 +100,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     from workspace_memory.governance.audit import AuditService
     from workspace_memory.kernel.clock import FileClock, SystemClock
     from workspace_memory.search.entry_search import SearchService, WarmIndexes
+    from workspace_memory.search.write_check import ConflictCheck
     from workspace_memory.store.audit_trail import AuditedTable
     from workspace_memory.turns.admission import AdmissionService
     from workspace_memory.turns.capture import CaptureService
@@ -121,6 +122,7 @@ def build_services(settings: Settings, clock: Clock | None = None, clients: AwsC
     embedder = build_embedder(settings)
     entries = EntryService(table, cipher, clock, embedder=embedder, version_cap=settings.entry_version_cap)
     search = SearchService(table, cipher, clock, embedder, WarmIndexes(settings.search_memory_budget))
+    entries.write_check.finder = ConflictCheck(search)  # the contradiction check runs over its warm indexes
     return Services(
         settings=settings,
         clients=clients,

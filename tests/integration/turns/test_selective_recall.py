@@ -39,9 +39,14 @@ def selection(block: str) -> str:
 
 
 def create(
-    scene: Scene, text: EntryText, kind: EntryType = EntryType.FACT, *, user: str | None = None, **kw: EntryScope
+    scene: Scene,
+    text: EntryText,
+    kind: EntryType = EntryType.FACT,
+    *,
+    user: str | None = None,
+    scope: EntryScope = EntryScope.WORKSPACE,
 ) -> str:
-    return scene.svc.entries.create(user or scene.owner, scene.ws, Draft(kind, text, **kw)).entry_id
+    return scene.svc.entries.create(user or scene.owner, scene.ws, Draft(kind, text, scope)).entry_id
 
 
 def test_the_most_relevant_entries_follow_the_index_with_their_body_and_are_in_the_receipt(

@@ -15,12 +15,19 @@ from scripts.localstack.gateway import FakeContext
 from tests.unit.fakes import get_event
 from workspace_memory.api.errors import error_envelope, error_of
 from workspace_memory.api.http import build_resolver, error_response, respond
-from workspace_memory.api.models.automation import AdmissionOut, CaptureOut, NotesMetaOut, NotesOut, RecallOut
+from workspace_memory.api.models.automation import (
+    AdmissionOut,
+    CaptureOut,
+    EntrySaveOut,
+    NotesMetaOut,
+    NotesOut,
+    RecallOut,
+)
 from workspace_memory.api.models.base import OutModel
 from workspace_memory.api.models.candidates import CandidateOut
 from workspace_memory.api.models.conversations import ReceiptsOut, TurnOut, TurnStarted
 from workspace_memory.api.models.document import CommitOut, DocumentOut, HistoryOut, VersionContentOut
-from workspace_memory.api.models.entries import AgentSearchOut, SearchOut
+from workspace_memory.api.models.entries import AgentSearchOut, EntryWritten, SearchOut
 from workspace_memory.api.models.entry_pages import EntriesOut
 from workspace_memory.api.models.envelope import ErrorOut
 from workspace_memory.api.models.policy import PolicyOut
@@ -30,9 +37,10 @@ from workspace_memory.document.edits import EditProblem
 from workspace_memory.document.policy import Mode, Policy
 from workspace_memory.document.service import DocumentView, HistoryPage
 from workspace_memory.document.versions import VersionInfo
+from workspace_memory.entries.agent_results import SaveResult
 from workspace_memory.entries.candidate_diff import candidate_diff
 from workspace_memory.entries.index import Budget
-from workspace_memory.entries.model import CandidateView, Draft, EntryText, Page, Source
+from workspace_memory.entries.model import CandidateView, Draft, EntryText, Page, PossibleConflict, Source, Written
 from workspace_memory.kernel import errors, loopback
 from workspace_memory.kernel.terms import (
     CandidateKind,
@@ -243,7 +251,7 @@ CASES: list[tuple[str, OutModel, str]] = [
         ),
         '{"candidateId":"ec1","revision":1,"status":"pending","kind":"forget","scope":"workspace","type":"fact",'
         f'"title":null,"summary":null,"entryId":"en1","baseRevision":2,"proposedBy":"u1","createdAt":"{AT}",'
-        '"body":null,"key":null,"sources":[],"diff":null,"evidence":null}',
+        '"body":null,"key":null,"sources":[],"diff":null,"evidence":null,"possibleConflicts":[]}',
     ),
     (
         "save candidate superseding through a key (its diff)",
@@ -271,6 +279,7 @@ CASES: list[tuple[str, OutModel, str]] = [
                     EntryText("T", "old", "b1"),
                     Draft(EntryType.FACT, EntryText("T", "new", "b2")),
                 ),
+                possible_conflicts=(PossibleConflict("en7", 3),),
             )
         ),
         '{"candidateId":"ec2","revision":1,"status":"pending","kind":"save","scope":"workspace","type":"fact",'
@@ -278,7 +287,29 @@ CASES: list[tuple[str, OutModel, str]] = [
         '"body":"b2","key":"a/b","sources":[{"kind":"entry","ref":"en0","sha256":"ab","locator":"l"}],'
         '"diff":{"entryId":"en1","revision":1,"current":true,"type":"rule","title":"T","summary":"old","body":"b1",'
         '"changed":["type","summary","body"],"bodyDiff":"--- en1@1\\n+++ candidate\\n@@ -1 +1 @@\\n-b1\\n+b2"},'
-        '"evidence":null}',
+        '"evidence":null,"possibleConflicts":[{"entryId":"en7","revision":3}]}',
+    ),
+    (
+        "entry written with its possible conflicts (ids and revisions only)",
+        EntryWritten.of(Written("en1", 2, possible_conflicts=(PossibleConflict("en7", 3),))),
+        '{"entryId":"en1","revision":2,"possibleConflicts":[{"entryId":"en7","revision":3}]}',
+    ),
+    (
+        "accepted candidate written (not checked: no possibleConflicts)",
+        EntryWritten.of(Written("en1", 1)),
+        '{"entryId":"en1","revision":1}',
+    ),
+    (
+        "agent save held for review (possible conflicts)",
+        EntrySaveOut.of(
+            SaveResult(Outcome.PROPOSAL, candidate_id="ec1", possible_conflicts=(PossibleConflict("en7", 3),))
+        ),
+        '{"outcome":"proposal","candidateId":"ec1","possibleConflicts":[{"entryId":"en7","revision":3}]}',
+    ),
+    (
+        "agent save committed (no conflicts: an empty list)",
+        EntrySaveOut.of(SaveResult(Outcome.COMMITTED, "en1", 1)),
+        '{"outcome":"committed","entryId":"en1","revision":1,"possibleConflicts":[]}',
     ),
     (
         "notes read (updatedAt null sent)",

@@ -270,6 +270,11 @@ def test_notes_update_outcomes() -> None:
     [
         ({"outcome": "committed", "entryId": "e_1", "revision": 1}, "committed", "Saved as entry e_1 (revision 1)."),
         ({"outcome": "proposal", "candidateId": "ec_1"}, "proposal", "candidate ec_1"),
+        (
+            {"outcome": "proposal", "candidateId": "ec_2", "possibleConflicts": [{"entryId": "e_7", "revision": 3}]},
+            "held",
+            "held for review as candidate ec_2 because it may contradict entries e_7@3",
+        ),
         ({"outcome": "noop"}, "noop", "memory is off"),
         ({"outcome": "refused", "predicate": "policy"}, "refused", "refused the write (policy)"),
     ],

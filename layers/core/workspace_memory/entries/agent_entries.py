@@ -27,7 +27,7 @@ from workspace_memory.entries.agent_results import SaveResult, caller_of, reques
 from workspace_memory.entries.agent_verify import verify_attempt, verify_headers
 from workspace_memory.entries.bound import require_visible
 from workspace_memory.entries.limits import RateRaced
-from workspace_memory.entries.model import Author, Draft, Source
+from workspace_memory.entries.model import Author, Draft, PossibleConflict, Source
 from workspace_memory.entries.refusals import Fenced
 from workspace_memory.entries.rule_quotes import check_quote
 from workspace_memory.entries.validation import redacted, validate
@@ -74,7 +74,11 @@ class AgentEntryService(AgentEntryReads):
         validate(draft)
         digest = request_hash(body)
         return self._judged(
-            workspace_id, admission, secret, lambda authority: self._attempt(authority, draft, quote, digest, key)
+            workspace_id,
+            admission,
+            secret,
+            lambda authority: self._attempt(authority, draft, quote, digest, key),
+            extra=[keys.entry_counter(workspace_id)],  # the contradiction check's index, in the same read
         )
 
     def _judged(
@@ -83,12 +87,13 @@ class AgentEntryService(AgentEntryReads):
         admission_id: str,
         credential: str,
         attempt: Callable[[Authority], SaveResult | None],
+        extra: Sequence[keys.Key] = (),
     ) -> SaveResult:
         """An agent write judged on a fresh snapshot of the turn's authority (`memory:write`), at most three
         times while only the retention or the key session's write window moves under it."""
         raced: RateRaced | None = None
         for _ in range(3):
-            authority = read_authority(self._table, admission_id, workspace_id, credential)
+            authority = read_authority(self._table, admission_id, workspace_id, credential, extra)
             authority.require_scope(Scope.MEMORY_WRITE)
             try:
                 result = attempt(authority)
@@ -141,23 +146,34 @@ class AgentEntryService(AgentEntryReads):
         days = authority.history_days
         # what a forget blocked (a cited source, this turn) refuses the save in its own transaction
         unblocked = self._entries.not_forgotten(adm.workspace_id, stored.text.sources, adm.id, now)
+        # What it may contradict, among what whoever decides its candidate may read (decisions/0087)
+        (counter,) = authority.extra
+        shared = stored.scope is not EntryScope.MEMBER
+        checked = self._entries.write_check.check(
+            caller_of(authority), counter, stored, shared_only=shared, within=binding
+        )
+        stored, conflicts = checked[0], checked[1] or ()
         try:
-            if mode is Mode.READ_ONLY:
+            if mode is Mode.READ_ONLY or conflicts:  # never a silent second truth: a person decides
                 candidate_id = new_id("ec")
+                answer = SavedAnswer(Outcome.PROPOSAL, candidate_id=candidate_id, possible_conflicts=_cited(conflicts))
                 self._entries.propose(
                     adm.user_id,
                     adm.workspace_id,
                     stored,
                     admission_id=adm.id,
                     fence=[
-                        self._marker(marker_key, digest, adm, SavedAnswer(Outcome.PROPOSAL, candidate_id=candidate_id)),
-                        AdmissionLive(adm.id, adm.workspace_id, adm.user_id, Mode.READ_ONLY.value, int(now)),
-                        *authority_checks(authority, now, Mode.READ_ONLY, writer=False),
+                        self._marker(marker_key, digest, adm, answer),
+                        AdmissionLive(adm.id, adm.workspace_id, adm.user_id, mode.value, int(now)),
+                        *authority_checks(authority, now, mode, writer=False),
                         *unblocked,
                     ],
                     candidate_id=candidate_id,
+                    possible_conflicts=conflicts,
                 )
-                return SaveResult(Outcome.PROPOSAL, candidate_id=candidate_id, redactions=redactions)
+                return SaveResult(
+                    Outcome.PROPOSAL, candidate_id=candidate_id, redactions=redactions, possible_conflicts=conflicts
+                )
             written = self._entries.create_fenced(
                 caller_of(authority),
                 stored,
@@ -294,6 +310,10 @@ class AgentEntryService(AgentEntryReads):
                 self._entries, self._cipher, self._clock, authority, entry_id, revision, evidence
             ),
         )
+
+
+def _cited(conflicts: Sequence[PossibleConflict]) -> tuple[str, ...]:
+    return tuple(conflict.cited for conflict in conflicts)
 
 
 def _counted(result: SaveResult) -> SaveResult:

@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from workspace_memory.entries.model import PossibleConflict
 from workspace_memory.governance.redaction import Finding
 from workspace_memory.kernel.errors import InvalidInput
 from workspace_memory.kernel.ids import require_identifier
@@ -29,6 +30,8 @@ class SaveResult:
     predicate: Predicate | None = None
     replayed: bool = False
     redactions: tuple[Finding, ...] = ()
+    possible_conflicts: tuple[PossibleConflict, ...] = ()
+    """The live entries the save may contradict (decisions/0087): with any, an `auto` save is a `proposal`."""
 
     @classmethod
     def replay(cls, answer: SavedAnswer) -> SaveResult:
@@ -39,6 +42,7 @@ class SaveResult:
             candidate_id=answer.candidate_id,
             superseded=answer.superseded,
             replayed=True,
+            possible_conflicts=tuple(PossibleConflict.parse(c) for c in answer.possible_conflicts),
         )
 
 

@@ -18,6 +18,7 @@ from workspace_memory.entries.model import (
     Draft,
     EntryText,
     Evidence,
+    PossibleConflict,
     Written,
     candidate_context,
 )
@@ -89,8 +90,10 @@ class Candidates:
         base_revision: int | None = None,
         fence: Sequence[Change] | None = None,
         candidate_id: str | None = None,
+        possible_conflicts: Sequence[PossibleConflict] = (),
     ) -> str:
-        """An agent's entry write in `read_only`: a candidate, redacted, rate limited, for a human to decide.
+        """An agent's entry write in `read_only` (or in `auto` with `possible_conflicts`, decisions/0087): a
+        candidate, redacted, rate limited, for a human to decide, keeping what it may contradict (ids only).
         With `fence` (the turn's authority re-stated, without the write right) in the same transaction; a failed
         fence raises `Fenced`. `candidate_id`, when the caller names it, lets the fence record it (an
         idempotency marker's answer)."""
@@ -129,6 +132,7 @@ class Candidates:
             admission_id=admission_id,
             entry_id=entry_id,
             base_revision=None if entry_id is None else base_revision or 0,
+            possible_conflicts=tuple(c.cited for c in possible_conflicts),
         )
         author = Author(user_id, "agent", admission_id, rated=True)
         changes: list[Change] = [
@@ -251,6 +255,7 @@ class Candidates:
             sources=() if draft is None else draft.text.sources,
             diff=None if draft is None else self._diff(workspace_id, record, draft),
             evidence=_evidence(record),
+            possible_conflicts=tuple(PossibleConflict.parse(c) for c in record.possible_conflicts),
         )
 
     def _diff(self, workspace_id: str, record: CandidateRecord, draft: Draft) -> CandidateDiff | None:

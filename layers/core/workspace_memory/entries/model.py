@@ -70,6 +70,24 @@ class SealedVector:
         return None if vector is None else cls(vector["model"], vector["f16"])
 
 
+@dataclass(frozen=True, order=True)
+class PossibleConflict:
+    """A live entry a write may contradict (decisions/0087): its id and current revision, never its text."""
+
+    entry_id: str
+    revision: int
+
+    @property
+    def cited(self) -> str:
+        """As a candidate stores it in clear (`en_…@3`, the form of a cited entry)."""
+        return f"{self.entry_id}@{self.revision}"
+
+    @classmethod
+    def parse(cls, cited: str) -> PossibleConflict:
+        entry_id, revision = cited.split("@")
+        return cls(entry_id, int(revision))
+
+
 @dataclass(frozen=True)
 class Previously:
     """What the revision a new one superseded said, and until when: one hop, so a replaced statement is never
@@ -144,6 +162,8 @@ class Draft:
     """The agent persona of an `agent` entry (default `default`)."""
     reason: str | None = None
     """Why a revision supersedes its predecessor (sealed in the new revision's text)."""
+    vector: SealedVector | None = None
+    """The text's search vector when the contradiction check already made it: the write seals that one."""
 
 
 AGENT_AUTHOR = "agent"
@@ -259,6 +279,9 @@ class Written:
     warnings: tuple[Finding, ...] = ()
     forgotten: bool = False
     """True when an accepted forget proposal forgot the chain (`revision`: the one it was forgotten at)."""
+    possible_conflicts: tuple[PossibleConflict, ...] | None = None
+    """What the contradiction check found (decisions/0087); None: the write was not checked (an accepted
+    candidate: the person deciding it saw its own)."""
 
 
 @dataclass(frozen=True)
@@ -295,6 +318,8 @@ class CandidateView:
     """A save candidate that supersedes a chain: the revision it would replace and what changes."""
     evidence: Evidence | None = None
     """A consolidation proposal's (`merge`, `supersede`): what it read and by which rule."""
+    possible_conflicts: tuple[PossibleConflict, ...] = ()
+    """The live entries the agent's write may contradict, as they were when it was held (decisions/0087)."""
 
 
 @dataclass(frozen=True)

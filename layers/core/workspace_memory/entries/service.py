@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from workspace_memory.entries.agent_memories import AgentMemories, AgentMemoriesForgotten
 from workspace_memory.entries.candidates import Candidates
 from workspace_memory.entries.citations import Citations
+from workspace_memory.entries.conflicts import WriteCheck
 from workspace_memory.entries.forget import EntryForgetting
 from workspace_memory.entries.forgotten_sources import source_slots, unforgotten
 from workspace_memory.entries.index import Budget, IndexLines, recall_sections
@@ -39,6 +40,7 @@ from workspace_memory.entries.model import (
     Filters,
     Marked,
     Page,
+    PossibleConflict,
     Source,
     Written,
 )
@@ -74,7 +76,11 @@ class EntryService:
         self._citations = Citations(table, cipher)
         """One judgement of citations (and its cache of cited digests) for reads, the list and its budgets."""
         self._reads = EntryReads(table, cipher, clock, key_secret, self._counts, self._citations)
-        self._writes = EntryWrites(table, cipher, clock, self.limits, key_secret, self._reads, embedder)
+        self.write_check = WriteCheck(embedder)
+        """The contradiction check (decisions/0087); its `finder` is the search service's, set by bootstrap."""
+        self._writes = EntryWrites(
+            table, cipher, clock, self.limits, key_secret, self._reads, embedder, self.write_check
+        )
         self._forgetting = EntryForgetting(table, clock, self.limits, self._reads)
         self._marks = EntryMarks(table, clock, self.limits, self._reads)
         self._candidates = Candidates(table, cipher, clock, self.limits, self._reads, self._writes, self._forgetting)
@@ -211,6 +217,7 @@ class EntryService:
         base_revision: int | None = None,
         fence: Sequence[Change] | None = None,
         candidate_id: str | None = None,
+        possible_conflicts: Sequence[PossibleConflict] = (),
     ) -> str:
         return self._candidates.propose(
             user_id,
@@ -221,6 +228,7 @@ class EntryService:
             base_revision=base_revision,
             fence=fence,
             candidate_id=candidate_id,
+            possible_conflicts=possible_conflicts,
         )
 
     def propose_forget(

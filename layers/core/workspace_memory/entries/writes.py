@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from workspace_memory.entries.conflicts import WriteCheck
 from workspace_memory.entries.forgotten_sources import source_slots
 from workspace_memory.entries.key_secret import KeySecret
 from workspace_memory.entries.limits import Limits
@@ -21,6 +22,7 @@ from workspace_memory.entries.model import (
     Author,
     Draft,
     EntryText,
+    PossibleConflict,
     Previously,
     SealedVector,
     Written,
@@ -77,6 +79,7 @@ class EntryWrites:
         key_secret: KeySecret,
         reads: EntryReads,
         embedder: Embedder | None = None,
+        check: WriteCheck | None = None,
     ) -> None:
         self._table = table
         self._cipher = cipher
@@ -85,12 +88,17 @@ class EntryWrites:
         self._key_secret = key_secret
         self._reads = reads
         self._embedder = embedder
+        self.check = check if check is not None else WriteCheck(embedder)
+        """The contradiction check a person's write is answered with (decisions/0087)."""
 
     def create(self, user_id: str, workspace_id: str, draft: Draft) -> Written:
-        """A new chain; a key already in use in the scope supersedes that chain instead (docs/architecture.md#keys)."""
+        """A new chain; a key already in use in the scope supersedes that chain instead (docs/architecture.md#keys).
+        Written whatever it may contradict (a person decides), and answered with that."""
         validate(draft)
-        caller, _ = load_caller(self._table, workspace_id, user_id)
-        return self.new_chain(caller, draft, Author(user_id), redaction_warnings(draft), [])
+        caller, (counter,) = load_caller(self._table, workspace_id, user_id, [keys.entry_counter(workspace_id)])
+        draft, conflicts = self.check.check(caller, counter, draft)
+        written = self.new_chain(caller, draft, Author(user_id), redaction_warnings(draft), [])
+        return replace(written, possible_conflicts=conflicts)
 
     def create_fenced(
         self,
@@ -112,16 +120,20 @@ class EntryWrites:
         """The next revision of a chain, iff its head is still at `base` (`X-Base-Revision`). A head refused at
         `base` itself moved only its pin (the person's revision carries the pin as read): judged again on it."""
         validate(draft)
-        for _ in range(3):
-            caller, (found,) = load_caller(self._table, workspace_id, user_id, [keys.entry(workspace_id, entry_id)])
+        conflicts: tuple[PossibleConflict, ...] | None = None
+        wanted = [keys.entry(workspace_id, entry_id), keys.entry_counter(workspace_id)]
+        for attempt in range(3):
+            caller, (found, counter) = load_caller(self._table, workspace_id, user_id, wanted)
             head = self._reads.live_head(caller, head_of(found))
+            if attempt == 0:  # judged once: a retry only re-reads a pin that moved
+                draft, conflicts = self.check.check(caller, counter, draft, entry_id=entry_id)
             try:
                 written = self.next_revision(caller, head, base, draft, Author(user_id), [])
             except StaleRevision as exc:
                 if head.revision != base or exc.details.get("current_revision") != base:
                     raise
                 continue
-            return replace(written, warnings=redaction_warnings(draft))
+            return replace(written, warnings=redaction_warnings(draft), possible_conflicts=conflicts)
         raise Conflict("the entry's pin kept changing; try again")
 
     def key_head(self, caller: Caller, draft: Draft) -> EntryRecord | None:
@@ -290,7 +302,7 @@ class EntryWrites:
         workspace_id = caller.workspace.id
         sealed = seal(
             self._cipher,
-            draft.text.plaintext(self._vector(draft.text)),
+            draft.text.plaintext(draft.vector if draft.vector is not None else self._vector(draft.text)),
             entry_context(workspace_id, entry_id, revision),
         )
         key, agent = draft.text.key, author.kind == AGENT_AUTHOR

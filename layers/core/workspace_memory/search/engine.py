@@ -251,6 +251,14 @@ class HybridIndex:
         similar: Matrix = self._vectors[rows] @ self._vectors[columns].T
         return similar
 
+    def nearest(self, vector: Vector, k: int, mask: Mask) -> list[tuple[int, float]]:
+        """The positions of the `k` documents `mask` admits whose vectors are nearest `vector`, nearest first,
+        with their cosines (the write-time contradiction check: no query, no BM25)."""
+        if not self.docs:
+            return []
+        cosines = self._vectors @ vector
+        return [(int(i), float(cosines[i])) for i in _descending(cosines, mask)[:k]]
+
     @property
     def nbytes(self) -> int:
         """What the index holds in memory, roughly: vectors, tokens and text (for the warm cache's budget)."""

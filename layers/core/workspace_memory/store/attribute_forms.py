@@ -120,6 +120,8 @@ ADMISSION = id_of("admission", ADMISSION_ID)
 CALLER = id_of("caller", CALLER_ID)
 USER = id_of("user", USER_ID)
 ENTRY = id_of("entry", ENTRY_ID)
+CITED_ENTRIES = list_of(id_of("cited", CITED))
+"""Entry revisions by id and revision (`en_…@3`): a receipt's, a candidate's possible conflicts."""
 SCOPE_OWNER = Form("scope-owner", _owner)
 CLEAR_TEXT = Form("clear-text", lambda value, _item: isinstance(value, str))
 """Free text in clear: a finding (`FINDINGS`), declared so that it is seen, not so that it passes unseen."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from workspace_memory.kernel import terms
 from workspace_memory.store.attribute_forms import (
     ADMISSION,
+    CITED_ENTRIES,
     ENTRY,
     INT,
     ISSUED,
@@ -38,6 +39,7 @@ CANDIDATE_FIELDS: dict[str, Form] = {
     "keeperRevision": INT,
     "rule": enum_of(terms.ConsolidationRule),
     "runId": ISSUED,
+    "possibleConflicts": CITED_ENTRIES,
     "ttl": INT,
 }
 

@@ -227,6 +227,8 @@ class CandidateRecord:
     rule: ConsolidationRule | None = None
     run_id: str | None = None
     """The consolidation run that proposed it, and by which rule (the evidence, ids only)."""
+    possible_conflicts: tuple[str, ...] = ()
+    """What the proposed write may contradict, `entryId@revision` each (ids only, decisions/0087)."""
 
     @classmethod
     def of(cls, item: Item | None) -> CandidateRecord | None:
@@ -256,6 +258,7 @@ class CandidateRecord:
             keeper_revision=optional_int(item.get("keeperRevision")),
             rule=None if "rule" not in item else ConsolidationRule(item["rule"]),
             run_id=item.get("runId"),
+            possible_conflicts=tuple(item.get("possibleConflicts", ())),
         )
 
     def to_item(self, workspace_id: str) -> Item:
@@ -285,6 +288,7 @@ class CandidateRecord:
                     "keeperRevision": self.keeper_revision,
                     "rule": None if self.rule is None else self.rule.value,
                     "runId": self.run_id,
+                    "possibleConflicts": list(self.possible_conflicts) or None,
                 }
             ),
         }

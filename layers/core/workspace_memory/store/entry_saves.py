@@ -18,6 +18,8 @@ class SavedAnswer:
     entry_id: str | None = None
     revision: int | None = None
     candidate_id: str | None = None
+    possible_conflicts: tuple[str, ...] = ()
+    """What the write may contradict, `entryId@revision` each (decisions/0087)."""
 
     def to_map(self) -> dict[str, Any]:
         answer: dict[str, Any] = {"outcome": self.outcome.value, "superseded": self.superseded}
@@ -28,6 +30,8 @@ class SavedAnswer:
         ):
             if value is not None:
                 answer[name] = value
+        if self.possible_conflicts:
+            answer["possibleConflicts"] = list(self.possible_conflicts)
         return answer
 
     @classmethod
@@ -39,6 +43,7 @@ class SavedAnswer:
             entry_id=answer.get("entryId"),
             revision=None if revision is None else int(revision),
             candidate_id=answer.get("candidateId"),
+            possible_conflicts=tuple(answer.get("possibleConflicts", ())),
         )
 
 

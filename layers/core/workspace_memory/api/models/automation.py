@@ -6,7 +6,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from workspace_memory.api.models.base import FindingOut, OutModel, Untrusted, findings_out, omitted_when_none
+from workspace_memory.api.models.base import (
+    FindingOut,
+    OutModel,
+    PossibleConflictOut,
+    Untrusted,
+    conflicts_out,
+    findings_out,
+    omitted_when_none,
+)
 from workspace_memory.kernel.terms import MemoryWrite, Mode, Outcome, Predicate, RecallStatus
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
@@ -104,6 +112,9 @@ class EntrySaveOut(OutModel):
     predicate: Predicate | None = omitted_when_none()
     replayed: bool = Field(default=False, exclude_if=lambda replayed: not replayed)
     redactions: list[FindingOut] | None = omitted_when_none()
+    possible_conflicts: list[PossibleConflictOut] = []
+    """The live entries the save may contradict (ids and revisions; empty: none). With any, an `auto` save is
+    held as a `proposal` (`candidateId`) for a member to decide instead of being written."""
 
     @classmethod
     def of(cls, result: SaveResult) -> EntrySaveOut:
@@ -116,6 +127,7 @@ class EntrySaveOut(OutModel):
             predicate=result.predicate,
             replayed=result.replayed,
             redactions=findings_out(result.redactions),
+            possible_conflicts=conflicts_out(result.possible_conflicts),
         )
 
 

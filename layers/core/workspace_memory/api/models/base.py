@@ -11,6 +11,9 @@ from pydantic.alias_generators import to_camel
 from workspace_memory.kernel.terms import RedactionKind
 
 if TYPE_CHECKING:  # the domain objects the models are built `of`: not imported at a handler's cold start
+    from collections.abc import Sequence
+
+    from workspace_memory.entries.model import PossibleConflict
     from workspace_memory.governance.redaction import Finding
 
 
@@ -57,3 +60,14 @@ class FindingOut(OutModel):
 def findings_out(found: tuple[Finding, ...]) -> list[FindingOut] | None:
     """The findings on the wire; none at all leaves the field out."""
     return [FindingOut(kind=f.kind, count=f.count) for f in found] or None
+
+
+class PossibleConflictOut(OutModel):
+    """A live entry a write may contradict (decisions/0087): its id and current revision, never its text."""
+
+    entry_id: str
+    revision: int
+
+
+def conflicts_out(conflicts: Sequence[PossibleConflict]) -> list[PossibleConflictOut]:
+    return [PossibleConflictOut(entry_id=c.entry_id, revision=c.revision) for c in conflicts]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from workspace_memory.api.models.base import OutModel
+from workspace_memory.api.models.base import OutModel, PossibleConflictOut, conflicts_out
 from workspace_memory.kernel.terms import (
     CandidateKind,
     CandidateStatus,
@@ -78,6 +78,9 @@ class CandidateOut(OutModel):
     """A save candidate that supersedes a chain, while the revision it names is readable; else null."""
     evidence: EvidenceOut | None = None
     """A consolidation proposal's (`merge`, `supersede`): what it read and the rule it applied; else null."""
+    possible_conflicts: list[PossibleConflictOut]
+    """The live entries the agent's write may contradict, as when it was held (ids and revisions; empty: none):
+    an `auto` write with any is held here instead of being written (decisions/0087)."""
 
     @classmethod
     def of(cls, view: CandidateView) -> CandidateOut:
@@ -112,6 +115,7 @@ class CandidateOut(OutModel):
                 body_diff=diff.body_diff,
             ),
             evidence=None if view.evidence is None else EvidenceOut.model_validate(view.evidence, from_attributes=True),
+            possible_conflicts=conflicts_out(view.possible_conflicts),
         )
 
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, Self
 
-from workspace_memory.api.models.base import FindingOut, OutModel, Untrusted, findings_out, omitted_when_none
+from workspace_memory.api.models.base import (
+    FindingOut,
+    OutModel,
+    PossibleConflictOut,
+    Untrusted,
+    conflicts_out,
+    findings_out,
+    omitted_when_none,
+)
 from workspace_memory.kernel.terms import (
     CitationKind,
     CitationState,
@@ -27,15 +35,20 @@ class EntryWritten(OutModel):
     warnings: list[FindingOut] | None = omitted_when_none()
     forgotten: bool | None = omitted_when_none()
     """True when an accepted forget proposal forgot the chain (`revision`: the one it was forgotten at)."""
+    possible_conflicts: list[PossibleConflictOut] | None = omitted_when_none()
+    """A create or a revision: the live entries the caller may see that it may contradict (empty: none); it is
+    written anyway. Omitted for an accepted candidate (the candidate showed its own)."""
 
     @classmethod
     def of(cls, written: Written) -> EntryWritten:
+        conflicts = written.possible_conflicts
         return cls(
             entry_id=written.entry_id,
             revision=written.revision,
             superseded=written.superseded or None,
             warnings=findings_out(written.warnings),
             forgotten=written.forgotten or None,
+            possible_conflicts=None if conflicts is None else conflicts_out(conflicts),
         )
 
 

@@ -190,6 +190,10 @@ class AuditKind(StrEnum):
     ERASURE = "erasure"
     EXPORT = "export"
     IMPORT = "import"
+    CONSOLIDATION = "consolidation"
+    """The owner's opt-in to (or out of) scheduled consolidation."""
+    CONSOLIDATION_RUN = "consolidation-run"
+    """A consolidation run the owner asked for."""
 
 
 class AuditOp(StrEnum):
@@ -222,6 +226,8 @@ class AuditOp(StrEnum):
     COMPLETED = "completed"
     DOWNLOADED = "downloaded"
     APPLIED = "applied"
+    OPTED_IN = "opted-in"
+    OPTED_OUT = "opted-out"
 
 
 class ActorKind(StrEnum):

@@ -132,6 +132,18 @@ def _import(item: Item) -> Told:
     return Told(_ws(item), target, AuditOp.REQUESTED, item.get("requestedBy"), ActorKind.PERSON)
 
 
+def _consolidation(item: Item) -> Told:
+    """The owner's opt-in or opt-out (every write of the settings is one or the other: docs/decisions/0088)."""
+    target = Target(AuditKind.CONSOLIDATION, keys.workspace_of(item["pk"]), int(item["revision"]))
+    op = AuditOp.OPTED_IN if item.get("enabled") else AuditOp.OPTED_OUT
+    return Told(_ws(item), target, op, item.get("updatedBy"), ActorKind.PERSON)
+
+
+def _consolidation_run(item: Item) -> Told:
+    target = Target(AuditKind.CONSOLIDATION_RUN, str(item["runId"]))
+    return Told(_ws(item), target, AuditOp.REQUESTED, item.get("requestedBy"), ActorKind.PERSON)
+
+
 ITEM_TARGETS: dict[str, Callable[[Item], Told]] = {
     "erasure": _erasure,
     "document-version": _version,
@@ -145,6 +157,8 @@ ITEM_TARGETS: dict[str, Callable[[Item], Told]] = {
     "admission": _admission,
     "export": _export,
     "import": _import,
+    "consolidation": _consolidation,
+    "consolidation-run": _consolidation_run,
 }
 """Item kinds (the change feed's names) whose writes are actions, and what each says."""
 

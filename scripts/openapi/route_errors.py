@@ -215,6 +215,9 @@ ROUTE_ERRORS: dict[str, Errors] = {
         errors.OwnerNotErasable,
     ),
     "GET /v1/workspaces/{ws}/erasures/{erasureId}": (errors.ErasureNotFound,),
+    "GET /v1/workspaces/{ws}/consolidation": _MEMBER,
+    "PUT /v1/workspaces/{ws}/consolidation": (*_MEMBER, errors.StaleRevision),
+    "POST /v1/workspaces/{ws}/consolidation/runs": (*_MEMBER, errors.Conflict),
     "POST /v1/workspaces/{ws}/search/reindex": (errors.WorkspaceNotFound, errors.Forbidden),
     "POST /v1/workspaces/{ws}/mentions": (errors.WorkspaceNotFound, errors.Forbidden),
     "POST /v1/automation/workspaces/{ws}/erasures/{erasureId}/steps": (

@@ -347,6 +347,9 @@ COVERED = {
     "POST /v1/workspaces/{ws}/imports",
     "POST /v1/automation/workspaces/{ws}/imports/{importId}/files",
     "POST /v1/automation/workspaces/{ws}/imports/{importId}/finish",
+    # The owner's opt-in and opt-out, and a run asked for now: tests/integration/workspaces/test_consolidation.py.
+    "PUT /v1/workspaces/{ws}/consolidation",
+    "POST /v1/workspaces/{ws}/consolidation/runs",
 }
 NOT_ACTIONS = {
     # The owner's reindex rewrites the search snapshot, a sealed cache of what the entries say: no memory changes

@@ -1,5 +1,5 @@
-"""Workspaces, members, erasing a member, workspace AI, key sessions, deleting a workspace, the audit trail,
-and health."""
+"""Workspaces, members, erasing a member, workspace AI, consolidation's schedule and runs, key sessions, deleting
+a workspace, the audit trail, and health."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Que
 
 from workspace_memory.api.http import build_resolver, human_user, lambda_entry, no_content, respond
 from workspace_memory.api.models.audit import AuditOut
+from workspace_memory.api.models.consolidation_settings import ConsolidationOut, ConsolidationRunOut
 from workspace_memory.api.models.deletion import DeletionOut
 from workspace_memory.api.models.erasure import ErasureOut
 from workspace_memory.api.models.workspaces import (
@@ -23,8 +24,8 @@ from workspace_memory.api.models.workspaces import (
     WorkspacesOut,
 )
 from workspace_memory.api.schemas.params import parse_time
-from workspace_memory.api.schemas.workspaces import CreateWorkspace, OpenKeySession, PutMember, SetAi
-from workspace_memory.bootstrap import deletion_service, erasure_service, services
+from workspace_memory.api.schemas.workspaces import CreateWorkspace, OpenKeySession, PutMember, SetAi, SetConsolidation
+from workspace_memory.bootstrap import consolidation_control, deletion_service, erasure_service, services
 from workspace_memory.governance.audit_query import DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE, AuditQuery
 from workspace_memory.kernel.terms import AuditKind
 from workspace_memory.store.cursors import MAX_PAGE, MAX_WORKSPACES_PAGE
@@ -139,6 +140,49 @@ def get_erasure(ws: str, erasure_id: str) -> Response[ErasureOut]:
 )
 def set_ai(ws: str, body: Annotated[SetAi, Body()]) -> Response[AiOut]:
     return respond(200, AiOut.of(services().access.set_ai(human_user(app), ws, body.enabled)))
+
+
+@app.get(
+    "/v1/workspaces/<ws>/consolidation",
+    summary="Read the consolidation settings",
+    description=(
+        "Owners only. Whether the workspace is consolidated every night (`enabled`, off by default), whether "
+        "filing proposals may apply without review (`autoFile`), the `revision` to compare-and-set on, and "
+        "whether its nightly schedule exists now (`scheduled`, read from the workflow service), with its `cron` "
+        "(UTC) and `nextRunAt`. Changes nothing."
+    ),
+)
+def get_consolidation(ws: str) -> Response[ConsolidationOut]:
+    return respond(200, ConsolidationOut.of(consolidation_control().view(human_user(app), ws)))
+
+
+@app.put(
+    "/v1/workspaces/<ws>/consolidation",
+    summary="Opt in to (or out of) nightly consolidation",
+    description=(
+        "Owners only, by compare-and-set on `expectedRevision` (409 `STALE_REVISION` naming `currentRevision`). "
+        "Opting in creates the workspace's nightly schedule (or keeps it), opting out deletes it; every write "
+        "bumps the revision and is audited, even to the same value. When the setting is stored but the schedule "
+        "cannot be changed, 503 `UNAVAILABLE` names the new `currentRevision`: send it again to repair it."
+    ),
+)
+def set_consolidation(ws: str, body: Annotated[SetConsolidation, Body()]) -> Response[ConsolidationOut]:
+    view = consolidation_control().set(human_user(app), ws, body.enabled, body.auto_file, body.expected_revision)
+    return respond(200, ConsolidationOut.of(view))
+
+
+@app.post(
+    "/v1/workspaces/<ws>/consolidation/runs",
+    summary="Consolidate now",
+    description=(
+        "Owners only, whether or not the nightly schedule is on. One run at a time per workspace: 202 with the "
+        "run just started, or 200 with the run still going (the owner's last one, or tonight's scheduled one: "
+        "`trigger`). The request is audited when it starts a run."
+    ),
+)
+def start_consolidation(ws: str) -> Response[ConsolidationRunOut]:
+    answer = consolidation_control().start_run(human_user(app), ws)
+    return respond(202 if answer.started else 200, ConsolidationRunOut.of(answer))
 
 
 @app.post(

@@ -91,6 +91,7 @@ RETENTION = frozenset({"historyDays", "agentDays"})
 EXPORT = frozenset(
     {"exportId", "workspaceId", "scope", "status", "phase", "filesDone", "filesTotal", "createdAt", "expiresAt"}
 )
+CONSOLIDATION = frozenset({"enabled", "autoFile", "revision", "cron", "scheduled", "nextRunAt"})
 UNTRUSTED = frozenset({"trust", "evidence"})
 """What the automation routes add to the memory they hand an agent."""
 
@@ -278,6 +279,11 @@ SEQUENCE: dict[str, Expect] = {
     "automation-consolidation-proposals.json": Expect(200, CONSOLIDATION_COUNTS, {"proposed": 0}),
     "automation-consolidation-finish.json": Expect(200, CONSOLIDATION_RUN, {"runId": RUN_ID, "status": "done"}),
     "consolidation-runs.json": Expect(200, frozenset({"runs"})),
+    # The owner's consolidation: off by default, opted in (the schedule made), a run asked for now (started; its
+    # workflow need not finish: the deletion below removes the schedule).
+    "consolidation-get.json": Expect(200, CONSOLIDATION, {"enabled": False, "revision": 0, "scheduled": False}),
+    "consolidation-put.json": Expect(200, CONSOLIDATION, {"enabled": True, "revision": 1, "scheduled": True}),
+    "consolidation-run.json": Expect(202, frozenset({"runId", "trigger"}), {"trigger": "owner"}),
     "member-erasure.json": Expect(202, ERASURE, {"status": "running", "requestedBy": OWNER}),
     "erasure-get.json": Expect(200, ERASURE, {"erasureId": ERASURE_ID, "status": "completed"}),
     "automation-erasure-step.json": Expect(200, frozenset({"more", "after", "turns"}), {"more": False}),

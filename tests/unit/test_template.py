@@ -45,6 +45,9 @@ EXPECTED_ROUTES: dict[str, str] = {
     "GET /v1/workspaces/{ws}/deletion": "WorkspacesFunction",
     "POST /v1/workspaces/{ws}/members/{userId}/erasure": "WorkspacesFunction",
     "GET /v1/workspaces/{ws}/erasures/{erasureId}": "WorkspacesFunction",
+    "GET /v1/workspaces/{ws}/consolidation": "WorkspacesFunction",
+    "PUT /v1/workspaces/{ws}/consolidation": "WorkspacesFunction",
+    "POST /v1/workspaces/{ws}/consolidation/runs": "WorkspacesFunction",
     "GET /v1/workspaces/{ws}/audit": "WorkspacesFunction",
     # MemoryFunction
     "GET /v1/workspaces/{ws}/memory/policy": "MemoryFunction",

@@ -18,6 +18,8 @@ export const KINDS = [
   ["erasure", "erasures of members"],
   ["export", "exports"],
   ["import", "imports"],
+  ["consolidation", "nightly consolidation"],
+  ["consolidation-run", "consolidation runs"],
 ];
 
 const v = (t) => (t?.version != null ? ` (v${t.version})` : "");
@@ -67,6 +69,11 @@ const WORDS = {
     applied: (t) => `applied a batch of import ${id(t)}`,
     completed: (t) => `finished import ${id(t)}`,
   },
+  consolidation: {
+    "opted-in": () => "turned nightly consolidation on",
+    "opted-out": () => "turned nightly consolidation off",
+  },
+  "consolidation-run": { requested: (t) => `asked for consolidation run ${id(t)}` },
 };
 
 /** What the event did, for people: "saved the document (v3)", "forgot entry …", "set policy to auto". */

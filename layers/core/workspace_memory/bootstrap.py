@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from workspace_memory.adapters.aws import AwsClients
     from workspace_memory.adapters.branch_keys import BranchKeyStore
     from workspace_memory.adapters.routed_cipher import RoutedCipher
+    from workspace_memory.adapters.temporal_consolidation import TemporalWorkspaceRuns
+    from workspace_memory.consolidation.control import ConsolidationControl
     from workspace_memory.consolidation.service import ConsolidationService
     from workspace_memory.document.policy import PolicyService
     from workspace_memory.document.purge import PurgeService
@@ -199,14 +201,32 @@ def change_feed() -> ChangeFeed:
 
 
 @functools.cache
+def workspace_runs() -> TemporalWorkspaceRuns:
+    """The workspaces function's one Temporal client, built on first use by its deletion and consolidation
+    routes only."""
+    from workspace_memory.adapters.temporal_consolidation import TemporalWorkspaceRuns
+
+    base = services()
+    return TemporalWorkspaceRuns(base.settings, base.cipher, _temporal_connect())
+
+
+@functools.cache
 def deletion_service() -> DeletionService:
     """Built on first use, by the deletion routes of the workspaces function only (the Temporal client)."""
-    from workspace_memory.adapters.temporal_deletions import TemporalDeletions
     from workspace_memory.workspaces.deletion import DeletionService
 
     base = services()
-    runner = TemporalDeletions(base.settings, base.cipher, _temporal_connect())
-    return DeletionService(base.table, base.key_store, base.clock, runner)
+    runs = workspace_runs()
+    return DeletionService(base.table, base.key_store, base.clock, runs, schedules=runs)
+
+
+@functools.cache
+def consolidation_control() -> ConsolidationControl:
+    """The owner's consolidation settings, schedule and on-demand runs (the workspaces function's routes)."""
+    from workspace_memory.consolidation.control import ConsolidationControl
+
+    base = services()
+    return ConsolidationControl(base.table, base.clock, workspace_runs())
 
 
 @functools.cache

@@ -350,6 +350,9 @@ COVERED = {
     # Consolidation's proposals, with the service as their proposer (and a person's decision on them):
     # tests/integration/consolidation/test_consolidation.py.
     "POST /v1/automation/workspaces/{ws}/consolidation/runs/{runId}/proposals",
+    # The owner's opt-in and opt-out, and a run asked for now: tests/integration/workspaces/test_consolidation.py.
+    "PUT /v1/workspaces/{ws}/consolidation",
+    "POST /v1/workspaces/{ws}/consolidation/runs",
 }
 NOT_ACTIONS = {
     # The owner's reindex rewrites the search snapshot, a sealed cache of what the entries say: no memory changes

@@ -22,7 +22,7 @@ from scripts.localstack.resources import LocalResources
 from tests.integration.turn_support import codec_client, run, running_worker, worker_settings
 from tests.integration.worker_support import holding_proxy, start_worker_process
 from tests.support import Api, item_bytes, new_user
-from workspace_memory.adapters.temporal_deletions import TemporalDeletions
+from workspace_memory.adapters.temporal_consolidation import TemporalWorkspaceRuns
 from workspace_memory.bootstrap import Services, build_services
 from workspace_memory.document.versions import document_context
 from workspace_memory.kernel.errors import DecryptionFailed
@@ -209,8 +209,8 @@ def test_after_the_tombstone_every_route_is_a_missing_workspace(
     """No worker polls here, so the deletion stays between its tombstone and its purge."""
     p = populate(api)
     queue = f"q-tomb-{uuid.uuid4().hex[:8]}"
-    runner = TemporalDeletions(settings.model_copy(update={"temporal_task_queue": queue}), svc.cipher)
-    service = DeletionService(svc.table, svc.key_store, svc.clock, runner)
+    runner = TemporalWorkspaceRuns(settings.model_copy(update={"temporal_task_queue": queue}), svc.cipher)
+    service = DeletionService(svc.table, svc.key_store, svc.clock, runner, schedules=runner)
     progress = service.delete(p.owner, p.ws, p.ws)
     assert (progress.status, progress.items_deleted) == ("running", 0)
     # The branch key went at once, in the request: nothing of it is left in the key store.
@@ -298,7 +298,8 @@ def test_a_deletion_interrupted_by_killing_the_worker_finishes_on_restart(
     items = len(naming(resources, p.ws)[resources.table_name])
     queue = f"q-del-crash-{uuid.uuid4().hex[:8]}"
     queued = settings.model_copy(update={"temporal_task_queue": queue})
-    service = DeletionService(svc.table, svc.key_store, svc.clock, TemporalDeletions(queued, svc.cipher), batch_size=3)
+    runner = TemporalWorkspaceRuns(queued, svc.cipher)
+    service = DeletionService(svc.table, svc.key_store, svc.clock, runner, batch_size=3, schedules=runner)
     service.delete(p.owner, p.ws, p.ws)
     items += 1  # the tombstone's transaction wrote its audit event
     held, release = threading.Event(), threading.Event()

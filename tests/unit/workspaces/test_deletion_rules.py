@@ -33,6 +33,10 @@ class FakeRunner:
 
     started: dict[str, DeletionInput] = field(default_factory=dict)
     starts: int = 0
+    schedules_removed: list[str] = field(default_factory=list)
+
+    def remove_schedule(self, workspace_id: str) -> None:
+        self.schedules_removed.append(workspace_id)
 
     def start(self, deletion: DeletionInput) -> None:
         self.starts += 1
@@ -47,7 +51,7 @@ class FakeRunner:
 
 def deletion(w: World, runner: FakeRunner | None = None) -> tuple[DeletionService, FakeRunner]:
     runner = runner or FakeRunner()
-    return DeletionService(w.table, w.key_store, w.clock, runner, batch_size=2), runner
+    return DeletionService(w.table, w.key_store, w.clock, runner, batch_size=2, schedules=runner), runner
 
 
 def test_the_owner_tombstones_destroys_the_key_and_starts_the_purge() -> None:
@@ -62,6 +66,7 @@ def test_the_owner_tombstones_destroys_the_key_and_starts_the_purge() -> None:
     assert ws not in w.key_store.branch_keys
     assert runner.started[ws].batch_size == 2
     assert runner.started[ws].requested_at == meta["deletedAt"]
+    assert runner.schedules_removed == [ws]  # its consolidation schedule goes in the same request
 
 
 def test_a_workspace_never_saved_gets_a_tombstone_head() -> None:
@@ -91,6 +96,7 @@ def test_a_refused_deletion_changes_nothing(user: str, confirm: str | None, erro
     with pytest.raises(error):
         service.delete(user, ws, ws if confirm == "<ws>" else confirm)
     assert (w.table.items, w.key_store.branch_keys, runner.starts) == (before, keys_before, 0)
+    assert runner.schedules_removed == []
 
 
 def test_deleting_twice_redoes_only_what_is_idempotent() -> None:

@@ -204,6 +204,10 @@ class AuditKind(StrEnum):
     ERASURE = "erasure"
     EXPORT = "export"
     IMPORT = "import"
+    CONSOLIDATION = "consolidation"
+    """The owner's opt-in to (or out of) scheduled consolidation."""
+    CONSOLIDATION_RUN = "consolidation-run"
+    """A consolidation run the owner asked for."""
 
 
 class AuditOp(StrEnum):
@@ -238,6 +242,8 @@ class AuditOp(StrEnum):
     APPLIED = "applied"
     RETIRED = "retired"
     """A chain superseded by another, as a person accepted a consolidation proposal."""
+    OPTED_IN = "opted-in"
+    OPTED_OUT = "opted-out"
 
 
 class ActorKind(StrEnum):

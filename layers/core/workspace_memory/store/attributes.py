@@ -1,11 +1,9 @@
 """Every attribute every item kind of the table may carry, and its class (decisions/0055): an id of a declared
-format, an enumeration of `kernel/terms`, a number, a timestamp, a hash, or bytes sealed under the workspace's
-branch key. Nothing else: free text a person or an agent wrote is sealed, never an attribute of its own.
-
-`violations` judges one item (as the table holds it: strings, numbers, bytes, lists, maps) against this
-declaration; the classification tests scan whole tables with it. It names kinds, attributes and classes,
-never a value. An attribute in clear that is not of a declared format would be `CLEAR_TEXT`, with its reason
-listed in `FINDINGS`, never a silent pass; today there is none (the workspace's name is sealed: decision 0072)."""
+format, a `kernel/terms` enumeration, a number, a timestamp, a hash, or bytes sealed under the workspace's branch
+key; free text a person or an agent wrote is sealed, never an attribute of its own. `violations` judges one item
+(strings, numbers, bytes, lists, maps) against this declaration; the classification tests scan whole tables with
+it. It names kinds, attributes and classes, never a value. An attribute in clear not of a declared format would
+be `CLEAR_TEXT`, its reason in `FINDINGS`; there is none (decision 0072 sealed the names)."""
 
 from __future__ import annotations
 
@@ -37,6 +35,7 @@ from workspace_memory.store.attribute_forms import (
     map_of,
 )
 from workspace_memory.store.candidate_attributes import CANDIDATE_FIELDS, RUN_FIELDS
+from workspace_memory.store.consolidation_attributes import CONSOLIDATION_KINDS
 from workspace_memory.store.export_attributes import EXPORT_FIELDS, EXPORT_PART_FIELDS, IMPORT_FIELDS
 
 ENTRY_FIELDS: dict[str, Form] = {
@@ -354,6 +353,7 @@ KINDS: tuple[ItemKind, ...] = (
     ItemKind("consolidation-run", "WS#", "CONSRUN#", {**KEY, **RUN_FIELDS}),
     ItemKind("export-part", "WS#", "EXPORTPART#", {**KEY, **EXPORT_PART_FIELDS}),
     ItemKind("import", "WS#", "IMPORT#", {**KEY, **IMPORT_FIELDS}),
+    *CONSOLIDATION_KINDS,
 )
 
 FINDINGS: dict[tuple[str, str], str] = {}

@@ -134,6 +134,18 @@ def _import(item: Item) -> Told:
     return Told(_ws(item), target, AuditOp.REQUESTED, item.get("requestedBy"), ActorKind.PERSON)
 
 
+def _consolidation(item: Item) -> Told:
+    """The owner's opt-in or opt-out (every write of the settings is one or the other: docs/decisions/0088)."""
+    target = Target(AuditKind.CONSOLIDATION, keys.workspace_of(item["pk"]), int(item["revision"]))
+    op = AuditOp.OPTED_IN if item.get("enabled") else AuditOp.OPTED_OUT
+    return Told(_ws(item), target, op, item.get("updatedBy"), ActorKind.PERSON)
+
+
+def _consolidation_run(item: Item) -> Told:
+    target = Target(AuditKind.CONSOLIDATION_RUN, str(item["runId"]))
+    return Told(_ws(item), target, AuditOp.REQUESTED, item.get("requestedBy"), ActorKind.PERSON)
+
+
 ITEM_TARGETS: dict[str, Callable[[Item], Told]] = {
     "erasure": _erasure,
     "document-version": _version,
@@ -147,6 +159,8 @@ ITEM_TARGETS: dict[str, Callable[[Item], Told]] = {
     "admission": _admission,
     "export": _export,
     "import": _import,
+    "consolidation": _consolidation,
+    "consolidation-run": _consolidation_run,
 }
 """Item kinds (the change feed's names) whose writes are actions, and what each says."""
 
@@ -168,7 +182,7 @@ ITEM_BOOKKEEPING = frozenset(
         "receipt",
         "audit",
         "export-part",  # an export's sealed files: the request and the download are the events
-        "consolidation-run",  # ids and counts of a run: its proposals are the events
+        "consolidation-record",  # ids and counts of a run: its proposals are the events
     }
 )
 

@@ -90,6 +90,8 @@ RULES: tuple[Rule, ...] = (
     Rule("workspace", "WS#", "META", _pk_id, version="consentRevision", actor="ownerId"),
     Rule("member", "WS#", "MEMBER#", _sk_id),
     Rule("policy", "WS#", "POLICY", _pk_id, version="policyRevision"),
+    Rule("consolidation", "WS#", "CONSOLIDATION", _pk_id, version="revision", actor="updatedBy"),
+    Rule("consolidation-run", "WS#", "CONSOLIDATIONRUN", _attribute("runId"), version="revision", actor="requestedBy"),
     Rule("document-head", "WS#", "DOC#HEAD", _pk_id, version="headVersion", op="op", actor="updatedBy"),
     Rule(
         "document-version",
@@ -132,7 +134,7 @@ RULES: tuple[Rule, ...] = (
     Rule("export", "WS#", "EXPORT#", _sk_id, op="status", actor="requestedBy"),
     Rule("export-part", "WS#", "EXPORTPART#", _attribute("exportId"), published=False),
     Rule("import", "WS#", "IMPORT#", _sk_id, op="status", actor="requestedBy"),
-    Rule("consolidation-run", "WS#", "CONSRUN#", _sk_id, op="status"),
+    Rule("consolidation-record", "WS#", "CONSRUN#", _sk_id, op="status"),
 )
 
 

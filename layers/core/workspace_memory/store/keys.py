@@ -32,6 +32,16 @@ def policy(workspace_id: str) -> Key:
     return ws(workspace_id), "POLICY"
 
 
+def consolidation(workspace_id: str) -> Key:
+    """The owner's consolidation settings: opted in or not, and whether filing may apply unreviewed."""
+    return ws(workspace_id), "CONSOLIDATION"
+
+
+def consolidation_latest_run(workspace_id: str) -> Key:
+    """The owner's latest on-demand consolidation run: one at a time, by compare-and-set on its revision."""
+    return ws(workspace_id), "CONSOLIDATIONRUN"
+
+
 def head(workspace_id: str) -> Key:
     return ws(workspace_id), "DOC#HEAD"
 

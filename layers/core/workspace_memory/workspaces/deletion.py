@@ -3,9 +3,10 @@ of every item.
 
 The owner's DELETE writes the tombstone in one transaction (META `deletedAt`/`deletedBy`, AI off and the
 consent revision bumped, the document head a tombstone), so from that moment every route answers 404, recall
-`deleted` and capture is refused. The branch key is destroyed next, in the same request (crypto-shredding).
-Then a Temporal workflow purges every item in batches through `WorkspacePurgeService`, META last, so the tombstone
-holds until nothing else is left. Every step is idempotent: a DELETE sent again, a crash between steps, a
+`deleted` and capture is refused. The branch key is destroyed next, in the same request (crypto-shredding),
+and the workspace's consolidation schedule removed (docs/decisions/0088). Then a Temporal workflow purges
+every item in batches through `WorkspacePurgeService`, META last, so the tombstone holds until nothing else
+is left. Every step is idempotent: a DELETE sent again, a crash between steps, a
 killed worker all end in the same place.
 """
 
@@ -53,6 +54,12 @@ class DeletionRunner(Protocol):
     def progress(self, workspace_id: str) -> DeletionProgress | None: ...
 
 
+class ScheduleRemover(Protocol):
+    """Where a workspace's consolidation schedule lives (docs/decisions/0088): removed, idempotently."""
+
+    def remove_schedule(self, workspace_id: str) -> None: ...
+
+
 class DeletionService:
     def __init__(
         self,
@@ -61,12 +68,15 @@ class DeletionService:
         clock: Clock,
         runner: DeletionRunner,
         batch_size: int = DEFAULT_BATCH_SIZE,
+        *,
+        schedules: ScheduleRemover,
     ) -> None:
         self._table = table
         self._key_store = key_store
         self._clock = clock
         self._runner = runner
         self._batch_size = batch_size
+        self._schedules = schedules
 
     def delete(self, user_id: str, workspace_id: str, confirmation: str | None) -> DeletionProgress:
         """The owner's DELETE. A repeat by the same owner (running or completed) answers the same progress and
@@ -90,6 +100,8 @@ class DeletionService:
                 raise Forbidden("only the workspace owner may do this")
             requested_at = self._tombstone(user_id, workspace_id)
         self._key_store.destroy_branch_key(workspace_id)
+        # After the tombstone: no opt-in can land since, and one that raced it removes its own schedule.
+        self._schedules.remove_schedule(workspace_id)
         self._runner.start(
             DeletionInput(
                 workspace_id=workspace_id, requested_by=user_id, requested_at=requested_at, batch_size=self._batch_size

@@ -1,4 +1,4 @@
-"""The workspaces' request bodies: creating one, members, AI, key sessions."""
+"""The workspaces' request bodies: creating one, members, AI, consolidation, key sessions."""
 
 from __future__ import annotations
 
@@ -19,6 +19,16 @@ class PutMember(ApiModel):
 
 class SetAi(ApiModel):
     enabled: bool
+
+
+class SetConsolidation(ApiModel):
+    """The owner's opt-in to scheduled consolidation, by compare-and-set on the settings' revision."""
+
+    enabled: bool
+    auto_file: bool | None = Field(
+        default=None, description="Whether filing proposals may be applied without review; left out: kept."
+    )
+    expected_revision: int = Field(ge=0)
 
 
 class KeySessionBind(ApiModel):

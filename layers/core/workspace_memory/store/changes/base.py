@@ -42,6 +42,8 @@ class Label:
     EXPORT = "export"
     IMPORT = "import"
     IMPORT_TARGET = "import-target"
+    CONSOLIDATION = "consolidation"
+    CONSOLIDATION_RUN = "consolidation-run"
 
 
 @dataclass(frozen=True)

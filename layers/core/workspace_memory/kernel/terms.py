@@ -126,6 +126,13 @@ class EntryScope(StrEnum):
     AGENT = "agent"
 
 
+class PageScope(StrEnum):
+    """Who may read a page (docs/architecture.md#pages): every member, or only the member who owns it."""
+
+    WORKSPACE = "workspace"
+    PRIVATE = "private"
+
+
 class EntryType(StrEnum):
     FACT = "fact"
     RULE = "rule"
@@ -190,6 +197,8 @@ class AuditKind(StrEnum):
     ERASURE = "erasure"
     EXPORT = "export"
     IMPORT = "import"
+    PAGE = "page"
+    PAGE_CATEGORIES = "page-categories"
 
 
 class AuditOp(StrEnum):
@@ -222,6 +231,8 @@ class AuditOp(StrEnum):
     COMPLETED = "completed"
     DOWNLOADED = "downloaded"
     APPLIED = "applied"
+    FILED = "filed"
+    UNFILED = "unfiled"
 
 
 class ActorKind(StrEnum):

@@ -132,6 +132,23 @@ def _import(item: Item) -> Told:
     return Told(_ws(item), target, AuditOp.REQUESTED, item.get("requestedBy"), ActorKind.PERSON)
 
 
+def _page(item: Item) -> Told:
+    revision = int(item["revision"])
+    target = Target(AuditKind.PAGE, str(item["pageId"]), revision)
+    return Told(_ws(item), target, AuditOp.CREATED if revision == 1 else AuditOp.REVISED)
+
+
+def _filed(item: Item) -> Told:
+    """Either side of a filing: the page's names the page, the entry's the entry (one event lists both)."""
+    if "PAGEENTRY#" in str(item["sk"]):
+        return Told(_ws(item), Target(AuditKind.PAGE, str(item["pageId"])), AuditOp.FILED)
+    return Told(_ws(item), Target(AuditKind.ENTRY, str(item["entryId"])), AuditOp.FILED)
+
+
+def _categories(item: Item) -> Told:
+    return Told(_ws(item), Target(AuditKind.PAGE_CATEGORIES, _ws(item), int(item["revision"])), AuditOp.SET)
+
+
 ITEM_TARGETS: dict[str, Callable[[Item], Told]] = {
     "erasure": _erasure,
     "document-version": _version,
@@ -145,6 +162,10 @@ ITEM_TARGETS: dict[str, Callable[[Item], Told]] = {
     "admission": _admission,
     "export": _export,
     "import": _import,
+    "page": _page,
+    "page-entry": _filed,
+    "entry-filing": _filed,
+    "page-categories": _categories,
 }
 """Item kinds (the change feed's names) whose writes are actions, and what each says."""
 
@@ -224,6 +245,13 @@ def _completed(change: ch.CompleteImport) -> Told:
     return Told(change.workspace_id, target, AuditOp.COMPLETED, change.requested_by, ActorKind.PERSON)
 
 
+def _page_change(change: ch.DeletePage | ch.UnfileEntry) -> Told:
+    """A page deleted at the revision seen, or an entry unfiled from it (the page's own write names its revision)."""
+    if isinstance(change, ch.UnfileEntry):
+        return Told(change.workspace_id, Target(AuditKind.PAGE, change.page_id), AuditOp.UNFILED)
+    return Told(change.workspace_id, Target(AuditKind.PAGE, change.page_id, change.expected), AuditOp.DELETED)
+
+
 VERB_TARGETS: dict[type, Callable[..., Told]] = {
     ch.SetPolicyMode: _policy,
     ch.SetRetention: _retention,
@@ -234,6 +262,8 @@ VERB_TARGETS: dict[type, Callable[..., Told]] = {
     ch.DownloadExport: _download,
     ch.ApplyImport: _applied,
     ch.CompleteImport: _completed,
+    ch.DeletePage: _page_change,
+    ch.UnfileEntry: _page_change,
 }
 """Verbs that change an item in place and are actions of their own."""
 

@@ -50,6 +50,7 @@ from workspace_memory.store.changes.imports import (
     EndImport,
     ImportHolds,
 )
+from workspace_memory.store.changes.pages import DeletePage, UnfileEntry
 from workspace_memory.store.changes.turns import (
     AdmissionLive,
     ClaimConversation,
@@ -129,6 +130,8 @@ Change = (
     | ApplyImport
     | CompleteImport
     | EndImport
+    | DeletePage
+    | UnfileEntry
 )
 
 __all__ = [
@@ -154,6 +157,7 @@ __all__ = [
     "Create",
     "CredentialHeldBy",
     "Delete",
+    "DeletePage",
     "DownloadExport",
     "EndImport",
     "EntriesRevisionIs",
@@ -190,5 +194,6 @@ __all__ = [
     "TakeKeySlot",
     "TombstoneHead",
     "TombstoneWorkspace",
+    "UnfileEntry",
     "WorkspaceLive",
 ]

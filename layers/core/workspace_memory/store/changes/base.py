@@ -40,6 +40,9 @@ class Label:
     EXPORT = "export"
     IMPORT = "import"
     IMPORT_TARGET = "import-target"
+    PAGE = "page"
+    FILING = "filing"
+    PAGE_CATEGORIES = "page-categories"
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from workspace_memory.governance.mentions import MentionSearch
     from workspace_memory.kernel.clock import Clock
     from workspace_memory.kernel.settings import Settings
+    from workspace_memory.pages.service import PageService
     from workspace_memory.search.engine import Embedder
     from workspace_memory.search.entry_search import SearchService
     from workspace_memory.search.reindex import Reindexer
@@ -232,6 +233,15 @@ def reindexer() -> Reindexer:
 
     base = services()
     return Reindexer(base.table, base.cipher, base.clock, base.search)
+
+
+@functools.cache
+def page_service() -> PageService:
+    """Pages (the entries function's page routes; consolidation builds its own from the same parts)."""
+    from workspace_memory.pages.service import PageService
+
+    base = services()
+    return PageService(base.table, base.cipher, base.clock)
 
 
 @functools.cache

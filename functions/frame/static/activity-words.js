@@ -18,6 +18,8 @@ export const KINDS = [
   ["erasure", "erasures of members"],
   ["export", "exports"],
   ["import", "imports"],
+  ["page", "pages"],
+  ["page-categories", "page categories"],
 ];
 
 const v = (t) => (t?.version != null ? ` (v${t.version})` : "");
@@ -67,6 +69,14 @@ const WORDS = {
     applied: (t) => `applied a batch of import ${id(t)}`,
     completed: (t) => `finished import ${id(t)}`,
   },
+  page: {
+    created: (t) => `created page ${id(t)}`,
+    revised: (t) => `edited page ${id(t)}${rev(t)}`,
+    deleted: (t) => `deleted page ${id(t)}`,
+    filed: (t) => `filed an entry in page ${id(t)}`,
+    unfiled: (t) => `unfiled an entry from page ${id(t)}`,
+  },
+  "page-categories": { set: (t) => `set the page categories${rev(t)}` },
 };
 
 /** What the event did, for people: "saved the document (v3)", "forgot entry …", "set policy to auto". */

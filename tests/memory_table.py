@@ -147,6 +147,10 @@ def _holds(change: ch.Change, items: Items) -> bool:
     match change:
         case ch.Create() | ch.ReplaceRevision(expected=0):
             return _get(items, change.key) is None
+        case ch.UnfileEntry():
+            return True
+        case ch.DeletePage(expected=expected):
+            return _attr(items, change.key, "revision") == expected
         case ch.Put():
             return True
         case ch.CompleteErasure(key=key):
@@ -349,7 +353,7 @@ def _apply(change: ch.Change, items: Items) -> None:
             stub = items[keys.version(ws, version)]
             stub.pop("ciphertext", None)
             stub.update(purgedAt=at, purgedBy=by)
-        case ch.Delete(key=key):
+        case ch.Delete(key=key) | ch.UnfileEntry(key=key) | ch.DeletePage(key=key):
             items.pop(key, None)
         case ch.MoveEntryHead():
             items[change.key] = copy.deepcopy(change.item)

@@ -1,6 +1,6 @@
 """Memory entries (human routes, docs/architecture.md#entries): create, list, read (`asOf`), supersede, revert, pin,
 verify, history, forget, the owner's forget of one member's entries or of every agent memory, the agents'
-candidates, and search."""
+candidates, and search; and the pages that group entries (`api/page_routes.py`)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from workspace_memory.api.models.entries import (
 from workspace_memory.api.models.entry_pages import EntriesOut
 from workspace_memory.api.models.mentions import MentionsOut
 from workspace_memory.api.models.reindex import ReindexOut
+from workspace_memory.api.page_routes import router as page_routes
 from workspace_memory.api.schemas.entries import (
     CreateEntry,
     DecideCandidate,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from workspace_memory.entries.model import Draft
 
 app = build_resolver()
+app.include_router(page_routes)
 
 BaseRevision = Annotated[str | None, Header(alias="x-base-revision")]
 Limit = Annotated[int, Query(ge=1, le=100)]

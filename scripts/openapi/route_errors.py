@@ -11,6 +11,14 @@ from workspace_memory.document.purge import LineInHead
 from workspace_memory.entries.limits import RateRaced
 from workspace_memory.governance.redaction import PersonalDataInKey
 from workspace_memory.kernel import errors
+from workspace_memory.pages.errors import (
+    EntryAlreadyFiled,
+    EntryNotFiled,
+    FilingScopeMismatch,
+    InvalidPageCategory,
+    PageFull,
+    PageNotFound,
+)
 from workspace_memory.turns.admission import (
     ConversationBound,
     InvalidAdmission,
@@ -57,6 +65,9 @@ _ENTRY: Errors = (errors.EntryNotFound, errors.EntryForgotten)
 _ENTRY_TEXT: Errors = (errors.InvalidEntryKey, errors.InvalidSourceRef, errors.PayloadTooLarge)
 _ENTRY_MOVE: Errors = (errors.EntryCap, errors.StaleRevision, errors.Conflict)
 _ENTRY_MARK: Errors = (*_MEMBER, *_ENTRY, errors.StaleRevision, errors.Conflict, errors.BaseRevisionRequired)
+
+_PAGE: Errors = (*_MEMBER, PageNotFound, errors.StaleRevision)
+_PAGE_FILE: Errors = (*_PAGE, *_ENTRY, EntryAlreadyFiled, FilingScopeMismatch, PageFull)
 
 ROUTE_ERRORS: dict[str, Errors] = {
     "GET /v1/health": (),
@@ -201,6 +212,14 @@ ROUTE_ERRORS: dict[str, Errors] = {
         errors.EntryPinned,
     ),
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/reject": (*_MEMBER, errors.CandidateNotFound),
+    "GET /v1/workspaces/{ws}/pages": (errors.WorkspaceNotFound,),
+    "POST /v1/workspaces/{ws}/pages": (*_MEMBER, InvalidPageCategory),
+    "GET /v1/workspaces/{ws}/pages/{pageId}": (errors.WorkspaceNotFound, PageNotFound),
+    "PATCH /v1/workspaces/{ws}/pages/{pageId}": (*_PAGE, InvalidPageCategory),
+    "DELETE /v1/workspaces/{ws}/pages/{pageId}": _PAGE,
+    "PUT /v1/workspaces/{ws}/pages/{pageId}/entries/{entryId}": _PAGE_FILE,
+    "DELETE /v1/workspaces/{ws}/pages/{pageId}/entries/{entryId}": (*_PAGE, EntryNotFiled),
+    "PUT /v1/workspaces/{ws}/page-categories": (*_MEMBER, InvalidPageCategory, errors.StaleRevision),
     "GET /v1/workspaces/{ws}/search": (errors.WorkspaceNotFound, errors.InvalidEntryKey, errors.UnknownParameter),
     "GET /v1/workspaces/{ws}/deletion": (errors.WorkspaceNotFound,),
     "GET /v1/workspaces/{ws}/audit": (errors.WorkspaceNotFound, errors.Forbidden),

@@ -11,7 +11,8 @@ from unittest import mock
 from workspace_memory.bootstrap import Services
 from workspace_memory.entries.model import Draft, EntryText
 from workspace_memory.kernel.clock import iso
-from workspace_memory.kernel.terms import EntryScope, EntryType, ExportScope, ExportStatus
+from workspace_memory.kernel.terms import EntryScope, EntryType, ExportScope, ExportStatus, PageScope
+from workspace_memory.pages.service import PageService
 from workspace_memory.store import keys
 from workspace_memory.store.erasure_records import COMPLETED, ErasureRecord, requester_digest
 from workspace_memory.store.export_records import ExportRecord
@@ -45,6 +46,7 @@ TURN_ID = turn_id_for(CONV, "events-turn-1")  # the id turn-get.json names: deri
 
 ENTRY_ID = "en_events0000000000000000"
 CANDIDATES = ("ec_events0000000000000000", "ec_events0000000000000001")
+PAGE_ID = "pg_events0000000000000000"
 EDITOR = "user-editor"
 ERASURE_ID = "er_events0000000000000000"  # a completed erasure (erasure-get.json, automation-erasure-step.json)
 EXPORT_ID = "ex_eeee00000000000000000000"
@@ -148,6 +150,8 @@ def seed_entries(svc: Services, at: str) -> None:
         for title in ("Use feature flags", "Prefer tabs"):
             svc.entries.propose(OWNER, WS, Draft(EntryType.PREFERENCE, EntryText(title, title, "")))
     svc.entries.create(EDITOR, WS, Draft(EntryType.FACT, EntryText("Mine", "mine", ""), EntryScope.MEMBER))
+    with mock.patch("workspace_memory.pages.service.new_id", return_value=PAGE_ID):
+        PageService(svc.table, svc.cipher, svc.clock).create(OWNER, WS, PageScope.WORKSPACE, "topic", "Deploys", None)
 
 
 def documented_statuses(route_key: str) -> set[int]:

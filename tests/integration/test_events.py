@@ -43,6 +43,7 @@ from tests.integration.events_support import (
     EVENTS,
     EXPORT_ID,
     OWNER,
+    PAGE_ID,
     SESSION,
     TURN_ID,
     WS,
@@ -87,6 +88,21 @@ MARKS = frozenset({"entryId", "revision", "pinned"})
 """What a pin, an unpin or a verification answers (and `verifiedAt`, `verifiedBy` once verified)."""
 WRITTEN = frozenset({"entryId", "revision", "possibleConflicts"})
 """A person's create or revision: written, with what it may contradict (decisions/0087)."""
+PAGE = frozenset(
+    {
+        "pageId",
+        "revision",
+        "scope",
+        "category",
+        "title",
+        "summarizedFrom",
+        "summaryStale",
+        "entries",
+        "createdAt",
+        "updatedAt",
+    }
+)
+"""A page as read (no notes nor summary yet: both are left out until set)."""
 RETENTION = frozenset({"historyDays", "agentDays"})
 EXPORT = frozenset(
     {"exportId", "workspaceId", "scope", "status", "phase", "filesDone", "filesTotal", "createdAt", "expiresAt"}
@@ -242,6 +258,15 @@ SEQUENCE: dict[str, Expect] = {
     ),
     "entry-history.json": Expect(200, frozenset({"entries", "nextCursor"}), {"nextCursor": None}),
     "entry-search.json": Expect(200, frozenset({"results", "hidden"}), {"hidden": 0}),
+    # Pages, on the seeded `topic` page (events/README.md, step 8).
+    "page-categories-put.json": Expect(200, frozenset({"categories", "revision"}), {"categories": ["release"]}),
+    "page-create.json": Expect(201, frozenset({"pageId", "revision"}), {"revision": 1}),
+    "page-list.json": Expect(200, frozenset({"pages", "categories"})),
+    "page-entry-file.json": Expect(200, frozenset({"pageId", "revision"}), {"pageId": PAGE_ID, "revision": 2}),
+    "page-get.json": Expect(200, PAGE, {"pageId": PAGE_ID, "revision": 2, "summaryStale": True}),
+    "page-update.json": Expect(200, frozenset({"pageId", "revision"}), {"revision": 3}),
+    "page-entry-unfile.json": Expect(200, frozenset({"pageId", "revision"}), {"revision": 4}),
+    "page-delete.json": Expect(204, frozenset()),
     "candidates-list.json": Expect(200, frozenset({"candidates", "nextCursor"}), {"nextCursor": None}),
     "candidate-accept.json": Expect(200, frozenset({"entryId", "revision"}), {"revision": 1}),
     "candidate-reject.json": Expect(204, frozenset()),

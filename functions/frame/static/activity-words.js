@@ -20,6 +20,8 @@ export const KINDS = [
   ["import", "imports"],
   ["consolidation", "nightly consolidation"],
   ["consolidation-run", "consolidation runs"],
+  ["page", "pages"],
+  ["page-categories", "page categories"],
 ];
 
 const v = (t) => (t?.version != null ? ` (v${t.version})` : "");
@@ -74,6 +76,14 @@ const WORDS = {
     "opted-out": () => "turned nightly consolidation off",
   },
   "consolidation-run": { requested: (t) => `asked for consolidation run ${id(t)}` },
+  page: {
+    created: (t) => `created page ${id(t)}`,
+    revised: (t) => `edited page ${id(t)}${rev(t)}`,
+    deleted: (t) => `deleted page ${id(t)}`,
+    filed: (t) => `filed an entry in page ${id(t)}`,
+    unfiled: (t) => `unfiled an entry from page ${id(t)}`,
+  },
+  "page-categories": { set: (t) => `set the page categories${rev(t)}` },
 };
 
 /** What the event did, for people: "saved the document (v3)", "forgot entry …", "set policy to auto". */

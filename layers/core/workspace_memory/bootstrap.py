@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from workspace_memory.governance.mentions import MentionSearch
     from workspace_memory.kernel.clock import Clock
     from workspace_memory.kernel.settings import Settings
+    from workspace_memory.pages.service import PageService
     from workspace_memory.search.engine import Embedder
     from workspace_memory.search.entry_search import SearchService
     from workspace_memory.search.reindex import Reindexer
@@ -264,6 +265,14 @@ def consolidation_service() -> ConsolidationService:
 
     base = services()
     return ConsolidationService(base.table, base.clock, base.search)
+
+
+def page_service() -> PageService:
+    """Pages (the entries function's page routes; consolidation builds its own from the same parts)."""
+    from workspace_memory.pages.service import PageService
+
+    base = services()
+    return PageService(base.table, base.cipher, base.clock)
 
 
 @functools.cache

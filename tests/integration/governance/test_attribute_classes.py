@@ -174,8 +174,8 @@ def drive_every_item_kind(api: Api, svc: Services) -> tuple[str, str]:
     assert finished.status_code == 200, finished.text
     # the owner's consolidation settings (decisions/0088), written off as they were: no schedule made
     settings_path = f"/v1/workspaces/{ws}/consolidation"
-    body = {"enabled": False, "autoFile": False, "expectedRevision": 0}
-    assert api.call("PUT", settings_path, user=owner, json=body).status_code == 200
+    opt_out: dict[str, object] = {"enabled": False, "autoFile": False, "expectedRevision": 0}
+    assert api.call("PUT", settings_path, user=owner, json=opt_out).status_code == 200
     # an import (decisions/0069) into a new workspace: its record and staged files (no worker applies them)
     target = api.workspace(owner)
     minimal = minimal_archive(svc.cipher, owner, ws)

@@ -325,6 +325,13 @@ COVERED = {
     "DELETE /v1/workspaces/{ws}/agent-memories",
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/accept",
     "POST /v1/workspaces/{ws}/candidates/{candidateId}/reject",
+    # Pages (tests/integration/pages/test_pages.py::test_every_page_change_is_audited_with_ids_only).
+    "POST /v1/workspaces/{ws}/pages",
+    "PATCH /v1/workspaces/{ws}/pages/{pageId}",
+    "DELETE /v1/workspaces/{ws}/pages/{pageId}",
+    "PUT /v1/workspaces/{ws}/pages/{pageId}/entries/{entryId}",
+    "DELETE /v1/workspaces/{ws}/pages/{pageId}/entries/{entryId}",
+    "PUT /v1/workspaces/{ws}/page-categories",
     "POST /v1/conversations/{conv}/turns",
     # The turn's worker, through the automation routes: capture, save_memory, notes (the first test), and
     # save_memory in read_only (a candidate, the second).

@@ -22,14 +22,9 @@ from workspace_memory.kernel.errors import Forbidden, InvalidInput, StaleRevisio
 from workspace_memory.kernel.terms import ActorKind, AuditKind, EntryScope, EntryType, Mode, Role, ShareType
 from workspace_memory.store import changes as ch
 from workspace_memory.store import keys
+from workspace_memory.store.audit_items import ITEM_BOOKKEEPING, ITEM_TARGETS
 from workspace_memory.store.audit_records import AuditRecord
-from workspace_memory.store.audit_trail import (
-    BOOKKEEPING,
-    ITEM_BOOKKEEPING,
-    ITEM_TARGETS,
-    VERB_TARGETS,
-    AuditedTable,
-)
+from workspace_memory.store.audit_trail import BOOKKEEPING, VERB_TARGETS, AuditedTable
 from workspace_memory.store.changes.base import ItemWrite
 from workspace_memory.store.feed_images import RULES
 from workspace_memory.workspaces.access import AccessService

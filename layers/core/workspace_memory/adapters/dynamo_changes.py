@@ -220,8 +220,17 @@ def to_dynamo(change: ch.Change) -> dict[str, Any]:
             return _check(keys.key_revocation(ws, ks), _ABSENT, {})
         case ch.ReplaceRevision(item=item, expected=expected):
             return _put(item, "revision = :expected", {":expected": expected})
-        case ch.Delete(key=key):
+        case ch.Delete(key=key) | ch.UnfileEntry(key=key):
             return {"Delete": {"Key": keys.as_key(key)}}
+        case ch.DeletePage(key=page, expected=expected):
+            values = {":expected": expected}
+            return {
+                "Delete": {
+                    "Key": keys.as_key(page),
+                    "ConditionExpression": "revision = :expected",
+                    "ExpressionAttributeValues": values,
+                }
+            }
         case ch.RemoveMember() | ch.RewriteAttributes() | ch.CountErased() | ch.CompleteErasure():
             return erasure_action(change)
         case ch.TombstoneWorkspace(workspace_id=ws, by=by, at=at):

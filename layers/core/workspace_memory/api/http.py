@@ -18,6 +18,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
     RequestUnsupportedContentType,
     RequestValidationError,
 )
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
@@ -127,7 +128,7 @@ def refusal(exc: errors.DomainError) -> Response[str]:
     return error_response(status, error_of(exc), headers)
 
 
-def human_user(app: APIGatewayHttpResolver) -> str:
+def human_user(app: APIGatewayHttpResolver | APIGatewayHttpRouter) -> str:
     """The JWT authorizer's `sub`; absent only if the route was deployed without the authorizer."""
     claims = app.current_event.request_context.authorizer.jwt_claim or {}
     sub = claims.get("sub")
@@ -136,7 +137,7 @@ def human_user(app: APIGatewayHttpResolver) -> str:
     return sub
 
 
-def refuse_unknown_parameters(app: APIGatewayHttpResolver, allowed: frozenset[str]) -> None:
+def refuse_unknown_parameters(app: APIGatewayHttpResolver | APIGatewayHttpRouter, allowed: frozenset[str]) -> None:
     """A query parameter the route does not declare is refused (400 `UNKNOWN_PARAMETER`), not ignored: a
     misspelt filter (`scpoe=member`) would otherwise answer an unfiltered result as if it were filtered."""
     given = app.current_event.query_string_parameters or {}

@@ -126,6 +126,13 @@ class EntryScope(StrEnum):
     AGENT = "agent"
 
 
+class PageScope(StrEnum):
+    """Who may read a page (docs/architecture.md#pages): every member, or only the member who owns it."""
+
+    WORKSPACE = "workspace"
+    PRIVATE = "private"
+
+
 class EntryType(StrEnum):
     FACT = "fact"
     RULE = "rule"
@@ -208,6 +215,8 @@ class AuditKind(StrEnum):
     """The owner's opt-in to (or out of) scheduled consolidation."""
     CONSOLIDATION_RUN = "consolidation-run"
     """A consolidation run the owner asked for."""
+    PAGE = "page"
+    PAGE_CATEGORIES = "page-categories"
 
 
 class AuditOp(StrEnum):
@@ -244,6 +253,8 @@ class AuditOp(StrEnum):
     """A chain superseded by another, as a person accepted a consolidation proposal."""
     OPTED_IN = "opted-in"
     OPTED_OUT = "opted-out"
+    FILED = "filed"
+    UNFILED = "unfiled"
 
 
 class ActorKind(StrEnum):

@@ -36,7 +36,8 @@ from workspace_memory.store.attribute_forms import (
 )
 from workspace_memory.store.candidate_attributes import CANDIDATE_FIELDS, RUN_FIELDS
 from workspace_memory.store.consolidation_attributes import CONSOLIDATION_KINDS
-from workspace_memory.store.export_attributes import EXPORT_FIELDS, EXPORT_PART_FIELDS, IMPORT_FIELDS
+from workspace_memory.store.export_attributes import EXPORT_KINDS
+from workspace_memory.store.page_attributes import PAGE_KINDS
 
 ENTRY_FIELDS: dict[str, Form] = {
     "entryId": ENTRY,
@@ -349,11 +350,10 @@ KINDS: tuple[ItemKind, ...] = (
             "pseudonymized#": INT,
         },
     ),
-    ItemKind("export", "WS#", "EXPORT#", {**KEY, **EXPORT_FIELDS}),
+    *EXPORT_KINDS,
     ItemKind("consolidation-run", "WS#", "CONSRUN#", {**KEY, **RUN_FIELDS}),
-    ItemKind("export-part", "WS#", "EXPORTPART#", {**KEY, **EXPORT_PART_FIELDS}),
-    ItemKind("import", "WS#", "IMPORT#", {**KEY, **IMPORT_FIELDS}),
     *CONSOLIDATION_KINDS,
+    *PAGE_KINDS,
 )
 
 FINDINGS: dict[tuple[str, str], str] = {}

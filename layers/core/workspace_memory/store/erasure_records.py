@@ -27,9 +27,13 @@ DELETED_WHEN_NAMED_BY = {
     "entry-candidate": "proposedBy",
     "entry": "scopeOwner",
     "entry-revision": "scopeOwner",
+    "page": "scopeOwner",
+    "page-entry": "scopeOwner",
+    "entry-filing": "scopeOwner",
 }
 """Item kinds deleted, not pseudonymized, when the member is the one the attribute names: a delegation they
-opened, a proposal their agent made, their private entries (what a forget of them left: the tombstone head)."""
+opened, a proposal their agent made, their private entries (what a forget of them left: the tombstone head),
+their private pages and the filings in them (each filing carries its page's owner)."""
 
 
 ALWAYS_DELETED = frozenset({"export", "export-part"})

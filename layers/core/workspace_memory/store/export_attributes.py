@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from workspace_memory.kernel import terms
-from workspace_memory.store.attribute_forms import INT, ISSUED, SEALED, TIMESTAMP, USER, Form, enum_of
+from workspace_memory.store.attribute_forms import INT, ISSUED, KEY, SEALED, TIMESTAMP, USER, Form, ItemKind, enum_of
 from workspace_memory.store.import_records import COUNTED
 
 _STEP = re.compile(r"[a-z]{1,16}(?:#[0-9]{1,6})?")
@@ -40,3 +40,9 @@ IMPORT_FIELDS: dict[str, Form] = {
     "applied": STEPS,
     **{name: INT for name in COUNTED},
 }
+
+EXPORT_KINDS: tuple[ItemKind, ...] = (
+    ItemKind("export", "WS#", "EXPORT#", {**KEY, **EXPORT_FIELDS}),
+    ItemKind("export-part", "WS#", "EXPORTPART#", {**KEY, **EXPORT_PART_FIELDS}),
+    ItemKind("import", "WS#", "IMPORT#", {**KEY, **IMPORT_FIELDS}),
+)

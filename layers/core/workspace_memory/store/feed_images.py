@@ -135,6 +135,10 @@ RULES: tuple[Rule, ...] = (
     Rule("export-part", "WS#", "EXPORTPART#", _attribute("exportId"), published=False),
     Rule("import", "WS#", "IMPORT#", _sk_id, op="status", actor="requestedBy"),
     Rule("consolidation-record", "WS#", "CONSRUN#", _sk_id, op="status"),
+    Rule("page", "WS#", "PAGE#", _sk_id, version="revision"),
+    Rule("page-entry", "WS#", "PAGEENTRY#", _attribute("pageId")),
+    Rule("entry-filing", "WS#", "FILED#", _attribute("entryId")),
+    Rule("page-categories", "WS#", "PAGECATEGORIES", _pk_id, version="revision"),
 )
 
 

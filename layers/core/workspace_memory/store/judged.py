@@ -15,7 +15,7 @@ from workspace_memory.store import keys
 def judged_key(change: ch.Change) -> keys.Key | None:
     """The key whose item a failure of `change` reports, or None for a change whose refusal names no value."""
     match change:
-        case ch.MoveHead() | ch.MoveEntryHead() | ch.MarkEntryHead() | ch.ReplaceRevision():
+        case ch.MoveHead() | ch.MoveEntryHead() | ch.MarkEntryHead() | ch.ReplaceRevision() | ch.DeletePage():
             return change.key
         case ch.SetPolicyMode(workspace_id=ws):
             return keys.policy(ws)

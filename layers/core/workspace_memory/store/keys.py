@@ -239,5 +239,39 @@ def import_(workspace_id: str, import_id: str) -> Key:
     return ws(workspace_id), f"{IMPORT_PREFIX}{import_id}"
 
 
+PAGE_PREFIX = "PAGE#"
+"""Pages only (decisions/0085): a page's filings and the entries' filings use other prefixes, so one Query of
+`PAGE#` lists the pages."""
+
+
+def page(workspace_id: str, page_id: str) -> Key:
+    return ws(workspace_id), f"{PAGE_PREFIX}{page_id}"
+
+
+PAGE_ENTRY_PREFIX = "PAGEENTRY#"
+"""The entries filed in a page: `PAGEENTRY#{pageId}#{entryId}` (one Query of a page's prefix lists them)."""
+
+
+def page_entries_prefix(page_id: str) -> str:
+    return f"{PAGE_ENTRY_PREFIX}{page_id}#"
+
+
+def page_entry(workspace_id: str, page_id: str, entry_id: str) -> Key:
+    return ws(workspace_id), f"{page_entries_prefix(page_id)}{entry_id}"
+
+
+FILED_PREFIX = "FILED#"
+"""An entry's filing, by entry: which page holds it (at most one: the item's key is the entry's)."""
+
+
+def entry_filing(workspace_id: str, entry_id: str) -> Key:
+    return ws(workspace_id), f"{FILED_PREFIX}{entry_id}"
+
+
+def page_categories(workspace_id: str) -> Key:
+    """The categories the workspace's owner added to the built-in ones, with their revision."""
+    return ws(workspace_id), "PAGECATEGORIES"
+
+
 def as_key(key: Key) -> dict[str, str]:
     return {"pk": key[0], "sk": key[1]}

@@ -52,6 +52,7 @@ from workspace_memory.store.changes.imports import (
     EndImport,
     ImportHolds,
 )
+from workspace_memory.store.changes.pages import DeletePage, UnfileEntry
 from workspace_memory.store.changes.turns import (
     AdmissionLive,
     ClaimConversation,
@@ -133,6 +134,8 @@ Change = (
     | ApplyImport
     | CompleteImport
     | EndImport
+    | DeletePage
+    | UnfileEntry
 )
 
 __all__ = [
@@ -158,6 +161,7 @@ __all__ = [
     "Create",
     "CredentialHeldBy",
     "Delete",
+    "DeletePage",
     "DownloadExport",
     "EndImport",
     "EntriesRevisionIs",
@@ -196,5 +200,6 @@ __all__ = [
     "TakeKeySlot",
     "TombstoneHead",
     "TombstoneWorkspace",
+    "UnfileEntry",
     "WorkspaceLive",
 ]

@@ -44,6 +44,9 @@ class Label:
     IMPORT_TARGET = "import-target"
     CONSOLIDATION = "consolidation"
     CONSOLIDATION_RUN = "consolidation-run"
+    PAGE = "page"
+    FILING = "filing"
+    PAGE_CATEGORIES = "page-categories"
 
 
 @dataclass(frozen=True)

@@ -240,7 +240,10 @@ ROUTE_ERRORS: dict[str, Errors] = {
     "POST /v1/workspaces/{ws}/search/reindex": (errors.WorkspaceNotFound, errors.Forbidden),
     "POST /v1/workspaces/{ws}/mentions": (errors.WorkspaceNotFound, errors.Forbidden),
     "GET /v1/workspaces/{ws}/consolidation/runs": (errors.WorkspaceNotFound, errors.Forbidden),
-    "POST /v1/automation/workspaces/{ws}/consolidation/runs/{runId}/pairs": (errors.WorkspaceNotFound,),
+    "POST /v1/automation/workspaces/{ws}/consolidation/runs/{runId}/pairs": (
+        errors.WorkspaceNotFound,
+        WorkspaceImporting,
+    ),
     "POST /v1/automation/workspaces/{ws}/consolidation/runs/{runId}/proposals": (errors.InvalidInput,),
     "POST /v1/automation/workspaces/{ws}/consolidation/runs/{runId}/finish": (errors.InvalidInput,),
     "POST /v1/automation/workspaces/{ws}/erasures/{erasureId}/steps": (

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from workspace_memory.consolidation.contract import MAX_JUDGED_PAIRS
+from workspace_memory.consolidation.contract import MAX_JUDGED_PAIRS, RunTrigger
 from workspace_memory.consolidation.pairs import Pair, candidate_id, find_pairs
 from workspace_memory.entries.candidates import CANDIDATE_TTL_SECONDS
 from workspace_memory.kernel.clock import DAY_SECONDS, Clock, iso
@@ -29,12 +29,15 @@ from workspace_memory.search.claims import Relation
 from workspace_memory.search.entry_search import SearchService
 from workspace_memory.store import consolidation_runs, keys
 from workspace_memory.store.changes import Create, Label, Put
+from workspace_memory.store.consolidation_records import ConsolidationSettings
 from workspace_memory.store.consolidation_runs import RunCounts, RunRecord
 from workspace_memory.store.entry_records import CandidateRecord, EntryRecord, head_of
 from workspace_memory.store.paging import get_all
 from workspace_memory.store.ports import Table, TransactionCancelled
 from workspace_memory.store.search_records import entries_revision
+from workspace_memory.store.workspace_records import is_deleted, is_importing
 from workspace_memory.workspaces.access import load_caller
+from workspace_memory.workspaces.import_errors import WorkspaceImporting
 
 RUN_TTL_SECONDS = 90 * DAY_SECONDS
 """How long a run record lives: long enough to compare a quarter of nightly runs."""
@@ -71,15 +74,21 @@ class ConsolidationService:
     def pairs(self, workspace_id: str, run_id: str, trigger: str) -> PairsFound:
         """The run's pairs to judge, at most `MAX_JUDGED_PAIRS`, none an earlier proposal already names; records
         the run as started (once: a resumed run keeps its start)."""
-        meta, counter = self._table.get_many([keys.meta(workspace_id), keys.entry_counter(workspace_id)])
-        if meta is None:
-            raise WorkspaceNotFound("workspace not found")
+        meta, counter, settings = self._table.get_many(
+            [keys.meta(workspace_id), keys.entry_counter(workspace_id), keys.consolidation(workspace_id)]
+        )
+        if meta is None or is_deleted(meta):
+            raise WorkspaceNotFound("workspace not found")  # deleted since the run was asked for: nothing to read
+        if is_importing(meta):
+            raise WorkspaceImporting("the workspace is being filled from an archive; consolidate it after")
         now = self._clock.now()
         try:
             started = RunRecord(run_id, trigger, RunStatus.RUNNING, iso(now), int(now) + RUN_TTL_SECONDS)
             self._table.transact([Create(started.to_item(workspace_id), Label.CONSOLIDATION)])
         except TransactionCancelled:
             pass  # resumed: the run record stands
+        if trigger == RunTrigger.SCHEDULE and not ConsolidationSettings.of(settings).enabled:
+            return PairsFound([], RunCounts())  # the owner opted out after the schedule fired: judge nothing
         index = self._search.index(workspace_id, entries_revision(counter))
         found = find_pairs(index, now)
         fresh = self._unproposed(workspace_id, found)

@@ -22,15 +22,11 @@ with workflow.unsafe.imports_passed_through():
         JudgeInput,
         PairsInput,
         ProposeInput,
+        scheduled_run_id,
     )
 
 JUDGE_TIMEOUT = timedelta(seconds=120)
 """One model call: Bedrock's slowest answers stay far inside it."""
-
-
-def scheduled_run_id(run_id: str) -> str:
-    """A scheduled run's id, from Temporal's run id (a UUID; the same on every replay): `cr_` and 32 hex digits."""
-    return "cr_" + run_id.replace("-", "")[:32]
 
 
 @workflow.defn(name=WORKFLOW_NAME)

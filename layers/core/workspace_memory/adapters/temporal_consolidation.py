@@ -32,6 +32,7 @@ from workspace_memory.consolidation.contract import (
     RunTrigger,
     consolidation_schedule_id,
     consolidation_workflow_id,
+    scheduled_run_id,
 )
 from workspace_memory.consolidation.control import ScheduleState
 from workspace_memory.kernel.clock import iso
@@ -105,7 +106,7 @@ class TemporalConsolidation(TemporalConnection):
         info = described.info
         upcoming = info.next_action_times
         running = [
-            action.first_execution_run_id
+            scheduled_run_id(action.first_execution_run_id)
             for action in info.running_actions
             if isinstance(action, ScheduleActionExecutionStartWorkflow)
         ]

@@ -27,6 +27,12 @@ def consolidation_workflow_id(workspace_id: str, run_id: str) -> str:
     return f"workspace-consolidation-{workspace_id}-{run_id}"
 
 
+def scheduled_run_id(temporal_run_id: str) -> str:
+    """A scheduled run's id, from its first Temporal run id (a UUID; the same on every replay): `cr_` and 32 hex
+    digits. The workflow records the run under it, and the on-demand route answers it for a run going."""
+    return "cr_" + temporal_run_id.replace("-", "")[:32]
+
+
 def consolidation_schedule_id(workspace_id: str) -> str:
     return f"workspace-consolidation-{workspace_id}"
 

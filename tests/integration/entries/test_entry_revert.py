@@ -25,7 +25,7 @@ def test_revert_writes_revision_ones_text_as_revision_three(api: Api) -> None:
     entry_id = create(api, owner, ws, entry(summary="on Fridays"))
     assert supersede(api, owner, ws, entry_id, 1, fields(summary="on Tuesdays")).status_code == 200
     answer = revert(api, owner, ws, entry_id, {"revision": 1}, "2")
-    assert (answer.status_code, answer.json()) == (200, {"entryId": entry_id, "revision": 3})
+    assert (answer.status_code, answer.json()) == (200, {"entryId": entry_id, "revision": 3, "possibleConflicts": []})
     read = api.call("GET", f"/v1/workspaces/{ws}/entries/{entry_id}", user=owner).json()
     assert (read["revision"], read["summary"], read["previously"]["summary"]) == (3, "on Fridays", "on Tuesdays")
 

@@ -61,7 +61,8 @@ FETCH_BATCH = 100
 """Revisions fetched per consistent read (TransactGetItems' limit) when the index needs their text."""
 METADATA_PAGE = 1000
 SNAPSHOT_AFTER = 50
-"""A build that decrypted more revisions than this stores a snapshot, so the next cold process does not."""
+"""A build that decrypted more revisions than this (in one go, or one write at a time since the last snapshot)
+stores a snapshot, so the next cold process does not."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,10 @@ class _Warm:
     expires: float | None = None
     """The earliest `ttl` of a revision it holds: from then on it is rebuilt, as a changed revision is, so a
     revision that expired by time is not found either (docs/decisions/0056)."""
+    unsealed: int = 0
+    """Revisions this process decrypted into the index since a snapshot last held them: a warm index refreshed
+    one write at a time (the write-time conflict check) stores a snapshot once they add up, as one cold build
+    that decrypted as many would."""
 
 
 class WarmIndexes:
@@ -285,9 +290,9 @@ class SearchService:
         docs, decrypted = self.assembled(workspace_id, metadata, held)
         index = HybridIndex(docs, self._embedder) if warm is None else warm.index.rebuilt(docs)
         expires = earliest_expiry(metadata)
-        self.warm.put(workspace_id, _Warm(entries_revision, index, index.nbytes, expires))
+        unsealed = decrypted + (warm.unsealed if warm is not None else 0)
         stored = False
-        if self._snapshot_after is not None and decrypted > self._snapshot_after and entries_revision > 0:
+        if self._snapshot_after is not None and unsealed > self._snapshot_after and entries_revision > 0:
             stored = search_snapshot.store(
                 self._table,
                 self._cipher,
@@ -297,6 +302,7 @@ class SearchService:
                 now=now,
                 ttl=expires,
             )
+        self.warm.put(workspace_id, _Warm(entries_revision, index, index.nbytes, expires, 0 if stored else unsealed))
         self.last_build = BuildStats(decrypted, from_snapshot=snapshot is not None, snapshot_stored=stored)
         return index
 

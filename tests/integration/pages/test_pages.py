@@ -289,3 +289,26 @@ def test_every_page_change_is_audited_with_ids_only(api: Api, resources: LocalRe
     assert marker not in trail.text
     audit_items = [i for i in scan_all(resources) if i["pk"]["S"] == f"WS#{ws}" and i["sk"]["S"].startswith("AUDIT#")]
     assert [i for i in audit_items if marker.encode() in item_bytes(i)] == []
+
+
+def test_a_category_taken_off_stays_on_its_page_through_an_edit(api: Api, resources: LocalResources) -> None:
+    """An edit that sends the page's own category back (a form sends every field) is not choosing it anew: it
+    is kept even once the owner took it off the list; choosing a category off the list is still refused."""
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    path = f"/v1/workspaces/{ws}/page-categories"
+    assert api.call("PUT", path, user=owner, json={"categories": ["clients", "vendors"], "revision": 0}).ok
+    page_id = new_page(api, owner, ws, "Acme", category="clients")["pageId"]
+    assert api.call("PUT", path, user=owner, json={"categories": [], "revision": 1}).ok
+    kept = {"revision": 1, "title": "Acme Corp", "category": "clients"}
+    edited = api.call("PATCH", page_path(ws, page_id), user=owner, json=kept)
+    assert (edited.status_code, edited.json()["revision"]) == (200, 2), edited.text
+    assert (read(api, owner, ws, page_id)["title"], read(api, owner, ws, page_id)["category"]) == (
+        "Acme Corp",
+        "clients",
+    )
+    before = workspace_items(resources, ws)
+    chosen = {"revision": 2, "category": "vendors"}
+    refused = api.call("PATCH", page_path(ws, page_id), user=owner, json=chosen)
+    assert code_of(refused) == (400, "INVALID_PAGE_CATEGORY")
+    assert workspace_items(resources, ws) == before

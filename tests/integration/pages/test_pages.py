@@ -4,7 +4,9 @@ their member, a summary stale when what it was made from moved, no title or note
 
 from __future__ import annotations
 
+import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -21,7 +23,9 @@ from tests.integration.pages.page_support import (
     workspace_items,
 )
 from tests.support import Api, item_bytes, new_user, scan_all
-from workspace_memory.bootstrap import Services
+from workspace_memory.bootstrap import Services, build_services
+from workspace_memory.kernel.settings import Settings
+from workspace_memory.pages.errors import EntryAlreadyFiled
 from workspace_memory.pages.model import MAX_PAGE_ENTRIES, NOTES_MAX_CHARS, TITLE_MAX_CHARS
 from workspace_memory.pages.service import PageService
 
@@ -312,3 +316,31 @@ def test_a_category_taken_off_stays_on_its_page_through_an_edit(api: Api, resour
     refused = api.call("PATCH", page_path(ws, page_id), user=owner, json=chosen)
     assert code_of(refused) == (400, "INVALID_PAGE_CATEGORY")
     assert workspace_items(resources, ws) == before
+
+
+def test_two_concurrent_filings_of_one_entry_land_in_one_page(api: Api, settings: Settings) -> None:
+    """Two service instances (two warm Lambdas), real threads, one entry filed into two pages at once each
+    round: exactly one filing lands, the other is `ENTRY_ALREADY_FILED`, and the entry is in one page."""
+    owner = new_user("owner")
+    ws = api.workspace(owner)
+    first, second = build_services(settings), build_services(settings)
+    barrier = threading.Barrier(2)
+
+    def file_into(svc: Services, page_id: str, entry_id: str) -> str:
+        pages = pages_of(svc)
+        caller = pages.caller(owner, ws)
+        barrier.wait()
+        try:
+            pages.filing.file(caller, page_id, entry_id, 1)
+        except EntryAlreadyFiled:
+            return "refused"
+        return "filed"
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for _ in range(5):
+            one, other = new_page(api, owner, ws, "One")["pageId"], new_page(api, owner, ws, "Other")["pageId"]
+            entry_id = create(api, owner, ws, entry())
+            outcomes = list(pool.map(file_into, (first, second), (one, other), (entry_id, entry_id)))
+            assert sorted(outcomes) == ["filed", "refused"]
+            held = [p for p in (one, other) if read(api, owner, ws, p)["entries"]]
+            assert held == [(one, other)[outcomes.index("filed")]]

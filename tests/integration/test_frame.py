@@ -1392,7 +1392,7 @@ def test_the_axe_check_fails_on_a_page_with_a_violation(page: Page) -> None:
         assert_accessible(page)
 
 
-VIEWS = ["Memory", "Review inbox", "Chat", "Entries", "Changes", "Activity", "Settings"]
+VIEWS = ["Memory", "Review inbox", "Chat", "Entries", "Pages", "Changes", "Activity", "Settings"]
 
 
 @pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS.keys())

@@ -72,12 +72,22 @@ export const api = {
   supersedeEntry: (id, entryId, body, revision) =>
     call("PUT", entryPath(id, entryId), { body, headers: { "X-Base-Revision": String(revision) } }),
   forgetEntry: (id, entryId) => call("DELETE", entryPath(id, entryId)),
+  pages: (id) => call("GET", `${ws(id)}/pages?limit=100`),
+  page: (id, pageId) => call("GET", pagePath(id, pageId)),
+  fileEntry: (id, pageId, entryId, revision) =>
+    call("PUT", `${pagePath(id, pageId)}/entries/${encodeURIComponent(entryId)}`, { body: { revision } }),
+  unfileEntry: (id, pageId, entryId, revision) =>
+    call("DELETE", `${pagePath(id, pageId)}/entries/${encodeURIComponent(entryId)}?revision=${revision}`),
   candidates: (id, cursor) => call("GET", `${ws(id)}/candidates?${query({ cursor })}`),
   audit: (id, { since, until, actor, kind, cursor } = {}) =>
     call("GET", `${ws(id)}/audit?${query({ since, until, actor, kind, cursor })}`),
   decideCandidate: (id, candidateId, decision, revision) =>
     call("POST", `${ws(id)}/candidates/${encodeURIComponent(candidateId)}/${decision}`, { body: { revision } }),
 };
+
+function pagePath(id, pageId) {
+  return `${ws(id)}/pages/${encodeURIComponent(pageId)}`;
+}
 
 function entryPath(id, entryId) {
   return `${ws(id)}/entries/${encodeURIComponent(entryId)}`;

@@ -1,5 +1,6 @@
 // The memory frame: sign-in, the workspace, and the navigation between its views (one shown at a time). Each
-// view is its own module: editor, inbox (proposals and candidates), chat, entries, changes, activity, settings.
+// view is its own module: editor, inbox (proposals and candidates), chat, entries, pages, changes, activity,
+// settings.
 // No build.
 import { loadActivity, offerActivity, resetActivity, wireActivity } from "./activity.js";
 import { api, signIn } from "./api.js";
@@ -8,6 +9,7 @@ import { resetChat, wireChat } from "./chat.js";
 import { setReadOnly, showDocument, wireEditor } from "./editor.js";
 import { hideEntries, showEntries, wireEntries } from "./entries.js";
 import { listCandidates, resetInbox, wireInbox } from "./inbox.js";
+import { hidePages, showPages, wirePages } from "./pages.js";
 import { loadKeySessions, loadPolicy, offerScopes, resetSettings, wireSettings } from "./settings.js";
 import { $, action, element, say, showView, state, VIEWS } from "./ui.js";
 
@@ -42,6 +44,7 @@ function forgetWorkspace() {
   for (const id of VIEWS) $(id).hidden = true;
   $("conflict").hidden = true;
   hideEntries();
+  hidePages();
   resetInbox();
   resetChanges();
   resetChat();
@@ -68,7 +71,7 @@ async function openWorkspace(id) {
   offerScopes(view.role);
   showDocument(doc);
   $("conv-id").value ||= `conv-${crypto.randomUUID().slice(0, 8)}`;
-  await Promise.all([loadPolicy(), loadKeySessions(), showEntries(id, view), listCandidates()]);
+  await Promise.all([loadPolicy(), loadKeySessions(), showEntries(id, view), showPages(id), listCandidates()]);
   say(`Opened workspace ${id}.`);
 }
 
@@ -94,6 +97,7 @@ function wire() {
   wireChanges();
   wireChat();
   wireEntries();
+  wirePages();
   wireInbox(action);
   wireSettings(showWorkspace);
   wireActivity(action);

@@ -86,7 +86,7 @@ export function diffInto(pre, steps) {
   }
 }
 
-export const VIEWS = ["editor", "inbox", "chat", "entries", "changes", "activity", "settings"];
+export const VIEWS = ["editor", "inbox", "chat", "entries", "pages", "changes", "activity", "settings"];
 
 /** One view at a time; the navigation marks the current one (`aria-current`). */
 export function showView(name) {

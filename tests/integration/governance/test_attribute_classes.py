@@ -83,7 +83,7 @@ def drive_every_item_kind(api: Api, svc: Services) -> tuple[str, str]:
     """Documents, versions, members, policy, key sessions and their revocation, admissions, credential slots,
     receipts, captures, notes, entries (every scope), revisions, key slots, counters, the key secret, agent
     writes (their idempotency rows and rate), candidates, search snapshots, forgetting, an export and one of its
-    files, and a deleted workspace: the owner and workspace."""
+    files, pages (a filing, a private page, categories) and a deleted workspace: the owner and workspace."""
     owner, ws = agent_workspace(api, "auto")
     editor = new_user("editor")
     api.add_member(owner, ws, editor, "editor")
@@ -181,6 +181,19 @@ def drive_every_item_kind(api: Api, svc: Services) -> tuple[str, str]:
     minimal = minimal_archive(svc.cipher, owner, ws)
     imported = api.call("POST", f"/v1/workspaces/{target}/imports", user=owner, json=minimal)
     assert imported.status_code == 202, imported.text
+
+    # pages (decisions/0085): the owner's categories, a workspace page with a filing, a member's private page
+    categories = {"categories": ["clients"], "revision": 0}
+    assert api.call("PUT", f"/v1/workspaces/{ws}/page-categories", user=owner, json=categories).status_code == 200
+    page = {"category": "clients", "title": f"ask {EMAIL}", "notes": f"call {PHONE}"}
+    page_id = api.call("POST", f"/v1/workspaces/{ws}/pages", user=owner, json=page).json()["pageId"]
+    filed_entry = create_entry(api, owner, ws, title="filed").json()["entryId"]
+    filing = api.call(
+        "PUT", f"/v1/workspaces/{ws}/pages/{page_id}/entries/{filed_entry}", user=owner, json={"revision": 1}
+    )
+    assert filing.status_code == 200, filing.text
+    private_page = {"scope": "private", "category": "you", "title": f"mail {EMAIL}"}
+    assert api.call("POST", f"/v1/workspaces/{ws}/pages", user=editor, json=private_page).status_code == 201
 
     named = api.call("POST", "/v1/workspaces", user=owner, json={"name": f"ask {EMAIL}", "shareType": "private"})
     assert named.status_code == 201, named.text  # a name is free text its owner types (decisions/0072)

@@ -167,7 +167,7 @@ class PageService:
         caller, (item,) = load_caller(self._table, workspace_id, user_id, [keys.page(workspace_id, page_id)])
         page = rules.readable(PageRecord.of(item), caller)
         right = rules.write_right(caller, page.scope)
-        if changes.category is not None:
+        if changes.category is not None and changes.category != page.category:  # its own is kept, listed or not
             rules.category_checked(changes.category, self.categories(workspace_id).all)
         title, notes = page.title, page.notes
         if changes.title is not None:
